@@ -1,0 +1,30 @@
+import { cloudflareTest } from '@cloudflare/vitest-plugin'
+import { defineConfig } from 'vitest/config'
+
+/**
+ * `npm run bench`: each file measures one thing against its physical limit,
+ * measured in the same run, and prints the ratio. Nothing here asserts on time.
+ * - `bench/workers/*.bench.ts` run inside workerd (ledger, dialect parsers)
+ * - `bench/node/*.bench.ts` drive a real `wrangler dev` or Chromium
+ */
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        plugins: [cloudflareTest({ wrangler: { configPath: './wrangler.toml' } })],
+        test: { name: 'bench-workers', root: '.', include: ['bench/workers/**/*.bench.ts'], testTimeout: 600_000 },
+      },
+      {
+        test: {
+          name: 'bench-node',
+          root: '.',
+          include: ['bench/node/**/*.bench.ts'],
+          environment: 'node',
+          testTimeout: 600_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+})

@@ -1,0 +1,75 @@
+/**
+ * LedgerObject: a standalone ledger, one per name. It is the Rung 0 seed: the
+ * topic log, the four query verbs, the bus and conversation chains, live in one
+ * Durable Object. Sessions and orchestrations embed the same `Ledger`.
+ */
+import { DurableObject } from 'cloudflare:workers'
+import type { Env } from '../../worker/env.ts'
+import { Conversations, type Turn } from '../graph/conversation.ts'
+import { Bus } from '../ledger/bus.ts'
+import type { Stored } from '../ledger/envelope.ts'
+import type { Json } from '../ledger/json.ts'
+import { type Appended, Ledger, migrateLedger, type Page, type PageOptions } from '../ledger/ledger.ts'
+import type { Plane, RegisteredSchema } from '../ledger/registry.ts'
+
+export class LedgerObject extends DurableObject<Env> {
+  protected readonly ledger: Ledger
+  protected readonly bus: Bus
+  protected readonly conversations: Conversations
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env)
+    this.ledger = new Ledger(ctx.storage)
+    this.bus = new Bus({ ledger: this.ledger, author: 'object:ledger', holds: ['conversation.**', 'session.**', 'orchestration.**', 'agent.**'] })
+    this.conversations = new Conversations(this.ledger)
+    void ctx.blockConcurrencyWhile(() => migrateLedger(ctx.storage))
+  }
+
+  append(draft: unknown): Appended {
+    return this.ledger.append(draft)
+  }
+
+  get(id: string): Stored | null {
+    return this.ledger.get(id) ?? null
+  }
+
+  head(): number {
+    return this.ledger.head()
+  }
+
+  byTopic(topic: string, options?: PageOptions): Page {
+    return this.ledger.byTopic(topic, options)
+  }
+
+  byType(type: string, options?: PageOptions): Page {
+    return this.ledger.byType(type, options)
+  }
+
+  byTime(from: number, to: number, options?: PageOptions): Page {
+    return this.ledger.byTime(from, to, options)
+  }
+
+  ancestors(id: string, options?: PageOptions): Page {
+    return this.ledger.ancestors(id, options)
+  }
+
+  descendants(id: string, options?: PageOptions): Page {
+    return this.ledger.descendants(id, options)
+  }
+
+  registerSchema(ref: string, jsonSchema: Record<string, unknown>, plane: Plane = 3): RegisteredSchema {
+    return this.ledger.schemas.register(ref, jsonSchema, plane)
+  }
+
+  openConversation(id: string, author: string, meta: Json = {}): Stored {
+    return this.conversations.open(id, author, meta)
+  }
+
+  say(id: string, turn: { role: string; content: Json; author: string; branch?: string }): Turn {
+    return this.conversations.say(id, turn)
+  }
+
+  transcript(id: string, options?: { branch?: string; limit?: number }): { turns: Turn[]; more: boolean } {
+    return this.conversations.transcript(id, options)
+  }
+}

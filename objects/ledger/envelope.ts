@@ -1,0 +1,181 @@
+/**
+ * The envelope (spec §1.2): four schema planes, content-addressed.
+ *
+ * - plane 0: the envelope format itself, pinned as `v: "event-bus-envelope-v1"`
+ * - plane 1: header values, each optionally naming its schema `ref`
+ * - plane 2: the body contract: a body is exactly one of an inline `payload` or a
+ *   `payloadRef` to the artifact store, plus `artifacts` evidence links
+ * - plane 3: the payload, validated against the registered schema named by `schema`
+ *
+ * `id = sha256(RFC 8785 canonical form of everything but id)`.
+ */
+import { z } from 'zod'
+import { NeuronError } from '../errors.ts'
+import { parseOrThrow } from '../validate.ts'
+import { isAddress } from './address.ts'
+import { sha256Hex } from './hash.ts'
+import type { Header } from './headers.ts'
+import { canonicalJson, type Json, utf8Length } from './json.ts'
+
+export const ENVELOPE_V1 = 'event-bus-envelope-v1'
+
+/** Evidence that rides with the record (spec §1.2). */
+export interface ArtifactLink {
+  ref: string
+  hash?: string
+  kind?: string
+}
+
+/** Where a payload over the inline cap lives: the artifact store, by content hash. */
+export interface PayloadRef {
+  ref: string
+  hash: string
+  size: number
+}
+
+/** A sealed, content-addressed envelope. Exactly one of `payload` / `payloadRef` may be set. */
+export interface Envelope {
+  v: typeof ENVELOPE_V1
+  id: string
+  topic: string
+  type: string
+  parent: string | null
+  author: string
+  time: number
+  headers: Header[]
+  schema?: string
+  payload?: Json
+  payloadRef?: PayloadRef
+  artifacts: ArtifactLink[]
+}
+
+/** An envelope as the ledger holds it: with its aggregate sequence. */
+export type Stored = Envelope & { seq: number }
+
+const ID = /^[0-9a-f]{64}$/
+
+const HeaderSchema = z.strictObject({
+  key: z.string().min(1).max(256),
+  value: z.unknown(),
+  reason: z.string().max(4096).optional(),
+  ref: z.string().min(1).max(256).optional(),
+})
+
+const ArtifactLinkSchema = z.strictObject({
+  ref: z.string().min(1).max(2048),
+  hash: z.string().min(1).max(256).optional(),
+  kind: z.string().min(1).max(256).optional(),
+})
+
+/** What a caller appends: the envelope before it is sealed (no id, time defaults to now). */
+export const EnvelopeDraftSchema = z.strictObject({
+  topic: z.string().refine(isAddress, 'must be an address: dot-separated segments of [A-Za-z0-9_:-]'),
+  type: z.string().min(1).max(256),
+  parent: z.string().regex(ID, 'must be a 64-hex envelope id').nullable().optional(),
+  author: z.string().min(1).max(256),
+  time: z.number().int().nonnegative().optional(),
+  headers: z.array(HeaderSchema).max(1024).optional(),
+  schema: z.string().min(1).max(256).optional(),
+  payload: z.unknown().optional(),
+  artifacts: z.array(ArtifactLinkSchema).max(1024).optional(),
+})
+
+export type EnvelopeDraft = {
+  topic: string
+  type: string
+  parent?: string | null
+  author: string
+  time?: number
+  headers?: Header[]
+  schema?: string
+  payload?: unknown
+  artifacts?: ArtifactLink[]
+}
+
+/** The limits a seal enforces. Payloads over `payloadCap` bytes spill to the artifact store. */
+export interface SealLimits {
+  payloadCap: number
+  envelopeCap: number
+}
+
+export const DEFAULT_LIMITS: SealLimits = { payloadCap: 1024 * 1024, envelopeCap: 1536 * 1024 }
+
+/** A sealed envelope with the canonical text of each stored column, computed once. */
+export interface Sealed {
+  envelope: Envelope
+  columns: { headers: string; payload: string | null; payloadRef: string | null; artifacts: string }
+  /** The payload bytes to store as an artifact when it spilled. */
+  spill: { hash: string; bytes: Uint8Array } | null
+}
+
+/**
+ * Validates a draft and seals it: canonical form, content id, payload spill.
+ *
+ * @example
+ * const { envelope } = seal({ topic: 'session.s1', type: 'note', author: 'user:ada', payload: { text: 'hi' } })
+ * envelope.id // 64 hex chars, stable for the same content
+ */
+export function seal(input: unknown, limits: SealLimits = DEFAULT_LIMITS, now = Date.now()): Sealed {
+  const draft = parseOrThrow(EnvelopeDraftSchema, input, 'INVALID_ENVELOPE')
+  const headers = (draft.headers ?? []) as Header[]
+  const artifacts = draft.artifacts ?? []
+  const headersText = canonicalJson(headers)
+  const artifactsText = canonicalJson(artifacts)
+  const payloadText = draft.payload === undefined ? null : canonicalJson(draft.payload)
+
+  let spill: Sealed['spill'] = null
+  let payloadRef: PayloadRef | undefined
+  if (payloadText !== null && utf8Length(payloadText) > limits.payloadCap) {
+    const bytes = new TextEncoder().encode(payloadText)
+    const hash = sha256Hex(bytes)
+    spill = { hash, bytes }
+    payloadRef = { ref: `sha256:${hash}`, hash, size: bytes.byteLength }
+  }
+  const payloadRefText = payloadRef ? canonicalJson(payloadRef) : null
+  const inlinePayload = spill ? null : payloadText
+  const time = draft.time ?? now
+  const parent = draft.parent ?? null
+
+  // Keys in RFC 8785 order (UTF-16 code units), so the column texts are reused verbatim.
+  let text = `{"artifacts":${artifactsText},"author":${JSON.stringify(draft.author)},"headers":${headersText}`
+  text += `,"parent":${parent === null ? 'null' : JSON.stringify(parent)}`
+  if (inlinePayload !== null) text += `,"payload":${inlinePayload}`
+  if (payloadRefText !== null) text += `,"payloadRef":${payloadRefText}`
+  if (draft.schema !== undefined) text += `,"schema":${JSON.stringify(draft.schema)}`
+  text += `,"time":${time},"topic":${JSON.stringify(draft.topic)},"type":${JSON.stringify(draft.type)},"v":"${ENVELOPE_V1}"}`
+
+  const size = utf8Length(text)
+  if (size > limits.envelopeCap) {
+    throw new NeuronError('ENVELOPE_TOO_LARGE', `envelope is ${size} bytes without its payload; the cap is ${limits.envelopeCap}`, {
+      status: 413,
+      details: { size, cap: limits.envelopeCap },
+    })
+  }
+
+  const envelope: Envelope = {
+    v: ENVELOPE_V1,
+    id: sha256Hex(text),
+    topic: draft.topic,
+    type: draft.type,
+    parent,
+    author: draft.author,
+    time,
+    headers,
+    artifacts,
+  }
+  if (draft.schema !== undefined) envelope.schema = draft.schema
+  if (inlinePayload !== null) envelope.payload = draft.payload as Json
+  if (payloadRef) envelope.payloadRef = payloadRef
+  return {
+    envelope,
+    columns: { headers: headersText, payload: inlinePayload, payloadRef: payloadRefText, artifacts: artifactsText },
+    spill,
+  }
+}
+
+/** The canonical form an envelope's id is the hash of. Used to verify ids read back. */
+export function canonicalEnvelope(envelope: Envelope): string {
+  const { id: _id, ...content } = envelope as Envelope & { seq?: number }
+  delete (content as { seq?: number }).seq
+  return canonicalJson(content)
+}

@@ -1,0 +1,283 @@
+/**
+ * The ledger (spec §1.4): one append-only topic log per Durable Object, with
+ * its artifact store and schema registry, and four paged query verbs. `fold`
+ * is the only read that builds state.
+ *
+ * Appends are synchronous: no `await` between sealing and inserting, so each
+ * append commits atomically and sequences are assigned without races.
+ */
+import { and, asc, desc, eq, gt, gte, lt, sql } from 'drizzle-orm'
+import { drizzle, type DrizzleSqliteDODatabase } from 'drizzle-orm/durable-sqlite'
+import { migrate } from 'drizzle-orm/durable-sqlite/migrator'
+import migrations from '../../migrations/ledger/migrations.js'
+import { NeuronError } from '../errors.ts'
+import { ArtifactStore } from './artifacts.ts'
+import { DEFAULT_LIMITS, ENVELOPE_V1, type Envelope, type SealLimits, type Stored, seal } from './envelope.ts'
+import type { Json } from './json.ts'
+import { SchemaRegistry } from './registry.ts'
+import { log } from './schema.ts'
+
+/** The result of an append: the stored envelope and whether it was already there. */
+export interface Appended {
+  envelope: Stored
+  duplicate: boolean
+}
+
+/** One page of a query. `next` is the cursor to pass as `after`, or `null` at the end. */
+export interface Page {
+  items: Stored[]
+  next: number | null
+}
+
+export interface PageOptions {
+  after?: number
+  limit?: number
+}
+
+/** A fold's result and its resume pointer: the last folded sequence. */
+export interface Folded<S> {
+  state: S
+  cursor: number
+}
+
+export const MAX_PAGE = 1000
+const FOLD_PAGE = 500
+
+type Row = typeof log.$inferSelect
+type Db = DrizzleSqliteDODatabase<Record<string, unknown>>
+
+/**
+ * Applies the ledger migrations. Call from the owning object's constructor inside
+ * `ctx.blockConcurrencyWhile`; idempotent, so every wake may call it.
+ */
+export async function migrateLedger(storage: DurableObjectStorage): Promise<void> {
+  await migrate(drizzle(storage), migrations)
+}
+
+export class Ledger {
+  readonly artifacts: ArtifactStore
+  readonly schemas: SchemaRegistry
+  private readonly db: Db
+  private readonly insertRow
+  private readonly seqOfId
+
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    private readonly limits: SealLimits = DEFAULT_LIMITS,
+  ) {
+    this.db = drizzle(storage)
+    this.artifacts = new ArtifactStore(this.db)
+    this.schemas = new SchemaRegistry(this.db)
+    const p = (name: string) => sql.placeholder(name)
+    this.insertRow = this.db
+      .insert(log)
+      .values({
+        id: p('id'),
+        topic: p('topic'),
+        type: p('type'),
+        parent: p('parent'),
+        author: p('author'),
+        time: p('time'),
+        schema: p('schema'),
+        headers: p('headers'),
+        payload: p('payload'),
+        payloadRef: p('payloadRef'),
+        artifacts: p('artifacts'),
+      })
+      .onConflictDoNothing()
+      .returning({ seq: log.seq })
+      .prepare()
+    this.seqOfId = this.db.select({ seq: log.seq }).from(log).where(eq(log.id, p('id'))).prepare()
+  }
+
+  /**
+   * Seals, validates and appends a draft. Re-appending the same content returns
+   * the existing row with `duplicate: true`.
+   *
+   * @example
+   * const { envelope } = ledger.append({ topic: 'session.s1', type: 'note', author: 'user:ada', payload: 'hi' })
+   */
+  append(draft: unknown): Appended {
+    const { envelope, columns, spill } = seal(draft, this.limits)
+    for (const header of envelope.headers) {
+      if (header.ref !== undefined) this.schemas.validate(header.ref, header.value)
+    }
+    if (envelope.schema !== undefined) {
+      // A spilled payload is validated before it leaves memory.
+      this.schemas.validate(envelope.schema, spill ? (draft as { payload: unknown }).payload : envelope.payload)
+    }
+    return this.storage.transactionSync(() => {
+      if (spill) this.artifacts.put(spill.bytes, 'application/json', spill.hash)
+      const [row] = this.insertRow.all({
+        id: envelope.id,
+        topic: envelope.topic,
+        type: envelope.type,
+        parent: envelope.parent,
+        author: envelope.author,
+        time: envelope.time,
+        schema: envelope.schema ?? null,
+        ...columns,
+      })
+      if (row) return { envelope: { ...envelope, seq: row.seq }, duplicate: false }
+      const existing = this.seqOfId.get({ id: envelope.id })
+      return { envelope: { ...envelope, seq: existing!.seq }, duplicate: true }
+    })
+  }
+
+  /** The envelope with this id, or `undefined`. */
+  get(id: string): Stored | undefined {
+    const [row] = this.db.select().from(log).where(eq(log.id, id)).all()
+    return row && toStored(row)
+  }
+
+  /** The last sequence written, 0 for an empty log. */
+  head(): number {
+    const [row] = this.db.select({ seq: log.seq }).from(log).orderBy(desc(log.seq)).limit(1).all()
+    return row?.seq ?? 0
+  }
+
+  /** Query verb 1: envelopes of one topic after a sequence. */
+  byTopic(topic: string, options: PageOptions = {}): Page {
+    return this.page(eq(log.topic, topic), options)
+  }
+
+  /** Query verb 2: envelopes of one type, across topics. */
+  byType(type: string, options: PageOptions = {}): Page {
+    return this.page(eq(log.type, type), options)
+  }
+
+  /** Query verb 3: envelopes whose time is in `[from, to)`, in sequence order. */
+  byTime(from: number, to: number, options: PageOptions = {}): Page {
+    return this.page(and(gte(log.time, from), lt(log.time, to)), options)
+  }
+
+  /**
+   * Query verb 4a: walk causality upward, nearest parent first. `after` is the
+   * number of ancestors already read, so a long chain pages like the others.
+   */
+  ancestors(id: string, options: PageOptions = {}): Page {
+    const after = options.after ?? 0
+    const limit = clampLimit(options.limit)
+    const rows = this.storage.sql
+      .exec<Row & { depth: number }>(
+        `with recursive chain(id, parent, depth) as (
+           select id, parent, 0 from log where id = ?
+           union all
+           select log.id, log.parent, chain.depth + 1 from log join chain on log.id = chain.parent
+           where chain.depth < ?
+         )
+         select log.*, chain.depth as depth from chain join log on log.id = chain.id
+         where chain.depth > ? order by chain.depth limit ?`,
+        id,
+        after + limit,
+        after,
+        limit + 1,
+      )
+      .toArray()
+    return pageOf(rows.map(fromSqlRow), limit, (_, i) => after + i + 1)
+  }
+
+  /** Query verb 4b: walk causality downward: every envelope descending from `id`, in sequence order. */
+  descendants(id: string, options: PageOptions = {}): Page {
+    const after = options.after ?? 0
+    const limit = clampLimit(options.limit)
+    const rows = this.storage.sql
+      .exec<Row>(
+        `with recursive tree(id) as (
+           select id from log where parent = ?
+           union
+           select log.id from log join tree on log.parent = tree.id
+         )
+         select log.* from tree join log on log.id = tree.id
+         where log.seq > ? order by log.seq limit ?`,
+        id,
+        after,
+        limit + 1,
+      )
+      .toArray()
+    return pageOf(rows.map(fromSqlRow), limit, (item) => item.seq)
+  }
+
+  /**
+   * Folds a topic page by page; the only read that builds state. Pass a previous
+   * result as `from` to resume after its cursor instead of replaying from zero.
+   *
+   * @example
+   * const { state, cursor } = ledger.fold('session.s1', (n, e) => n + 1, 0)
+   */
+  fold<S>(topic: string, reducer: (state: S, envelope: Stored) => S, initial: S, from?: Folded<S>): Folded<S> {
+    let state = from ? from.state : initial
+    let cursor = from ? from.cursor : 0
+    for (;;) {
+      const { items, next } = this.byTopic(topic, { after: cursor, limit: FOLD_PAGE })
+      for (const envelope of items) {
+        state = reducer(state, envelope)
+        cursor = envelope.seq
+      }
+      if (next === null) return { state, cursor }
+    }
+  }
+
+  /** The payload of an envelope, reading it from the artifact store when it spilled. */
+  payload(envelope: Envelope): Json | undefined {
+    if (!envelope.payloadRef) return envelope.payload
+    const bytes = this.artifacts.get(envelope.payloadRef.hash)
+    if (!bytes) {
+      throw new NeuronError('ARTIFACT_MISSING', `payload ${envelope.payloadRef.ref} of ${envelope.id} is missing`, {
+        status: 500,
+        details: { id: envelope.id, ref: envelope.payloadRef.ref },
+      })
+    }
+    return JSON.parse(new TextDecoder().decode(bytes)) as Json
+  }
+
+  private page(where: ReturnType<typeof eq> | undefined, options: PageOptions): Page {
+    const limit = clampLimit(options.limit)
+    const rows = this.db
+      .select()
+      .from(log)
+      .where(and(where, gt(log.seq, options.after ?? 0)))
+      .orderBy(asc(log.seq))
+      .limit(limit + 1)
+      .all()
+    return pageOf(rows.map(toStored), limit, (item) => item.seq)
+  }
+}
+
+function clampLimit(limit: number | undefined): number {
+  if (limit === undefined) return 100
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) {
+    throw new NeuronError('INVALID_LIMIT', `limit must be an integer in [1, ${MAX_PAGE}]`, { details: { limit } })
+  }
+  return limit
+}
+
+function pageOf(items: Stored[], limit: number, cursorOf: (item: Stored, index: number) => number): Page {
+  if (items.length <= limit) return { items, next: null }
+  const kept = items.slice(0, limit)
+  return { items: kept, next: cursorOf(kept[limit - 1]!, limit - 1) }
+}
+
+function toStored(row: Row): Stored {
+  const envelope: Stored = {
+    v: ENVELOPE_V1,
+    id: row.id,
+    seq: row.seq,
+    topic: row.topic,
+    type: row.type,
+    parent: row.parent,
+    author: row.author,
+    time: row.time,
+    headers: JSON.parse(row.headers),
+    artifacts: JSON.parse(row.artifacts),
+  }
+  if (row.schema !== null) envelope.schema = row.schema
+  if (row.payload !== null) envelope.payload = JSON.parse(row.payload)
+  if (row.payloadRef !== null) envelope.payloadRef = JSON.parse(row.payloadRef)
+  return envelope
+}
+
+/** Raw `sql.exec` rows use column names; map them onto drizzle's field names. */
+function fromSqlRow(row: Record<string, unknown>): Stored {
+  return toStored({ ...(row as Row), payloadRef: row.payload_ref as string | null })
+}

@@ -1,0 +1,34 @@
+import type { z } from 'zod'
+import { NeuronError } from './errors.ts'
+
+/** One failing field of a validation: a dotted path and what is wrong with it. */
+export interface FieldIssue {
+  path: string
+  message: string
+}
+
+/**
+ * Parses `value` with a zod schema or throws a `NeuronError` carrying every
+ * failing field, so bad input always gets a machine-readable code and a list
+ * of what to fix.
+ *
+ * @example
+ * const draft = parseOrThrow(EnvelopeDraftSchema, body, 'INVALID_ENVELOPE')
+ */
+export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, code: string, status = 400): z.output<S> {
+  const result = schema.safeParse(value)
+  if (result.success) return result.data
+  throw new NeuronError(code, `invalid input: ${result.error.issues.map(describe).join('; ')}`, {
+    status,
+    details: { issues: result.error.issues.map(toFieldIssue) },
+  })
+}
+
+function toFieldIssue(issue: z.core.$ZodIssue): FieldIssue {
+  return { path: issue.path.map(String).join('.') || '$', message: issue.message }
+}
+
+function describe(issue: z.core.$ZodIssue): string {
+  const { path, message } = toFieldIssue(issue)
+  return `${path}: ${message}`
+}

@@ -1,0 +1,12 @@
+/** Types `env` and `exports` from `cloudflare:workers` inside the workers test pool. */
+import type { Env as WorkerEnv } from '../worker/env.ts'
+
+declare global {
+  namespace Cloudflare {
+    interface Env extends WorkerEnv {}
+    interface GlobalProps {
+      mainModule: typeof import('../worker/index.ts')
+      durableNamespaces: 'LedgerObject'
+    }
+  }
+}

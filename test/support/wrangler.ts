@@ -1,0 +1,119 @@
+/**
+ * Starts a real `wrangler dev` process for end-to-end, crash and browser tests.
+ * The process runs in its own process group so a crash test can `kill -9` the
+ * whole tree (wrangler and its workerd child) at once.
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+
+export interface Wrangler {
+  url: string
+  port: number
+  persistTo: string
+  /** SIGKILL the whole process group: no shutdown hooks, no flush. */
+  crash(): Promise<void>
+  /** Graceful stop. */
+  stop(): Promise<void>
+  output(): string
+}
+
+const ROOT = resolve(import.meta.dirname, '../..')
+
+/** A fresh temporary persistence directory. */
+export function tempPersistDir(): string {
+  return mkdtempSync(join(tmpdir(), 'neuron-state-'))
+}
+
+/** Starts `wrangler dev` on a free port and resolves once it serves `/health`. */
+export async function startWrangler(options: { persistTo?: string; vars?: Record<string, string> } = {}): Promise<Wrangler> {
+  const port = await freePort()
+  const persistTo = options.persistTo ?? tempPersistDir()
+  const args = [
+    join(ROOT, 'node_modules/wrangler/bin/wrangler.js'),
+    'dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--persist-to',
+    persistTo,
+    '--show-interactive-dev-session=false',
+    '--inspector-port',
+    String(await freePort()),
+  ]
+  for (const [key, value] of Object.entries(options.vars ?? {})) args.push('--var', `${key}:${value}`)
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    detached: true,
+    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: 'true', NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let log = ''
+  child.stdout!.on('data', (chunk) => (log += chunk))
+  child.stderr!.on('data', (chunk) => (log += chunk))
+  const url = `http://127.0.0.1:${port}`
+  await waitForHealth(url, child, () => log)
+  return {
+    url,
+    port,
+    persistTo,
+    crash: () => killGroup(child, 'SIGKILL'),
+    stop: () => killGroup(child, 'SIGTERM'),
+    output: () => log,
+  }
+}
+
+async function waitForHealth(url: string, child: ChildProcess, log: () => string): Promise<void> {
+  const deadline = Date.now() + 90_000
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited with ${child.exitCode}:\n${log()}`)
+    try {
+      const res = await fetch(`${url}/health`)
+      if (res.ok) return
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200))
+  }
+  await killGroup(child, 'SIGKILL')
+  throw new Error(`wrangler dev did not become healthy within 90s:\n${log()}`)
+}
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL')
+      } catch {}
+    }, 10_000)
+    child.once('exit', () => {
+      clearTimeout(timer)
+      // The group may hold workerd after wrangler itself exits.
+      try {
+        process.kill(-child.pid!, 'SIGKILL')
+      } catch {}
+      resolve()
+    })
+    try {
+      process.kill(-child.pid!, signal)
+    } catch {
+      resolve()
+    }
+  })
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.unref()
+    server.on('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+}

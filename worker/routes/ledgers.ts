@@ -1,0 +1,82 @@
+/**
+ * `/v1/ledgers/:name/…`: a named standalone ledger (the Rung 0 seed) over HTTP.
+ * Append, the four query verbs, and schema registration.
+ */
+import { Hono } from 'hono'
+import { bodyLimit } from 'hono/body-limit'
+import { z } from 'zod'
+import { NeuronError } from '../../objects/errors.ts'
+import { MAX_PAGE } from '../../objects/ledger/ledger.ts'
+import { parseOrThrow } from '../../objects/validate.ts'
+import type { AppEnv } from '../env.ts'
+import { readJson } from '../read-json.ts'
+
+/** Appends may carry payloads that spill to the artifact store; 16 MiB bounds one request. */
+export const MAX_APPEND_BYTES = 16 * 1024 * 1024
+
+const Name = z.string().regex(/^[A-Za-z0-9_.:\-]{1,128}$/, 'must be 1–128 of [A-Za-z0-9_.:-]')
+const Paging = {
+  after: z.coerce.number().int().nonnegative().optional(),
+  limit: z.coerce.number().int().min(1).max(MAX_PAGE).optional(),
+}
+const ListQuery = z
+  .strictObject({
+    topic: z.string().optional(),
+    type: z.string().optional(),
+    from: z.coerce.number().int().optional(),
+    to: z.coerce.number().int().optional(),
+    ...Paging,
+  })
+  .refine((q) => [q.topic, q.type, q.from ?? q.to].filter((v) => v !== undefined).length === 1, {
+    message: 'give exactly one of topic, type, or from/to',
+  })
+const WalkQuery = z.strictObject(Paging)
+
+export const ledgers = new Hono<AppEnv>()
+  .post(
+    '/:name/envelopes',
+    bodyLimit({
+      maxSize: MAX_APPEND_BYTES,
+      onError: () => {
+        throw new NeuronError('PAYLOAD_TOO_LARGE', `request body exceeds ${MAX_APPEND_BYTES} bytes`, { status: 413 })
+      },
+    }),
+    async (c) => {
+      const draft = await readJson(c.req.raw)
+      const appended = await stub(c.env, c.req.param('name')).append(draft)
+      return c.json(appended, appended.duplicate ? 200 : 201)
+    },
+  )
+  .get('/:name/envelopes', async (c) => {
+    const q = parseOrThrow(ListQuery, c.req.query(), 'INVALID_QUERY')
+    const ledger = stub(c.env, c.req.param('name'))
+    const paging = { after: q.after, limit: q.limit }
+    if (q.topic !== undefined) return c.json(await ledger.byTopic(q.topic, paging))
+    if (q.type !== undefined) return c.json(await ledger.byType(q.type, paging))
+    return c.json(await ledger.byTime(q.from ?? 0, q.to ?? Number.MAX_SAFE_INTEGER, paging))
+  })
+  .get('/:name/envelopes/:id', async (c) => {
+    const envelope = await stub(c.env, c.req.param('name')).get(c.req.param('id'))
+    if (!envelope) throw new NeuronError('NOT_FOUND', `no envelope ${c.req.param('id')}`, { status: 404 })
+    return c.json(envelope)
+  })
+  .get('/:name/envelopes/:id/ancestors', async (c) => {
+    const q = parseOrThrow(WalkQuery, c.req.query(), 'INVALID_QUERY')
+    return c.json(await stub(c.env, c.req.param('name')).ancestors(c.req.param('id'), q))
+  })
+  .get('/:name/envelopes/:id/descendants', async (c) => {
+    const q = parseOrThrow(WalkQuery, c.req.query(), 'INVALID_QUERY')
+    return c.json(await stub(c.env, c.req.param('name')).descendants(c.req.param('id'), q))
+  })
+  .get('/:name/head', async (c) => c.json({ seq: await stub(c.env, c.req.param('name')).head() }))
+  .put('/:name/schemas/:ref', async (c) => {
+    const schema = await readJson(c.req.raw)
+    if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+      throw new NeuronError('INVALID_SCHEMA', 'a schema must be a JSON Schema object', { status: 400 })
+    }
+    return c.json(await stub(c.env, c.req.param('name')).registerSchema(c.req.param('ref'), schema as Record<string, unknown>))
+  })
+
+function stub(env: AppEnv['Bindings'], name: string) {
+  return env.LEDGER.getByName(parseOrThrow(Name, name, 'INVALID_NAME'))
+}
