@@ -169,7 +169,7 @@ export class Ledger {
          select log.*, chain.depth as depth from chain join log on log.id = chain.id
          where chain.depth > ? order by chain.depth limit ?`,
         id,
-        after + limit,
+        after + limit + 1,
         after,
         limit + 1,
       )

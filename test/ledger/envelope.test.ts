@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest'
+import { NeuronError } from '../../objects/errors.ts'
+import { canonicalEnvelope, ENVELOPE_V1, seal } from '../../objects/ledger/envelope.ts'
+import { sha256Hex } from '../../objects/ledger/hash.ts'
+import { canonicalJson } from '../../objects/ledger/json.ts'
+
+const draft = {
+  topic: 'session.s1',
+  type: 'note',
+  author: 'user:ada',
+  time: 1_700_000_000_000,
+  headers: [{ key: 'b', value: 1 }, { key: 'a', value: { z: 1, y: [1, 2] } }],
+  payload: { text: 'hi', n: 1.5 },
+  artifacts: [{ ref: 'r2://x', kind: 'log' }],
+}
+
+function codeOf(run: () => unknown): unknown {
+  try {
+    run()
+  } catch (error) {
+    return error instanceof NeuronError ? { code: error.code, status: error.status, details: error.details } : error
+  }
+  return 'no error'
+}
+
+describe('seal', () => {
+  it('pins plane 0 and addresses content by sha256 of the canonical form', () => {
+    const { envelope } = seal(draft)
+    expect(envelope.v).toBe(ENVELOPE_V1)
+    const { id, ...content } = envelope
+    expect(id).toBe(sha256Hex(canonicalJson(content)))
+    expect(canonicalEnvelope(envelope)).toBe(canonicalJson(content))
+  })
+
+  it('gives the same id for the same content regardless of key order, a new id for any change', () => {
+    const reordered = { payload: { n: 1.5, text: 'hi' }, artifacts: draft.artifacts, headers: draft.headers, time: draft.time, author: draft.author, type: draft.type, topic: draft.topic }
+    expect(seal(reordered).envelope.id).toBe(seal(draft).envelope.id)
+    expect(seal({ ...draft, payload: { text: 'hi', n: 1.6 } }).envelope.id).not.toBe(seal(draft).envelope.id)
+    // Header order is causality: swapping two injections is different content.
+    expect(seal({ ...draft, headers: [...draft.headers].reverse() }).envelope.id).not.toBe(seal(draft).envelope.id)
+  })
+
+  it('spills payloads over the cap to an artifact reference that still determines the id', () => {
+    const limits = { payloadCap: 64, envelopeCap: 4096 }
+    const big = { ...draft, payload: { text: 'x'.repeat(100) } }
+    const sealed = seal(big, limits)
+    expect(sealed.envelope.payload).toBeUndefined()
+    const bytes = new TextEncoder().encode(canonicalJson(big.payload))
+    expect(sealed.envelope.payloadRef).toEqual({ ref: `sha256:${sha256Hex(bytes)}`, hash: sha256Hex(bytes), size: bytes.byteLength })
+    expect(sealed.spill?.bytes).toEqual(bytes)
+    expect(seal({ ...big, payload: { text: 'y'.repeat(100) } }, limits).envelope.id).not.toBe(sealed.envelope.id)
+  })
+
+  it('rejects malformed drafts with INVALID_ENVELOPE and the failing fields', () => {
+    const result = codeOf(() => seal({ topic: 'no spaces allowed', type: '', author: 'a', parent: 'xyz', extra: 1 })) as {
+      code: string
+      details: { issues: { path: string }[] }
+    }
+    expect(result.code).toBe('INVALID_ENVELOPE')
+    expect(result.details.issues.map((i) => i.path).sort()).toEqual(['$', 'parent', 'topic', 'type'])
+  })
+
+  it('rejects payloads and header values that are not JSON-compatible', () => {
+    expect(codeOf(() => seal({ ...draft, payload: { at: new Date(0) } }))).toMatchObject({
+      code: 'NOT_JSON_COMPATIBLE',
+      details: { path: '$.at' },
+    })
+    expect(codeOf(() => seal({ ...draft, headers: [{ key: 'k', value: Number.NaN }] }))).toMatchObject({
+      code: 'NOT_JSON_COMPATIBLE',
+    })
+  })
+
+  it('refuses an envelope whose non-payload part exceeds the row budget', () => {
+    const headers = [{ key: 'huge', value: 'h'.repeat(5000) }]
+    expect(codeOf(() => seal({ ...draft, headers }, { payloadCap: 1024, envelopeCap: 4096 }))).toMatchObject({
+      code: 'ENVELOPE_TOO_LARGE',
+      status: 413,
+    })
+  })
+})

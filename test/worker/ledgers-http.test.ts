@@ -1,0 +1,64 @@
+import { exports } from 'cloudflare:workers'
+import { describe, expect, it } from 'vitest'
+import { uniqueName } from '../support/ledger.ts'
+
+const call = (path: string, init?: RequestInit) => exports.default.fetch(`http://neuron${path}`, init)
+const post = (path: string, body: string, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
+  call(path, { method: 'POST', body, headers })
+
+describe('ledger over HTTP', () => {
+  it('appends (201), recognises an exact re-send (200), and reads back by topic', async () => {
+    const name = uniqueName('http')
+    const body = JSON.stringify({ topic: 'session.h', type: 'note', author: 'user:ada', time: 1, payload: { n: 1 } })
+    const first = await post(`/v1/ledgers/${name}/envelopes`, body)
+    expect(first.status).toBe(201)
+    const again = await post(`/v1/ledgers/${name}/envelopes`, body)
+    expect(again.status).toBe(200)
+    const { envelope } = (await first.json()) as { envelope: { id: string; seq: number } }
+    expect(((await again.json()) as { duplicate: boolean }).duplicate).toBe(true)
+    const page = await (await call(`/v1/ledgers/${name}/envelopes?topic=session.h`)).json()
+    expect(page).toMatchObject({ items: [{ id: envelope.id, seq: 1, payload: { n: 1 } }], next: null })
+    expect(await (await call(`/v1/ledgers/${name}/envelopes/${envelope.id}`)).json()).toMatchObject({ id: envelope.id })
+    expect(await (await call(`/v1/ledgers/${name}/head`)).json()).toEqual({ seq: 1 })
+  })
+
+  it('validates payloads against schemas registered over HTTP', async () => {
+    const name = uniqueName('http')
+    const put = await call(`/v1/ledgers/${name}/schemas/point@1`, {
+      method: 'PUT',
+      body: JSON.stringify({ type: 'object', required: ['x'], properties: { x: { type: 'number' } } }),
+    })
+    expect(put.status).toBe(200)
+    const bad = await post(`/v1/ledgers/${name}/envelopes`, JSON.stringify({ topic: 'agent.a', type: 'p', author: 'u', schema: 'point@1', payload: { x: 'no' } }))
+    expect(bad.status).toBe(400)
+    expect(await bad.json()).toMatchObject({ error: { code: 'SCHEMA_VIOLATION', details: { ref: 'point@1' } } })
+  })
+
+  const table: [string, () => Promise<Response>, number, string][] = [
+    ['malformed JSON', () => post('/v1/ledgers/a/envelopes', '{"topic":'), 400, 'INVALID_JSON'],
+    ['a draft with a bad topic', () => post('/v1/ledgers/a/envelopes', JSON.stringify({ topic: 'x y', type: 't', author: 'u' })), 400, 'INVALID_ENVELOPE'],
+    ['an unknown field', () => post('/v1/ledgers/a/envelopes', JSON.stringify({ topic: 'x', type: 't', author: 'u', id: 'forged' })), 400, 'INVALID_ENVELOPE'],
+    ['an unknown schema', () => post('/v1/ledgers/a/envelopes', JSON.stringify({ topic: 'x', type: 't', author: 'u', schema: 'nope@1' })), 400, 'UNKNOWN_SCHEMA'],
+    ['a bad ledger name', () => call('/v1/ledgers/bad%20name/head'), 400, 'INVALID_NAME'],
+    ['a query with two selectors', () => call('/v1/ledgers/a/envelopes?topic=x&type=y'), 400, 'INVALID_QUERY'],
+    ['a limit over the page cap', () => call('/v1/ledgers/a/envelopes?topic=x&limit=5000'), 400, 'INVALID_QUERY'],
+    ['an unknown envelope', () => call(`/v1/ledgers/a/envelopes/${'0'.repeat(64)}`), 404, 'NOT_FOUND'],
+    ['an unknown route', () => call('/v1/nothing'), 404, 'NOT_FOUND'],
+    ['a schema that is not an object', () => call('/v1/ledgers/a/schemas/s@1', { method: 'PUT', body: '[1]' }), 400, 'INVALID_SCHEMA'],
+    ['a body over 16 MiB', () => post('/v1/ledgers/a/envelopes', 'x'.repeat(16 * 1024 * 1024 + 1)), 413, 'PAYLOAD_TOO_LARGE'],
+  ]
+
+  it.each(table)('%s → %i %s', async (_, send, status, code) => {
+    const res = await send()
+    expect(res.status).toBe(status)
+    const body = (await res.json()) as { error: { code: string; message: string } }
+    expect(body.error.code).toBe(code)
+    expect(body.error.message.length).toBeGreaterThan(0)
+  })
+
+  it('a rejected append writes nothing', async () => {
+    const name = uniqueName('http')
+    await post(`/v1/ledgers/${name}/envelopes`, JSON.stringify({ topic: 'x', type: 't', author: 'u', payload: { a: 1 }, extra: true }))
+    expect(await (await call(`/v1/ledgers/${name}/head`)).json()).toEqual({ seq: 0 })
+  })
+})
