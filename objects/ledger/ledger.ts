@@ -44,6 +44,7 @@ export const MAX_PAGE = 1000
 const FOLD_PAGE = 500
 
 type Row = typeof log.$inferSelect
+type InsertRow = Omit<Row, 'seq'>
 type Db = DrizzleSqliteDODatabase<Record<string, unknown>>
 
 /**
@@ -58,7 +59,8 @@ export class Ledger {
   readonly artifacts: ArtifactStore
   readonly schemas: SchemaRegistry
   private readonly db: Db
-  private readonly insertRow
+  private readonly insertSql: string
+  private readonly insertOrder: (keyof InsertRow)[]
   private readonly seqOfId
 
   constructor(
@@ -69,7 +71,10 @@ export class Ledger {
     this.artifacts = new ArtifactStore(this.db)
     this.schemas = new SchemaRegistry(this.db)
     const p = (name: string) => sql.placeholder(name)
-    this.insertRow = this.db
+    // drizzle writes the SQL once; the hot path binds it straight to `sql.exec`.
+    // A RETURNING clause costs more than the insert itself, so the new sequence
+    // is read with `changes()` / `last_insert_rowid()` instead.
+    const insert = this.db
       .insert(log)
       .values({
         id: p('id'),
@@ -84,9 +89,10 @@ export class Ledger {
         payloadRef: p('payloadRef'),
         artifacts: p('artifacts'),
       })
-      .onConflictDoNothing()
-      .returning({ seq: log.seq })
-      .prepare()
+      .onConflictDoNothing({ target: log.id })
+      .toSQL()
+    this.insertSql = insert.sql
+    this.insertOrder = insert.params.map(placeholderName)
     this.seqOfId = this.db.select({ seq: log.seq }).from(log).where(eq(log.id, p('id'))).prepare()
   }
 
@@ -106,9 +112,9 @@ export class Ledger {
       // A spilled payload is validated before it leaves memory.
       this.schemas.validate(envelope.schema, spill ? (draft as { payload: unknown }).payload : envelope.payload)
     }
-    return this.storage.transactionSync(() => {
+    const insert = (): Appended => {
       if (spill) this.artifacts.put(spill.bytes, 'application/json', spill.hash)
-      const [row] = this.insertRow.all({
+      const row: InsertRow = {
         id: envelope.id,
         topic: envelope.topic,
         type: envelope.type,
@@ -117,11 +123,17 @@ export class Ledger {
         time: envelope.time,
         schema: envelope.schema ?? null,
         ...columns,
-      })
-      if (row) return { envelope: { ...envelope, seq: row.seq }, duplicate: false }
-      const existing = this.seqOfId.get({ id: envelope.id })
-      return { envelope: { ...envelope, seq: existing!.seq }, duplicate: true }
-    })
+      }
+      this.storage.sql.exec(this.insertSql, ...this.insertOrder.map((name) => row[name]))
+      const { changed, seq } = this.storage.sql
+        .exec<{ changed: number; seq: number }>('select changes() as changed, last_insert_rowid() as seq')
+        .one()
+      if (changed > 0) return { envelope: { ...envelope, seq }, duplicate: false }
+      return { envelope: { ...envelope, seq: this.seqOfId.get({ id: envelope.id })!.seq }, duplicate: true }
+    }
+    // Without an await, one append commits atomically anyway; the explicit
+    // transaction only keeps a spilled blob and its envelope all-or-nothing.
+    return spill ? this.storage.transactionSync(insert) : insert()
   }
 
   /** The envelope with this id, or `undefined`. */
@@ -242,6 +254,14 @@ export class Ledger {
       .all()
     return pageOf(rows.map(toStored), limit, (item) => item.seq)
   }
+}
+
+/** drizzle wraps each placeholder in a `Param`; its name says which value binds there. */
+function placeholderName(param: unknown): keyof InsertRow {
+  const p = param as { name?: string; value?: { name?: string } }
+  const name = p.name ?? p.value?.name
+  if (!name) throw new Error('ledger: unexpected drizzle parameter shape in the insert statement')
+  return name as keyof InsertRow
 }
 
 function clampLimit(limit: number | undefined): number {
