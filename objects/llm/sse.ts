@@ -1,0 +1,115 @@
+/**
+ * The one server-sent-events parser every dialect reads through, following the
+ * WHATWG "event stream interpretation" rules: LF, CR and CRLF line ends, `:`
+ * comments, multi-line `data`, `event`, `id` (no NULL), `retry` (digits only),
+ * one leading BOM ignored, and an unterminated last event discarded. Bytes may
+ * be split anywhere, even inside a UTF-8 character: a streaming `TextDecoder`
+ * holds partial characters and a string buffer holds partial lines.
+ */
+
+/** One dispatched event. `event` defaults to `'message'`; `id` is the last event id seen so far. */
+export interface SseEvent {
+  event: string
+  data: string
+  id: string
+}
+
+/**
+ * @example
+ * const parser = new SseParser()
+ * const events: SseEvent[] = []
+ * parser.push(new TextEncoder().encode('event: ping\ndata: {}\n\n'), events)
+ * parser.end(events) // events: [{ event: 'ping', data: '{}', id: '' }]
+ */
+export class SseParser {
+  /** The reconnection time the stream last asked for with `retry:`, in ms. */
+  retry: number | undefined = undefined
+  /** The last event id buffer; survives across events as the spec says. */
+  lastEventId = ''
+
+  #decoder = new TextDecoder()
+  #buffer = ''
+  // A CR ended the previous chunk: an LF starting the next one belongs to it.
+  #afterCR = false
+  #data: string | undefined = undefined
+  #event = ''
+
+  /** Feeds bytes (or already decoded text) and appends every completed event to `out`. */
+  push(chunk: Uint8Array | string, out: SseEvent[]): void {
+    this.#feed(typeof chunk === 'string' ? chunk : this.#decoder.decode(chunk, { stream: true }), out)
+  }
+
+  /** The stream ended: flushes the decoder; a last line or event without its terminator is dropped. */
+  end(out: SseEvent[]): void {
+    this.#feed(this.#decoder.decode(), out)
+    this.#buffer = ''
+    this.#data = undefined
+    this.#event = ''
+  }
+
+  #feed(text: string, out: SseEvent[]): void {
+    const buf = this.#buffer === '' ? text : this.#buffer + text
+    const len = buf.length
+    let start = 0
+    if (this.#afterCR && len > 0) {
+      if (buf.charCodeAt(0) === 10) start = 1
+      this.#afterCR = false
+    }
+    let lf = buf.indexOf('\n', start)
+    let cr = buf.indexOf('\r', start)
+    while (lf !== -1 || cr !== -1) {
+      let end: number
+      let next: number
+      if (cr === -1 || (lf !== -1 && lf < cr)) {
+        end = lf
+        next = lf + 1
+        lf = buf.indexOf('\n', next)
+      } else {
+        end = cr
+        next = cr + 1
+        if (next === len) this.#afterCR = true
+        else if (buf.charCodeAt(next) === 10) lf = buf.indexOf('\n', ++next)
+        cr = buf.indexOf('\r', next)
+      }
+      this.#line(buf, start, end, out)
+      start = next
+    }
+    this.#buffer = start === 0 ? buf : buf.slice(start)
+  }
+
+  #line(buf: string, start: number, end: number, out: SseEvent[]): void {
+    if (start === end) return this.#dispatch(out)
+    if (buf.startsWith('data:', start)) return this.#appendData(buf.slice(valueStart(buf, start + 5, end), end))
+    const first = buf.charCodeAt(start)
+    if (first === 58) return // ':' comment
+    let colon = buf.indexOf(':', start)
+    if (colon === -1 || colon > end) colon = end
+    const field = buf.slice(start, colon)
+    const value = colon === end ? '' : buf.slice(valueStart(buf, colon + 1, end), end)
+    if (field === 'event') this.#event = value
+    else if (field === 'data') this.#appendData(value)
+    else if (field === 'id') {
+      if (!value.includes('\0')) this.lastEventId = value
+    } else if (field === 'retry') {
+      if (/^[0-9]+$/.test(value)) this.retry = Number(value)
+    }
+  }
+
+  #appendData(value: string): void {
+    this.#data = this.#data === undefined ? value : this.#data + '\n' + value
+  }
+
+  #dispatch(out: SseEvent[]): void {
+    const data = this.#data
+    const event = this.#event
+    this.#data = undefined
+    this.#event = ''
+    if (data === undefined) return
+    out.push({ event: event === '' ? 'message' : event, data, id: this.lastEventId })
+  }
+}
+
+/** Skips the one optional space after the colon. */
+function valueStart(buf: string, at: number, end: number): number {
+  return at < end && buf.charCodeAt(at) === 32 ? at + 1 : at
+}

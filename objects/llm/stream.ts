@@ -1,0 +1,120 @@
+/**
+ * One provider turn (spec §3.2 "one explicit llm.stream per provider turn"):
+ * catalog row → dialect request → fetch → SSE → dialect parser → normalized
+ * events. Retries happen here and are yielded as `retry` events, never hidden
+ * and never after output of that attempt was yielded, so nothing is duplicated.
+ */
+import { UnknownModelError, ProviderError, ProviderNotConfiguredError } from './errors.ts'
+import type { Catalog } from './catalog.ts'
+import { dialectFor } from './dialects/registry.ts'
+import { errorFromResponse } from './http-error.ts'
+import { RETRY_DEFAULTS, retryDelay, sleep as defaultSleep } from './retry.ts'
+import { SseParser, type SseEvent } from './sse.ts'
+import type { DialectParser, LlmEvent, LlmRequest } from './types.ts'
+
+export interface StreamOptions {
+  /** The composed catalog (`composeCatalog(env)`). */
+  catalog: Catalog
+  /** Defaults to the global fetch; a provider with its own transport (local) ignores it. */
+  fetch?: typeof fetch
+  /** Aborting stops the turn at once; the iterator then throws `signal.reason`. */
+  signal?: AbortSignal
+  /** Total attempts including the first (default 3). */
+  maxAttempts?: number
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>
+}
+
+/**
+ * Streams one turn as normalized events. Throws a `NeuronError` subclass:
+ * `UNKNOWN_MODEL`, `PROVIDER_NOT_CONFIGURED`, `UNSUPPORTED_ENDPOINT`, or a
+ * `ProviderError` (`PROVIDER_AUTH`, `PROVIDER_BAD_REQUEST`, `PROVIDER_RATE_LIMITED`,
+ * `PROVIDER_OVERLOADED`, `PROVIDER_STREAM_TRUNCATED`, …) with the vendor's message.
+ *
+ * @example
+ * for await (const event of streamModel(
+ *   { provider: 'local', model: 'echo-1', messages: [{ role: 'user', content: 'hi' }] },
+ *   { catalog: composeCatalog(env) },
+ * )) if (event.type === 'text-delta') write(event.text)
+ */
+export async function* streamModel(
+  request: LlmRequest,
+  options: StreamOptions,
+): AsyncGenerator<LlmEvent, void, undefined> {
+  const resolved = options.catalog.get(request.provider, request.model)
+  if (!resolved) throw new UnknownModelError(request.provider, request.model)
+  const { provider, model, endpoint } = resolved
+  if (!provider.enabled) throw new ProviderNotConfiguredError(provider.id, provider.env)
+  const dialect = dialectFor(endpoint)
+  const send = provider.fetch ?? options.fetch ?? fetch
+  const { signal } = options
+  const maxAttempts = Math.max(1, options.maxAttempts ?? RETRY_DEFAULTS.maxAttempts)
+  const sleep = options.sleep ?? defaultSleep
+  for (let attempt = 1; ; attempt++) {
+    let yielded = false
+    try {
+      signal?.throwIfAborted()
+      const { baseUrl, apiKey, headers } = provider
+      const http = dialect.request({ request, model, baseUrl, apiKey, headers })
+      const response = await send(http, signal ? { signal } : {}).catch((cause: unknown) => {
+        if (signal?.aborted) throw cause
+        throw new ProviderError('PROVIDER_NETWORK', `fetch ${http.url} failed: ${String(cause)}`, { cause })
+      })
+      if (!response.ok) throw await errorFromResponse(response)
+      if (!response.body) throw new ProviderError('PROVIDER_PROTOCOL', `${dialect.kind}: response has no body`)
+      for await (const events of readEvents(response.body, dialect.parser(), signal)) {
+        yielded = true
+        // A plain loop, not `yield*`: delegating to an array from an async generator costs extra ticks per event.
+        for (const event of events) yield event
+      }
+      return
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason
+      const delayMs = yielded ? undefined : retryDelay(error, attempt, maxAttempts)
+      if (delayMs === undefined || !(error instanceof ProviderError)) throw error
+      yield { type: 'retry', attempt, delayMs, status: error.httpStatus, message: error.message }
+      await sleep(delayMs, signal)
+    }
+  }
+}
+
+/** Batches of normalized events, one per network chunk that completed any. */
+async function* readEvents(
+  body: ReadableStream<Uint8Array>,
+  parser: DialectParser,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<LlmEvent[], void, undefined> {
+  const reader = body.getReader()
+  const sse = new SseParser()
+  const wire: SseEvent[] = []
+  // Cancelling the reader settles a pending read at once, for network and in-process bodies alike.
+  const onAbort = () => void reader.cancel(signal?.reason).catch(() => {})
+  signal?.addEventListener('abort', onAbort, { once: true })
+  try {
+    for (;;) {
+      const chunk = await reader.read().catch((cause: unknown) => {
+        throw signal?.aborted
+          ? cause
+          : new ProviderError('PROVIDER_STREAM_TRUNCATED', `stream broke: ${String(cause)}`, { cause })
+      })
+      signal?.throwIfAborted()
+      if (chunk.done) sse.end(wire)
+      else sse.push(chunk.value, wire)
+      const out: LlmEvent[] = []
+      try {
+        for (const event of wire) parser.push(event, out)
+        if (chunk.done) parser.end(out)
+      } catch (error) {
+        // Output parsed before a failure still reaches the caller, in order, before the error.
+        if (out.length > 0) yield out
+        throw error
+      } finally {
+        wire.length = 0
+      }
+      if (out.length > 0) yield out
+      if (chunk.done) return
+    }
+  } finally {
+    signal?.removeEventListener('abort', onAbort)
+    void reader.cancel().catch(() => {})
+  }
+}

@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest'
+import { anthropic } from '../../objects/llm/dialects/anthropic.ts'
+import { ProviderError } from '../../objects/llm/errors.ts'
+import { FIXTURES } from './fixtures.ts'
+import { parseOk, runDialect, utf8 } from './support.ts'
+
+const rec = FIXTURES.anthropic
+
+describe('anthropic dialect: recorded streams', () => {
+  it('plain text, ping ignored, usage from message_start + message_delta', () => {
+    expect(parseOk(anthropic, rec['text.sse'])).toEqual([
+      { type: 'text-delta', text: 'Hello' },
+      { type: 'text-delta', text: '! Café ' },
+      { type: 'text-delta', text: 'au lait, 🌍 ' },
+      { type: 'text-delta', text: 'and 日本語.' },
+      { type: 'usage', inputTokens: 25, outputTokens: 15, cachedInputTokens: 0, reasoningTokens: 0, cacheWriteTokens: 0 },
+      { type: 'finish', reason: 'stop' },
+    ])
+  })
+
+  it('parallel tool calls, including empty partial_json and a call with no input', () => {
+    expect(parseOk(anthropic, rec['tools-parallel.sse'])).toEqual([
+      { type: 'text-delta', text: "I'll check both cities." },
+      { type: 'tool-input-start', id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6', name: 'get_weather' },
+      { type: 'tool-input-delta', id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6', delta: '{"location":' },
+      { type: 'tool-input-delta', id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6', delta: ' "San Francisco, CA"}' },
+      { type: 'tool-input-end', id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6' },
+      { type: 'tool-call', id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6', name: 'get_weather', input: { location: 'San Francisco, CA' } },
+      { type: 'tool-input-start', id: 'toolu_01VzKp4uZhcjHMMh6b4BfFMr', name: 'get_weather' },
+      { type: 'tool-input-delta', id: 'toolu_01VzKp4uZhcjHMMh6b4BfFMr', delta: '{"locat' },
+      { type: 'tool-input-delta', id: 'toolu_01VzKp4uZhcjHMMh6b4BfFMr', delta: 'ion": "Paris, France", "unit": "celsius"}' },
+      { type: 'tool-input-end', id: 'toolu_01VzKp4uZhcjHMMh6b4BfFMr' },
+      {
+        type: 'tool-call',
+        id: 'toolu_01VzKp4uZhcjHMMh6b4BfFMr',
+        name: 'get_weather',
+        input: { location: 'Paris, France', unit: 'celsius' },
+      },
+      { type: 'tool-input-start', id: 'toolu_01NoArgsR3dK9xY2Zq8wL5vT', name: 'get_time' },
+      { type: 'tool-input-end', id: 'toolu_01NoArgsR3dK9xY2Zq8wL5vT' },
+      { type: 'tool-call', id: 'toolu_01NoArgsR3dK9xY2Zq8wL5vT', name: 'get_time', input: {} },
+      { type: 'usage', inputTokens: 472, outputTokens: 89, cachedInputTokens: 0, reasoningTokens: 0, cacheWriteTokens: 0 },
+      { type: 'finish', reason: 'tool-calls' },
+    ])
+  })
+
+  it('thinking with its signature, then text; cache reads and writes count as input', () => {
+    expect(parseOk(anthropic, rec['thinking.sse'])).toEqual([
+      { type: 'reasoning-delta', text: 'Let me solve this step by step:\n\n1. First break down 27 * 453' },
+      { type: 'reasoning-delta', text: '\n2. 453 = 400 + 50 + 3' },
+      {
+        type: 'reasoning-signature',
+        signature:
+          'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds4ZYdxpNP2Ou/8tU4sgsuB+FD4Ks4rOT1UW5EMO5M+o1NaGm33f/O1Trs0KEe94eDxUxXYvEfrDRRD6lhuFoQ==',
+      },
+      { type: 'text-delta', text: '27 * 453 = 12,231' },
+      { type: 'usage', inputTokens: 2372, outputTokens: 264, cachedInputTokens: 2048, reasoningTokens: 0, cacheWriteTokens: 312 },
+      { type: 'finish', reason: 'stop' },
+    ])
+  })
+
+  it('max_tokens finishes with length', () => {
+    expect(parseOk(anthropic, rec['max-tokens.sse']).at(-1)).toEqual({ type: 'finish', reason: 'length' })
+  })
+
+  it.each([
+    ['end_turn', 'stop'],
+    ['stop_sequence', 'stop'],
+    ['max_tokens', 'length'],
+    ['model_context_window_exceeded', 'length'],
+    ['tool_use', 'tool-calls'],
+    ['refusal', 'content-filter'],
+    ['pause_turn', 'other'],
+  ])('stop_reason %s finishes with %s', (stopReason, reason) => {
+    const text = rec['text.sse'].replace('"stop_reason":"end_turn"', `"stop_reason":"${stopReason}"`)
+    expect(parseOk(anthropic, text).at(-1)).toEqual({ type: 'finish', reason })
+  })
+
+  it('an in-stream overloaded_error throws PROVIDER_OVERLOADED with the vendor message', () => {
+    const { events, error } = runDialect(anthropic, [utf8(rec['error-overloaded.sse'])])
+    expect(events).toEqual([])
+    expect(error).toBeInstanceOf(ProviderError)
+    expect(error).toMatchObject({ code: 'PROVIDER_OVERLOADED', message: 'Overloaded', vendorType: 'overloaded_error', retryable: true })
+  })
+
+  it('an error after output keeps the output and throws the classified error', () => {
+    const { events, error } = runDialect(anthropic, [utf8(rec['error-midstream.sse'])])
+    expect(events).toEqual([{ type: 'text-delta', text: 'Partial answer' }])
+    expect(error).toMatchObject({ code: 'PROVIDER_SERVER', message: 'Internal server error', vendorType: 'api_error' })
+  })
+
+  it('a stream cut before message_stop is PROVIDER_STREAM_TRUNCATED, not a success', () => {
+    const { events, error } = runDialect(anthropic, [utf8(rec['truncated.sse'])])
+    expect(events.map((e) => e.type)).toEqual(['text-delta', 'text-delta', 'text-delta', 'text-delta'])
+    expect(error).toMatchObject({ name: 'ProviderError', code: 'PROVIDER_STREAM_TRUNCATED' })
+  })
+
+  it('data that is not JSON is PROVIDER_PROTOCOL', () => {
+    const { error } = runDialect(anthropic, [utf8('event: message_start\ndata: {not json\n\n')])
+    expect(error).toMatchObject({ code: 'PROVIDER_PROTOCOL' })
+  })
+
+  it('ignores event types it does not know, as the docs ask', () => {
+    const extra = 'event: future_event\ndata: {"type":"future_event","x":1}\n\n'
+    expect(parseOk(anthropic, extra + rec['text.sse'])).toEqual(parseOk(anthropic, rec['text.sse']))
+  })
+})
