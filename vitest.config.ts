@@ -1,9 +1,10 @@
 import { cloudflareTest } from '@cloudflare/vitest-plugin'
 import { defineConfig } from 'vitest/config'
+import { TEST_AUTH_BINDINGS } from './test/support/auth-bindings.ts'
 
 /**
  * `npm test` runs every project:
- * - `workers`: inside workerd with the real bindings of wrangler.toml
+ * - `workers`: inside workerd with the real bindings of wrangler.toml (plus test auth keys)
  * - `process`: Node drives a real `wrangler dev` process (end-to-end, crash tests)
  * - `browser`: Node drives real Chromium against the shell `wrangler dev` serves
  */
@@ -11,8 +12,14 @@ export default defineConfig({
   test: {
     projects: [
       {
-        plugins: [cloudflareTest({ wrangler: { configPath: './wrangler.toml' } })],
-        test: { name: 'workers', include: ['test/**/*.test.ts'], exclude: ['test/process/**', 'test/browser/**'] },
+        plugins: [cloudflareTest({ wrangler: { configPath: './wrangler.toml' }, miniflare: { bindings: TEST_AUTH_BINDINGS } })],
+        test: {
+          name: 'workers',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/process/**', 'test/browser/**'],
+          // Node side of the provider tests: a fake vendor over real HTTP (inject('fakeVendorUrl'))
+          globalSetup: ['test/llm/fake-vendor.setup.ts'],
+        },
       },
       {
         test: {

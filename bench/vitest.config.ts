@@ -1,5 +1,6 @@
 import { cloudflareTest } from '@cloudflare/vitest-plugin'
 import { defineConfig } from 'vitest/config'
+import { TEST_AUTH_BINDINGS } from '../test/support/auth-bindings.ts'
 
 /**
  * `npm run bench`: each file measures one thing against its physical limit,
@@ -11,7 +12,7 @@ export default defineConfig({
   test: {
     projects: [
       {
-        plugins: [cloudflareTest({ wrangler: { configPath: './wrangler.toml' } })],
+        plugins: [cloudflareTest({ wrangler: { configPath: './wrangler.toml' }, miniflare: { bindings: TEST_AUTH_BINDINGS } })],
         test: { name: 'bench-workers', root: '.', include: ['bench/workers/**/*.bench.ts'], testTimeout: 600_000 },
       },
       {

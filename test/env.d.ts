@@ -6,7 +6,7 @@ declare global {
     interface Env extends WorkerEnv {}
     interface GlobalProps {
       mainModule: typeof import('../worker/index.ts')
-      durableNamespaces: 'LedgerObject'
+      durableNamespaces: 'LedgerObject' | 'SessionObject' | 'MeterObject'
     }
   }
 }

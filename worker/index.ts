@@ -1,18 +1,46 @@
 /**
- * The edge entry. Routes are mounted here, in one visible place, and the one
- * error handler turns typed errors into JSON.
+ * The edge entry: the gate's stages and the routes, composed here in one
+ * visible place. A request to /v1 passes, in this order:
+ *
+ *   audit → authenticate → meter → [route: validate → authorize → handler]
+ *
+ * - audit wraps everything, so refusals are logged too
+ * - authenticate is the only place a credential is checked (worker/gate/authenticate.ts)
+ * - meter counts the request against its principal after the response is decided
+ * - validate: each route parses its input with its zod schema, the same schemas
+ *   the OpenAPI document is generated from
+ * - authorize runs where each resource's policy lives: the SessionObject for a
+ *   session (objects/access/authorize.ts), the principal's own namespace for a ledger
+ *
+ * Adding a stage is one `app.use` line below.
  */
 import { Hono } from 'hono'
 import type { AppEnv } from './env.ts'
+import { audit } from './gate/audit.ts'
+import { authenticate } from './gate/authenticate.ts'
+import { meter } from './gate/meter.ts'
 import { onError } from './on-error.ts'
+import { docs, OPEN_ROUTES } from './routes/docs.ts'
 import { health } from './routes/health.ts'
 import { ledgers } from './routes/ledgers.ts'
+import { me } from './routes/me.ts'
+import { sessions } from './routes/sessions.ts'
 
 export { LedgerObject } from '../objects/ledger-object/ledger-object.ts'
+export { MeterObject } from '../objects/meter/meter-object.ts'
+export { SessionObject } from '../objects/session/session-object.ts'
 
-const app = new Hono<AppEnv>()
+export const app = new Hono<AppEnv>()
 app.route('/health', health)
+
+app.use('/v1/*', audit())
+app.use('/v1/*', authenticate({ open: OPEN_ROUTES }))
+app.use('/v1/*', meter())
+
+app.route('/v1', docs)
 app.route('/v1/ledgers', ledgers)
+app.route('/v1/sessions', sessions)
+app.route('/v1/me', me)
 app.notFound((c) => c.json({ error: { code: 'NOT_FOUND', message: `no route for ${c.req.method} ${c.req.path}` } }, 404))
 app.onError(onError)
 

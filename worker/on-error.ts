@@ -3,14 +3,16 @@ import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { NeuronError } from '../objects/errors.ts'
 import { revive } from '../objects/rpc.ts'
+import type { AppEnv } from './env.ts'
 
 /**
  * The one error handler: every failure leaves as `{ error: { code, message, details? } }`
  * with the status its typed error carries. Unknown errors are 500 `INTERNAL` and logged.
  */
-export function onError(error: Error, c: Context): Response {
+export function onError(error: Error, c: Context<AppEnv>): Response {
   const known = revive(error)
   if (known instanceof NeuronError) {
+    c.set('errorCode', known.code)
     return c.json({ error: known.toJSON() }, known.status as ContentfulStatusCode)
   }
   if (known instanceof HTTPException) {

@@ -148,6 +148,18 @@ export class Ledger {
     return row?.seq ?? 0
   }
 
+  /** The newest envelope of a topic, or `undefined`. */
+  latest(topic: string): Stored | undefined {
+    const [row] = this.db.select().from(log).where(eq(log.topic, topic)).orderBy(desc(log.seq)).limit(1).all()
+    return row && toStored(row)
+  }
+
+  /** How many envelopes of a topic are stamped at or after `time`. */
+  countSince(topic: string, time: number): number {
+    const [row] = this.db.select({ n: sql<number>`count(*)` }).from(log).where(and(eq(log.topic, topic), gte(log.time, time))).all()
+    return row?.n ?? 0
+  }
+
   /** Query verb 1: envelopes of one topic after a sequence. */
   byTopic(topic: string, options: PageOptions = {}): Page {
     return this.page(eq(log.topic, topic), options)

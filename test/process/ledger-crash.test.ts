@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest'
-import { startWrangler, tempPersistDir, type Wrangler } from '../support/wrangler.ts'
+import { devToken, startWrangler, tempPersistDir, type Wrangler } from '../support/wrangler.ts'
 
 describe('ledger over a real wrangler dev process', () => {
   const persistTo = tempPersistDir()
@@ -8,12 +8,13 @@ describe('ledger over a real wrangler dev process', () => {
 
   it('keeps every acknowledged envelope across kill -9', async () => {
     dev = await startWrangler({ persistTo })
+    const auth = { authorization: `Bearer ${await devToken()}` }
     const acknowledged: { id: string; seq: number }[] = []
     for (let i = 0; i < 50; i++) {
       const res = await fetch(`${dev.url}/v1/ledgers/crash/envelopes`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ topic: 'session.crash', type: 'note', author: 'test', payload: { i } }),
+        headers: { 'content-type': 'application/json', ...auth },
+        body: JSON.stringify({ topic: 'session.crash', type: 'note', payload: { i } }),
       })
       expect(res.status).toBe(201)
       const { envelope } = (await res.json()) as { envelope: { id: string; seq: number } }
@@ -23,8 +24,8 @@ describe('ledger over a real wrangler dev process', () => {
     const inFlight = Array.from({ length: 20 }, (_, i) =>
       fetch(`${dev!.url}/v1/ledgers/crash/envelopes`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ topic: 'session.crash', type: 'note', author: 'test', payload: { late: i } }),
+        headers: { 'content-type': 'application/json', ...auth },
+        body: JSON.stringify({ topic: 'session.crash', type: 'note', payload: { late: i } }),
       })
         .then(async (res) => (res.status === 201 ? ((await res.json()) as { envelope: { id: string; seq: number } }).envelope : null))
         .catch(() => null),
@@ -34,7 +35,7 @@ describe('ledger over a real wrangler dev process', () => {
     const lateAcks = (await Promise.all(inFlight)).filter((e) => e !== null)
 
     dev = await startWrangler({ persistTo })
-    const res = await fetch(`${dev.url}/v1/ledgers/crash/envelopes?topic=session.crash&limit=1000`)
+    const res = await fetch(`${dev.url}/v1/ledgers/crash/envelopes?topic=session.crash&limit=1000`, { headers: auth })
     const page = (await res.json()) as { items: { id: string; seq: number; payload: unknown }[]; next: number | null }
     const ids = page.items.map((e) => e.id)
     for (const ack of [...acknowledged, ...lateAcks]) expect(ids).toContain(ack.id)

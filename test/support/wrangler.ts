@@ -22,6 +22,16 @@ export interface Wrangler {
 
 const ROOT = resolve(import.meta.dirname, '../..')
 
+/** The dev identity every test `wrangler dev` runs with (passed as --var, never a real secret). */
+const DEV_VARS = { NEURON_ENV: 'development', DEV_AUTH_SECRET: 'process-test-dev-secret-0123456789', TICKET_SECRET: 'process-test-ticket-secret-012345' }
+
+/** A dev bearer token the test `wrangler dev` accepts (loopback host, dev secret). */
+export async function devToken(sub = 'tester', claims: string[] = []): Promise<string> {
+  // The same signer as `npm run token`.
+  const { signDevToken } = await import('../../scripts/dev-token.mjs')
+  return signDevToken({ secret: DEV_VARS.DEV_AUTH_SECRET, sub, claims })
+}
+
 /** A fresh temporary persistence directory. */
 export function tempPersistDir(): string {
   return mkdtempSync(join(tmpdir(), 'neuron-state-'))
@@ -44,7 +54,7 @@ export async function startWrangler(options: { persistTo?: string; vars?: Record
     '--inspector-port',
     String(await freePort()),
   ]
-  for (const [key, value] of Object.entries(options.vars ?? {})) args.push('--var', `${key}:${value}`)
+  for (const [key, value] of Object.entries({ ...DEV_VARS, ...options.vars })) args.push('--var', `${key}:${value}`)
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     detached: true,

@@ -1,11 +1,16 @@
 /**
  * `/v1/ledgers/:name/…`: a named standalone ledger (the Rung 0 seed) over HTTP.
- * Append, the four query verbs, and schema registration.
+ * Append, the four query verbs, and schema registration. Ledgers live in the
+ * caller's own namespace: `name` is resolved under the authenticated principal,
+ * so no one reaches another principal's ledger. Appended envelopes carry the
+ * gate's headers (principal, claims, decision).
  */
-import { Hono } from 'hono'
+import { type Context, Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { z } from 'zod'
+import { authorize, type Caller, gateHeaders } from '../../objects/access/authorize.ts'
 import { NeuronError } from '../../objects/errors.ts'
+import { callerOf } from '../caller.ts'
 import { MAX_PAGE } from '../../objects/ledger/ledger.ts'
 import { parseOrThrow } from '../../objects/validate.ts'
 import type { AppEnv } from '../env.ts'
@@ -19,7 +24,7 @@ const Paging = {
   after: z.coerce.number().int().nonnegative().optional(),
   limit: z.coerce.number().int().min(1).max(MAX_PAGE).optional(),
 }
-const ListQuery = z
+export const ListQuery = z
   .strictObject({
     topic: z.string().optional(),
     type: z.string().optional(),
@@ -30,7 +35,7 @@ const ListQuery = z
   .refine((q) => [q.topic, q.type, q.from ?? q.to].filter((v) => v !== undefined).length === 1, {
     message: 'give exactly one of topic, type, or from/to',
   })
-const WalkQuery = z.strictObject(Paging)
+export const WalkQuery = z.strictObject(Paging)
 
 export const ledgers = new Hono<AppEnv>()
   .post(
@@ -42,41 +47,53 @@ export const ledgers = new Hono<AppEnv>()
       },
     }),
     async (c) => {
-      const draft = await readJson(c.req.raw)
-      const appended = await stub(c.env, c.req.param('name')).append(draft)
+      const caller = callerOf(c)
+      const draft = stamp(await readJson(c.req.raw), caller)
+      const appended = await stub(c, c.req.param('name')).append(draft)
       return c.json(appended, appended.duplicate ? 200 : 201)
     },
   )
   .get('/:name/envelopes', async (c) => {
     const q = parseOrThrow(ListQuery, c.req.query(), 'INVALID_QUERY')
-    const ledger = stub(c.env, c.req.param('name'))
+    const ledger = stub(c, c.req.param('name'))
     const paging = { after: q.after, limit: q.limit }
     if (q.topic !== undefined) return c.json(await ledger.byTopic(q.topic, paging))
     if (q.type !== undefined) return c.json(await ledger.byType(q.type, paging))
     return c.json(await ledger.byTime(q.from ?? 0, q.to ?? Number.MAX_SAFE_INTEGER, paging))
   })
   .get('/:name/envelopes/:id', async (c) => {
-    const envelope = await stub(c.env, c.req.param('name')).get(c.req.param('id'))
+    const envelope = await stub(c, c.req.param('name')).get(c.req.param('id'))
     if (!envelope) throw new NeuronError('NOT_FOUND', `no envelope ${c.req.param('id')}`, { status: 404 })
     return c.json(envelope)
   })
   .get('/:name/envelopes/:id/ancestors', async (c) => {
     const q = parseOrThrow(WalkQuery, c.req.query(), 'INVALID_QUERY')
-    return c.json(await stub(c.env, c.req.param('name')).ancestors(c.req.param('id'), q))
+    return c.json(await stub(c, c.req.param('name')).ancestors(c.req.param('id'), q))
   })
   .get('/:name/envelopes/:id/descendants', async (c) => {
     const q = parseOrThrow(WalkQuery, c.req.query(), 'INVALID_QUERY')
-    return c.json(await stub(c.env, c.req.param('name')).descendants(c.req.param('id'), q))
+    return c.json(await stub(c, c.req.param('name')).descendants(c.req.param('id'), q))
   })
-  .get('/:name/head', async (c) => c.json({ seq: await stub(c.env, c.req.param('name')).head() }))
+  .get('/:name/head', async (c) => c.json({ seq: await stub(c, c.req.param('name')).head() }))
   .put('/:name/schemas/:ref', async (c) => {
     const schema = await readJson(c.req.raw)
     if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
       throw new NeuronError('INVALID_SCHEMA', 'a schema must be a JSON Schema object', { status: 400 })
     }
-    return c.json(await stub(c.env, c.req.param('name')).registerSchema(c.req.param('ref'), schema as Record<string, unknown>))
+    return c.json(await stub(c, c.req.param('name')).registerSchema(c.req.param('ref'), schema as Record<string, unknown>))
   })
 
-function stub(env: AppEnv['Bindings'], name: string) {
-  return env.LEDGER.getByName(parseOrThrow(Name, name, 'INVALID_NAME'))
+function stub(c: Context<AppEnv>, name: string) {
+  return c.env.LEDGER.getByName(`${callerOf(c).id}/${parseOrThrow(Name, name, 'INVALID_NAME')}`)
+}
+
+/** The author is the caller (given or filled in), and the gate's headers ride along. */
+function stamp(draft: unknown, caller: Caller): unknown {
+  if (typeof draft !== 'object' || draft === null || Array.isArray(draft)) return draft
+  const { author = caller.id, headers = [] } = draft as { author?: unknown; headers?: unknown }
+  if (author !== caller.id) {
+    throw new NeuronError('AUTHOR_MISMATCH', `author must be the authenticated principal ${caller.id}`, { status: 403, details: { author } })
+  }
+  const decision = authorize({ owner: caller.id, share: [] }, caller)
+  return { ...draft, author, headers: [...(Array.isArray(headers) ? headers : [headers]), ...gateHeaders(caller, decision)] }
 }

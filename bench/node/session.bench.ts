@@ -1,0 +1,134 @@
+/**
+ * Session delivery benchmarks against a real `wrangler dev` (issue 3).
+ * The physical limit is a raw `ws.send` of the same bytes over the same socket:
+ * a WebSocket ping whose payload the object sends straight back.
+ */
+import { afterAll, beforeAll, describe, it } from 'vitest'
+import { startWrangler, type Wrangler } from '../../test/support/wrangler.ts'
+
+let dev: Wrangler
+beforeAll(async () => {
+  dev = await startWrangler()
+})
+afterAll(async () => dev?.stop())
+
+const post = (path: string, body: unknown) =>
+  fetch(`${dev.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
+}
+
+function open(url: string): Promise<WebSocket> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url)
+    ws.onopen = () => resolve(ws)
+    ws.onerror = (e) => reject(new Error(`WebSocket error ${String(e)}`))
+  })
+}
+
+/** Sends one message and resolves with the first reply `match` accepts, timed. */
+function roundTrip(ws: WebSocket, message: string, match: (data: Record<string, unknown>) => boolean): Promise<number> {
+  return new Promise((resolve) => {
+    const start = performance.now()
+    const onMessage = (event: MessageEvent) => {
+      if (match(JSON.parse(String(event.data)))) {
+        ws.removeEventListener('message', onMessage)
+        resolve(performance.now() - start)
+      }
+    }
+    ws.addEventListener('message', onMessage)
+    ws.send(message)
+  })
+}
+
+const N = 300
+
+describe('session delivery', () => {
+  it('append → subscriber latency (WebSocket, SSE) vs a raw ws.send of the same bytes', async () => {
+    await post('/v1/sessions', { id: 'bench-latency' })
+    const ws = await open(`${dev.url.replace('http', 'ws')}/v1/sessions/bench-latency/ws`)
+    await roundTrip(ws, JSON.stringify({ type: 'subscribe', after: 0 }), (m) => m.type === 'replay-end')
+    const sse = await fetch(`${dev.url}/v1/sessions/bench-latency/events?after=${1_000_000}`)
+    const reader = sse.body!.getReader()
+    const decoder = new TextDecoder()
+    let buffer = ''
+    const sseSaw = async (needle: string) => {
+      for (;;) {
+        const at = buffer.indexOf(needle)
+        if (at >= 0) return void (buffer = buffer.slice(at + needle.length))
+        const { value } = await reader.read()
+        buffer += decoder.decode(value, { stream: true })
+      }
+    }
+    const raw: number[] = []
+    const viaWs: number[] = []
+    const viaSse: number[] = []
+    const text = 'x'.repeat(400)
+    for (let i = 0; i < N; i++) {
+      raw.push(await roundTrip(ws, JSON.stringify({ type: 'ping', data: text + i }), (m) => m.type === 'pong'))
+      // One prompt, two subscribers: the same admitted event reaches the socket and the SSE tail.
+      const start = performance.now()
+      const sseDone = sseSaw(`"messageId":"w${i}"`).then(() => viaSse.push(performance.now() - start))
+      const idle = new Promise<void>((resolve) => {
+        const onMessage = (event: MessageEvent) => {
+          const m = JSON.parse(String(event.data)) as { type: string; event?: { type: string } }
+          if (m.type === 'event' && m.event?.type === 'session.next.drain.ended') {
+            ws.removeEventListener('message', onMessage)
+            resolve()
+          }
+        }
+        ws.addEventListener('message', onMessage)
+      })
+      viaWs.push(await roundTrip(ws, JSON.stringify({ type: 'prompt', id: `w${i}`, text: text + i }), (m) => m.type === 'event' && (m.event as { type: string }).type === 'session.next.admitted'))
+      await sseDone
+      // Measure the next round on an idle session, not behind this prompt's turn.
+      await idle
+    }
+    await reader.cancel()
+    ws.close()
+    const row = (name: string, xs: number[]) =>
+      `  ${name.padEnd(34)} p50 ${percentile(xs, 50).toFixed(2)} ms   p99 ${percentile(xs, 99).toFixed(2)} ms   (${(percentile(xs, 50) / percentile(raw, 50)).toFixed(2)}× raw p50)`
+    console.log(`\nsession delivery latency, ${N} round trips (real wrangler dev, loopback)`)
+    console.log(row('raw ws.send (ping → pong)', raw))
+    console.log(row('WS prompt → admitted on the socket', viaWs))
+    console.log(row('WS prompt → admitted on an SSE tail', viaSse))
+  })
+
+  it('fan-out: 200 WebSocket subscribers on one session all receive every event', async () => {
+    await post('/v1/sessions', { id: 'bench-fanout' })
+    const sockets = await Promise.all(Array.from({ length: 200 }, () => open(`${dev.url.replace('http', 'ws')}/v1/sessions/bench-fanout/ws`)))
+    const received = sockets.map(() => [] as number[])
+    let lastAt = 0
+    await Promise.all(
+      sockets.map(
+        (ws, k) =>
+          new Promise<void>((resolve) => {
+            ws.addEventListener('message', (event) => {
+              const m = JSON.parse(String(event.data)) as { type: string; seq?: number }
+              if (m.type === 'replay-end') resolve()
+              if (m.type === 'event') {
+                received[k]!.push(m.seq!)
+                lastAt = performance.now()
+              }
+            })
+            ws.send(JSON.stringify({ type: 'subscribe', after: 0 }))
+          }),
+      ),
+    )
+    const start = performance.now()
+    await post('/v1/sessions/bench-fanout/prompt', { text: '/tool calculator {"expression":"2+2"}\n/tokens 200' })
+    let total = 0
+    for (;;) {
+      const view = (await (await fetch(`${dev.url}/v1/sessions/bench-fanout`)).json()) as { status: string; lastSequence: number }
+      total = view.lastSequence
+      if (view.status === 'idle' && received.every((r) => r.length === total)) break
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    const complete = received.filter((r) => r.length === total && r.every((seq, i) => seq === i + 1)).length
+    console.log(`\nfan-out: ${complete}/200 subscribers received all ${total} events, in order, no gaps`)
+    console.log(`  ${(lastAt - start).toFixed(0)} ms from the prompt to the last delivery of the drain's last event`)
+    for (const ws of sockets) ws.close()
+  })
+})

@@ -1,0 +1,36 @@
+/**
+ * What subscribers receive, and its two encodings. Durable events carry their
+ * sequence (`id:` in SSE) so a reconnect resumes exactly after it; deltas are
+ * air and carry none.
+ */
+import type { Stored } from '../ledger/envelope.ts'
+import type { Delta } from './runner.ts'
+
+export type Frame =
+  | { kind: 'event'; envelope: Stored }
+  | { kind: 'delta'; delta: Delta }
+  | { kind: 'replay-end'; seq: number }
+
+/** Server-sent events: `id: <seq>` on durable events only. */
+export function sseFrame(frame: Frame): string {
+  switch (frame.kind) {
+    case 'event':
+      return `id: ${frame.envelope.seq}\nevent: ${frame.envelope.type}\ndata: ${JSON.stringify(frame.envelope)}\n\n`
+    case 'delta':
+      return `event: delta\ndata: ${JSON.stringify(frame.delta)}\n\n`
+    case 'replay-end':
+      return `event: replay-end\ndata: ${JSON.stringify({ seq: frame.seq })}\n\n`
+  }
+}
+
+/** WebSocket messages: one JSON object per frame. */
+export function wsFrame(frame: Frame): string {
+  switch (frame.kind) {
+    case 'event':
+      return JSON.stringify({ type: 'event', seq: frame.envelope.seq, event: frame.envelope })
+    case 'delta':
+      return JSON.stringify({ type: 'delta', delta: frame.delta })
+    case 'replay-end':
+      return JSON.stringify({ type: 'replay-end', seq: frame.seq })
+  }
+}

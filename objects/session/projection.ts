@@ -1,0 +1,157 @@
+/**
+ * The session projection: status, inbox, open step and running tools, all
+ * folded from `session.next.*` events. The object keeps it up to date by
+ * applying the same reducer to each event it appends, and rebuilds it from the
+ * log on every wake.
+ */
+import type { Stored } from '../ledger/envelope.ts'
+import { type Delivery, EVENT, type EventPayloads } from './events.ts'
+
+/** An admitted prompt waiting for promotion. */
+export interface InboxRow {
+  messageId: string
+  seq: number
+  delivery: Delivery
+  text: string
+}
+
+/** What an exact retry is compared against, and the receipt it gets back. */
+export interface Admission {
+  seq: number
+  digest: string
+}
+
+export interface SessionState {
+  exists: boolean
+  model: string
+  provider: string
+  title: string | null
+  system: string | null
+  /** Access policy: the creating principal, and the claims the owner shares the session with. */
+  owner: string
+  share: string[]
+  createdAt: number
+  /** A drain claim without its end: the runner was working (or crashed while working). */
+  run: string | null
+  /** A promoted prompt whose turn loop has not reached idle yet. */
+  loopOpen: boolean
+  step: string | null
+  /** Tool calls started and not settled, by id. */
+  running: Record<string, string>
+  pending: InboxRow[]
+  admissions: Record<string, Admission>
+  counts: { events: number; prompts: number; steps: number; toolCalls: number }
+  lastSeq: number
+  /** The last event's id: every new event names it as its causal parent. */
+  lastId: string | null
+}
+
+export const EMPTY_SESSION: SessionState = {
+  exists: false,
+  model: '',
+  provider: '',
+  title: null,
+  system: null,
+  owner: '',
+  share: [],
+  createdAt: 0,
+  run: null,
+  loopOpen: false,
+  step: null,
+  running: {},
+  pending: [],
+  admissions: {},
+  counts: { events: 0, prompts: 0, steps: 0, toolCalls: 0 },
+  lastSeq: 0,
+  lastId: null,
+}
+
+/** Folds one durable event into the session state. Unknown types only advance counters. */
+export function reduceSession(state: SessionState, envelope: Stored): SessionState {
+  const next: SessionState = {
+    ...state,
+    counts: { ...state.counts, events: state.counts.events + 1 },
+    lastSeq: envelope.seq,
+    lastId: envelope.id,
+  }
+  const payload = envelope.payload as never
+  switch (envelope.type) {
+    case EVENT.created: {
+      const p = payload as EventPayloads[typeof EVENT.created]
+      return { ...next, exists: true, model: p.model, provider: p.provider, title: p.title, system: p.system, owner: p.owner, share: p.share, createdAt: envelope.time }
+    }
+    case EVENT.admitted: {
+      const p = payload as EventPayloads[typeof EVENT.admitted]
+      return {
+        ...next,
+        pending: [...state.pending, { messageId: p.messageId, seq: envelope.seq, delivery: p.delivery, text: p.text }],
+        admissions: { ...state.admissions, [p.messageId]: { seq: envelope.seq, digest: p.digest } },
+      }
+    }
+    case EVENT.prompted: {
+      const ids = new Set((payload as EventPayloads[typeof EVENT.prompted]).messageIds)
+      return {
+        ...next,
+        loopOpen: true,
+        pending: state.pending.filter((row) => !ids.has(row.messageId)),
+        counts: { ...next.counts, prompts: state.counts.prompts + ids.size },
+      }
+    }
+    case EVENT.drainStarted:
+      return { ...next, run: (payload as EventPayloads[typeof EVENT.drainStarted]).run }
+    case EVENT.drainEnded:
+      return { ...next, run: null }
+    case EVENT.stepStarted:
+      return { ...next, step: (payload as EventPayloads[typeof EVENT.stepStarted]).step, counts: { ...next.counts, steps: state.counts.steps + 1 } }
+    case EVENT.stepEnded: {
+      const p = payload as EventPayloads[typeof EVENT.stepEnded]
+      return { ...next, step: null, loopOpen: p.finish === 'tool-calls' }
+    }
+    case EVENT.stepFailed:
+      return { ...next, step: null }
+    case EVENT.toolCalled: {
+      const p = payload as EventPayloads[typeof EVENT.toolCalled]
+      return { ...next, running: { ...state.running, [p.toolCallId]: p.name }, counts: { ...next.counts, toolCalls: state.counts.toolCalls + 1 } }
+    }
+    case EVENT.toolSucceeded:
+    case EVENT.toolFailed:
+    case EVENT.toolCancelled: {
+      const { [(payload as { toolCallId: string }).toolCallId]: _settled, ...running } = state.running
+      return { ...next, running }
+    }
+    case EVENT.interrupted:
+    case EVENT.halted:
+      return { ...next, step: null, loopOpen: false }
+    default:
+      return next
+  }
+}
+
+/** The public view of a session (`GET /v1/sessions/:id`). */
+export interface SessionView {
+  id: string
+  title: string | null
+  owner: string
+  share: string[]
+  model: string
+  status: 'idle' | 'busy'
+  createdAt: number
+  pending: number
+  counts: SessionState['counts']
+  lastSequence: number
+}
+
+export function viewOf(id: string, state: SessionState): SessionView {
+  return {
+    id,
+    title: state.title,
+    owner: state.owner,
+    share: state.share,
+    model: `${state.provider}/${state.model}`,
+    status: state.run !== null || state.pending.length > 0 ? 'busy' : 'idle',
+    createdAt: state.createdAt,
+    pending: state.pending.length,
+    counts: state.counts,
+    lastSequence: state.lastSeq,
+  }
+}

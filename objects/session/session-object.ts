@@ -1,0 +1,277 @@
+/**
+ * SessionObject: one Durable Object per session (spec §3). It composes the
+ * ledger, the projection fold, access, the runner, the tools and the
+ * subscribers; each of those lives in its own module. Every public method
+ * takes the caller the gate authenticated and authorizes it first.
+ */
+import { DurableObject } from 'cloudflare:workers'
+import { z } from 'zod'
+import type { Env } from '../../worker/env.ts'
+import { authorize, type Caller, gateHeaders } from '../access/authorize.ts'
+import { NeuronError } from '../errors.ts'
+import type { Stored } from '../ledger/envelope.ts'
+import type { Header } from '../ledger/headers.ts'
+import { Ledger, migrateLedger, type Page } from '../ledger/ledger.ts'
+import type { Catalog } from '../llm/catalog.ts'
+import { composeCatalog, type EnvVars } from '../llm/compose.ts'
+import { costOf } from '../llm/cost.ts'
+import { streamModel } from '../llm/stream.ts'
+import type { Usage } from '../llm/types.ts'
+import { calculator } from '../tools/builtins/calculator.ts'
+import { notesTools } from '../tools/builtins/notes.ts'
+import { wait } from '../tools/builtins/wait.ts'
+import { ToolRegistry } from '../tools/registry.ts'
+import { parseOrThrow } from '../validate.ts'
+import { SessionAccess } from './access.ts'
+import { admit, PromptSchema, type Receipt } from './admission.ts'
+import { EVENT, type EventPayloads, type EventType } from './events.ts'
+import { History } from './history.ts'
+import { EMPTY_SESSION, reduceSession, type SessionState, type SessionView, viewOf } from './projection.ts'
+import { recover } from './recovery.ts'
+import { Runner } from './runner.ts'
+import { type SocketAttachment, Subscribers } from './streams.ts'
+import { CALLER_HEADER, ClientMessageSchema, TICKET_HEADER } from './ws-protocol.ts'
+
+/** While a drain runs, an alarm this far ahead revives the object if it is evicted mid-work. */
+const WATCHDOG_MS = 30_000
+const ID = z.string().regex(/^[A-Za-z0-9_.:\-]{1,128}$/, 'must be 1–128 of [A-Za-z0-9_.:-]')
+
+export const CreateSessionSchema = z.strictObject({
+  id: ID.optional(),
+  model: z.string().regex(/^[^/\s]+\/[^\s]+$/, 'must be provider/model, e.g. local/echo-1').optional(),
+  title: z.string().max(512).optional(),
+  system: z.string().max(64 * 1024).optional(),
+  /** Claims that grant access besides ownership, e.g. ["org:acme"]. */
+  share: z.array(z.string().min(1).max(256)).max(16).default([]),
+})
+
+export class SessionObject extends DurableObject<Env> {
+  protected readonly ledger: Ledger
+  protected readonly catalog: Catalog
+  protected readonly tools = new ToolRegistry()
+  protected readonly runner: Runner
+  protected readonly access: SessionAccess
+  protected readonly subscribers: Subscribers
+  protected state: SessionState = EMPTY_SESSION
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env)
+    this.ledger = new Ledger(ctx.storage)
+    this.catalog = composeCatalog(env as unknown as EnvVars)
+    this.access = new SessionAccess(this.ledger, `${this.topic}.denials`, () => this.name)
+    this.subscribers = new Subscribers(ctx, this.ledger, this.topic)
+    const history = new History(this.ledger, this.topic)
+    this.runner = new Runner({
+      sessionId: this.name,
+      state: () => this.state,
+      record: (type, payload) => this.record(type, payload),
+      air: (delta) => this.subscribers.broadcast({ kind: 'delta', delta }),
+      history: () => history.messages(),
+      stream: (request, signal) => streamModel(request, { catalog: this.catalog, signal }),
+      cost: (provider, model, usage) => this.costOf(provider, model, usage),
+      keepArtifact: (text) => this.ledger.artifacts.put(new TextEncoder().encode(text), 'text/plain').ref,
+      tools: this.tools,
+    })
+    const notes = notesTools(this.ledger, `${this.topic}.notes`)
+    this.tools.register('calculator', calculator)
+    this.tools.register('note_write', notes.write)
+    this.tools.register('note_search', notes.search)
+    this.tools.register('wait', wait)
+    void ctx.blockConcurrencyWhile(async () => {
+      await migrateLedger(ctx.storage)
+      this.state = this.ledger.fold(this.topic, reduceSession, EMPTY_SESSION).state
+      if (recover(this.state, (type, payload) => this.record(type, payload)) || this.hasWork()) {
+        await ctx.storage.setAlarm(Date.now())
+      }
+    })
+  }
+
+  // ── RPC surface (the worker's routes call these) ─────────────────────────
+
+  /** Creates the session owned by `caller`; the same request again is a no-op, a different one a conflict. */
+  create(caller: Caller, input: unknown): { session: SessionView; created: boolean } {
+    const body = parseOrThrow(CreateSessionSchema, input, 'INVALID_REQUEST')
+    const resolved = body.model ? this.resolveModel(body.model) : this.catalog.default()
+    const wanted = { provider: resolved.provider.id, model: resolved.model.id, title: body.title ?? null, system: body.system ?? null }
+    if (this.state.exists) {
+      const { provider, model, title, system, owner, share } = this.state
+      const same = owner === caller.id && provider === wanted.provider && model === wanted.model && title === wanted.title && system === wanted.system && share.join('\n') === body.share.join('\n')
+      if (!same) throw new NeuronError('SESSION_EXISTS', `a session ${this.name} already exists`, { status: 409, details: { id: this.name } })
+      return { session: viewOf(this.name, this.state), created: false }
+    }
+    // The creator becomes the owner; the decision that records it is the same stage's.
+    const decision = authorize({ owner: caller.id, share: body.share }, caller)
+    this.record(EVENT.created, { ...wanted, owner: caller.id, share: body.share }, gateHeaders(caller, decision))
+    return { session: viewOf(this.name, this.state), created: true }
+  }
+
+  view(caller: Caller): SessionView {
+    this.access.check(this.state, caller, 'read')
+    return viewOf(this.name, this.state)
+  }
+
+  /** Admits a prompt durably and wakes the runner; never waits for execution. */
+  prompt(caller: Caller, input: unknown): { receipt: Receipt; duplicate: boolean } {
+    const decision = this.access.check(this.state, caller, 'prompt')
+    const admission = admit(this.name, this.state, parseOrThrow(PromptSchema, input, 'INVALID_REQUEST'))
+    if ('receipt' in admission) return { receipt: admission.receipt, duplicate: true }
+    const { messageId, delivery, text, digest } = admission.append
+    const admitted = this.record(EVENT.admitted, { messageId, delivery, text, digest }, gateHeaders(caller, decision))
+    void this.wake()
+    return { receipt: { id: messageId, session: this.name, sequence: admitted.seq, status: 'admitted' }, duplicate: false }
+  }
+
+  /** Stops the running turn; pending prompts stay admitted. Idle is a no-op that says so. */
+  interrupt(caller: Caller): { interrupted: boolean; pending: number; message: string } {
+    this.access.check(this.state, caller, 'interrupt')
+    const interrupted = this.runner.interrupt(`interrupted by ${caller.id}`)
+    const pending = this.state.pending.length
+    return { interrupted, pending, message: interrupted ? 'the running turn was interrupted' : 'nothing was running' }
+  }
+
+  history(caller: Caller, after = 0, limit = 100): Page {
+    this.access.check(this.state, caller, 'read')
+    return this.ledger.byTopic(this.topic, { after, limit })
+  }
+
+  /** The denied attempts on this session; only its owner may list them. */
+  denials(caller: Caller, after = 0, limit = 100) {
+    this.access.check(this.state, caller, 'read')
+    if (caller.id !== this.state.owner) throw new NeuronError('OWNER_REQUIRED', 'only the owner lists denials', { status: 403 })
+    return this.access.denials(after, limit)
+  }
+
+  // ── Streams: SSE and hibernatable WebSockets ─────────────────────────────
+
+  override async fetch(request: Request): Promise<Response> {
+    const url = new URL(request.url)
+    try {
+      const caller = JSON.parse(request.headers.get(CALLER_HEADER) ?? 'null') as Caller | null
+      if (!caller) throw new NeuronError('TOKEN_MISSING', 'no authenticated caller', { status: 401 })
+      this.access.check(this.state, caller, 'read')
+      await this.spendTicket(request.headers.get(TICKET_HEADER))
+      if (url.pathname.endsWith('/ws')) {
+        if (request.headers.get('upgrade')?.toLowerCase() !== 'websocket') {
+          throw new NeuronError('UPGRADE_REQUIRED', 'this endpoint speaks WebSocket', { status: 426 })
+        }
+        return this.subscribers.accept(caller)
+      }
+      if (url.pathname.endsWith('/events')) return this.subscribers.tail(afterOf(request, url))
+      throw new NeuronError('NOT_FOUND', `no stream at ${url.pathname}`, { status: 404 })
+    } catch (error) {
+      if (!(error instanceof NeuronError)) throw error
+      return Response.json({ error: error.toJSON() }, { status: error.status })
+    }
+  }
+
+  override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    try {
+      const { caller } = ws.deserializeAttachment() as SocketAttachment
+      const text = typeof message === 'string' ? message : new TextDecoder().decode(message)
+      let parsed: unknown
+      try {
+        parsed = JSON.parse(text)
+      } catch {
+        throw new NeuronError('INVALID_JSON', 'a WebSocket message must be one JSON object')
+      }
+      const msg = parseOrThrow(ClientMessageSchema, parsed, 'INVALID_MESSAGE')
+      if (msg.type === 'ping') return ws.send(JSON.stringify({ type: 'pong', data: msg.data ?? '' }))
+      if (msg.type === 'subscribe') {
+        this.access.check(this.state, caller, 'read')
+        return this.subscribers.subscribe(ws, msg.after)
+      }
+      if (msg.type === 'interrupt') return ws.send(JSON.stringify({ type: 'interrupt', ...this.interrupt(caller) }))
+      const { type: _type, ...body } = msg
+      ws.send(JSON.stringify({ type: 'receipt', ...this.prompt(caller, body) }))
+    } catch (error) {
+      const body = error instanceof NeuronError ? error.toJSON() : { code: 'INTERNAL', message: 'internal error' }
+      ws.send(JSON.stringify({ type: 'error', error: body }))
+    }
+  }
+
+  override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
+    this.subscribers.socketsChanged()
+    ws.close(code === 1005 ? 1000 : code, 'closing')
+  }
+
+  override async webSocketError(): Promise<void> {
+    this.subscribers.socketsChanged()
+  }
+
+  override async alarm(): Promise<void> {
+    if (this.runner.busy) return void (await this.ctx.storage.setAlarm(Date.now() + WATCHDOG_MS))
+    if (this.hasWork()) await this.wake()
+  }
+
+  // ── Internals ────────────────────────────────────────────────────────────
+
+  protected get name(): string {
+    return this.ctx.id.name ?? this.ctx.id.toString()
+  }
+
+  protected get topic(): string {
+    return `session.${this.name}`
+  }
+
+  /** Appends an event, folds it into the projection, and delivers it to subscribers. */
+  protected record<T extends EventType>(type: T, payload: EventPayloads[T], headers: Header[] = []): Stored {
+    // Each event's causal parent is the one before it: the session is a chain.
+    const { envelope } = this.ledger.append({ topic: this.topic, type, author: 'object:session', parent: this.state.lastId, headers, payload })
+    this.state = reduceSession(this.state, envelope)
+    this.subscribers.broadcast({ kind: 'event', envelope })
+    if (type === EVENT.stepEnded) this.meterTurn(payload as EventPayloads[typeof EVENT.stepEnded])
+    return envelope
+  }
+
+  private async wake(): Promise<void> {
+    await this.ctx.storage.setAlarm(Date.now() + WATCHDOG_MS)
+    await this.runner.wake()
+  }
+
+  private hasWork(): boolean {
+    return this.state.exists && (this.state.pending.length > 0 || this.state.loopOpen)
+  }
+
+  /** A stream ticket is good once: its id is remembered until it would have expired anyway. */
+  private async spendTicket(header: string | null): Promise<void> {
+    if (!header) return
+    const { jti, exp } = JSON.parse(header) as { jti: string; exp: number }
+    const key = `ticket:${jti}`
+    if ((await this.ctx.storage.get(key)) !== undefined) {
+      throw new NeuronError('TICKET_REPLAYED', 'this ticket was already used', { status: 401 })
+    }
+    await this.ctx.storage.put(key, exp)
+    const spent = await this.ctx.storage.list<number>({ prefix: 'ticket:' })
+    const now = Date.now() / 1000
+    await this.ctx.storage.delete([...spent].filter(([, expiry]) => expiry < now).map(([k]) => k))
+  }
+
+  private meterTurn(step: EventPayloads[typeof EVENT.stepEnded]): void {
+    if (!step.usage || !this.state.owner) return
+    const metered = this.env.METERS.getByName(this.state.owner).turn({ session: this.name, step: step.step, usage: step.usage, cost: step.cost })
+    this.ctx.waitUntil(metered.catch((error: unknown) => console.error('meter: turn not recorded', { session: this.name, error })))
+  }
+
+  private resolveModel(ref: string) {
+    const [provider, ...rest] = ref.split('/')
+    const resolved = this.catalog.get(provider!, rest.join('/'))
+    if (!resolved) throw new NeuronError('UNKNOWN_MODEL', `no model ${ref} in the catalog`, { status: 400, details: { model: ref } })
+    if (!resolved.provider.enabled) {
+      throw new NeuronError('PROVIDER_NOT_CONFIGURED', `provider ${resolved.provider.id} has no credentials here`, { status: 400, details: { model: ref } })
+    }
+    return resolved
+  }
+
+  private costOf(provider: string, model: string, usage: Usage): number | null {
+    const row = this.catalog.get(provider, model)?.model
+    return row ? costOf(row, usage).total : null
+  }
+}
+
+function afterOf(request: Request, url: URL): number {
+  const after = Number(request.headers.get('last-event-id') ?? url.searchParams.get('after') ?? 0)
+  if (!Number.isInteger(after) || after < 0) {
+    throw new NeuronError('INVALID_QUERY', 'after / Last-Event-ID must be a non-negative integer sequence', { status: 400 })
+  }
+  return after
+}

@@ -1,0 +1,176 @@
+import { describe, expect, it } from 'vitest'
+import type { Stored } from '../../objects/ledger/envelope.ts'
+import type { EventPayloads } from '../../objects/session/events.ts'
+import { History } from '../../objects/session/history.ts'
+import { EMPTY_SESSION, reduceSession } from '../../objects/session/projection.ts'
+import { Runner, type RunnerHost } from '../../objects/session/runner.ts'
+import { calculator } from '../../objects/tools/builtins/calculator.ts'
+import { ToolRegistry } from '../../objects/tools/registry.ts'
+import { uniqueName, withLedger } from '../support/ledger.ts'
+import { events, newSession, postJson, types, waitFor, waitIdle } from '../support/session.ts'
+
+type Prompted = EventPayloads['session.next.prompted']
+const promotions = (log: Stored[]) => log.filter((e) => e.type === 'session.next.prompted').map((e) => (e.payload as Prompted).messageIds)
+const prompt = (id: string, body: Record<string, unknown>) => postJson(`/v1/sessions/${id}/prompt`, body)
+
+describe('runner: delivery', () => {
+  it('steer is promoted at the next safe boundary mid-loop; queue waits for idle, one at a time', async () => {
+    const { id } = await newSession()
+    // Turn 1 calls a tool that takes 300 ms, so the loop has a second turn.
+    await prompt(id, { id: 'first', text: '/tool wait {"ms":300}' })
+    await waitFor(id, 'session.next.tool.called')
+    await prompt(id, { id: 'q1', text: 'queued one', delivery: 'queue' })
+    await prompt(id, { id: 'q2', text: 'queued two', delivery: 'queue' })
+    await prompt(id, { id: 's1', text: 'steer now', delivery: 'steer' })
+    await waitIdle(id)
+    const log = await events(id)
+    expect(promotions(log)).toEqual([['first'], ['s1'], ['q1'], ['q2']])
+    // The steer joined the running loop: it was promoted before turn 2 of the same promotion began.
+    const steer = log.findIndex((e) => e.type === 'session.next.prompted' && (e.payload as Prompted).messageIds[0] === 's1')
+    expect(log[steer - 1]!.type).toBe('session.next.step.ended')
+    expect((log[steer - 1]!.payload as { finish: string }).finish).toBe('tool-calls')
+    expect(log[steer + 1]!.type).toBe('session.next.step.started')
+  })
+
+  it('caps provider turns per promotion with an explained halted event', () =>
+    withLedger(uniqueName('cap'), async (ledger) => {
+      // A vendor that asks for a tool on every turn: the loop would never end on its own.
+      let state = EMPTY_SESSION
+      const tools = new ToolRegistry()
+      tools.register('calculator', calculator)
+      let turns = 0
+      const history = new History(ledger, 'session.cap')
+      const host: RunnerHost = {
+        sessionId: 'cap',
+        maxTurns: 3,
+        tools,
+        state: () => state,
+        record: (type, payload) => {
+          const { envelope } = ledger.append({ topic: 'session.cap', type, author: 'test', parent: state.lastId, payload })
+          state = reduceSession(state, envelope)
+          return envelope
+        },
+        air: () => {},
+        history: () => history.messages(),
+        async *stream() {
+          turns++
+          yield { type: 'tool-call', id: `c${turns}`, name: 'calculator', input: { expression: '1+1' } }
+          yield { type: 'finish', reason: 'tool-calls' }
+        },
+        cost: () => null,
+        keepArtifact: () => 'unused',
+      }
+      host.record('session.next.created', { model: 'scripted', provider: 'test', title: null, system: null, owner: 'test#owner', share: [] })
+      host.record('session.next.admitted', { messageId: 'm', delivery: 'queue', text: 'go', digest: 'd' })
+      await new Runner(host).wake()
+      expect(turns).toBe(3)
+      const halted = ledger.byType('session.next.halted').items
+      expect(halted.map((e) => e.payload)).toEqual([{ reason: 'turn-limit', limit: 3 }])
+      expect(state).toMatchObject({ loopOpen: false, run: null, pending: [] })
+    }))
+})
+
+describe('runner: tools', () => {
+  it('starts calls eagerly, settles all before the step ends, records outcomes in call order', async () => {
+    const { id } = await newSession()
+    await prompt(id, {
+      text: ['/tool wait {"ms":200}', '/tool calculator {"expression":"6*7"}', '/tool note_write {"title":"t","text":"remember"}', '/tool calculator {"expression":"1/"}', '/tool nope {}'].join('\n'),
+    })
+    await waitIdle(id)
+    const log = await events(id)
+    const first = log.filter((e) => e.payload && (e.payload as { step?: string }).step === (log.find((x) => x.type === 'session.next.step.started')!.payload as { step: string }).step)
+    expect(types(first)).toEqual(['step.started', 'tool.called', 'tool.called', 'tool.called', 'tool.called', 'tool.called', 'tool.succeeded', 'tool.succeeded', 'tool.succeeded', 'tool.failed', 'tool.failed', 'step.ended'])
+    const outcomes = first.filter((e) => /tool\.(succeeded|failed)/.test(e.type)).map((e) => e.payload as Record<string, unknown>)
+    expect(outcomes.map((o) => o.toolCallId)).toEqual(first.filter((e) => e.type === 'session.next.tool.called').map((e) => (e.payload as { toolCallId: string }).toolCallId))
+    expect(outcomes[1]).toMatchObject({ content: '6*7 = 42' })
+    expect(outcomes[3]).toMatchObject({ error: { code: 'CALCULATOR_SYNTAX' } })
+    expect(outcomes[4]).toMatchObject({ error: { code: 'TOOL_NOT_FOUND' } })
+    // The model saw the results on its next turn and answered with them.
+    const answer = log.filter((e) => e.type === 'session.next.text').at(-1)!.payload as { text: string }
+    expect(answer.text).toContain('42')
+  })
+
+  it('rejects input that does not match the tool schema without executing', async () => {
+    const { id } = await newSession()
+    await prompt(id, { text: '/tool wait {"ms":"soon"}' })
+    await waitIdle(id)
+    const failed = (await events(id)).find((e) => e.type === 'session.next.tool.failed')!
+    expect(failed.payload).toMatchObject({ error: { code: 'TOOL_INPUT_INVALID' } })
+  })
+
+  it('keeps notes across turns of the session', async () => {
+    const { id } = await newSession()
+    await prompt(id, { text: '/tool note_write {"title":"plan","text":"ship the ledger"}' })
+    await waitIdle(id)
+    await prompt(id, { text: '/tool note_search {"query":"ledger"}' })
+    await waitIdle(id)
+    const results = (await events(id)).filter((e) => e.type === 'session.next.tool.succeeded').map((e) => (e.payload as { content: string }).content)
+    expect(results.at(-1)).toContain('ship the ledger')
+  })
+})
+
+describe('runner: interrupt', () => {
+  it('stops the running turn at once, cancels open calls (never a result), keeps pending prompts', async () => {
+    const { id } = await newSession()
+    await prompt(id, { id: 'long', text: '/tool wait {"ms":30000}' })
+    await waitFor(id, 'session.next.tool.called')
+    await prompt(id, { id: 'after', text: 'still here' })
+    const res = await postJson(`/v1/sessions/${id}/interrupt`, {})
+    expect(await res.json()).toEqual({ interrupted: true, pending: 1, message: 'the running turn was interrupted' })
+    await waitIdle(id)
+    const log = await events(id)
+    const names = types(log)
+    expect(names).toContain('tool.cancelled')
+    expect(names).not.toContain('tool.succeeded')
+    expect(names).not.toContain('tool.failed')
+    expect(names.indexOf('interrupted')).toBeGreaterThan(names.indexOf('tool.cancelled'))
+    // The pending prompt survived the interrupt and ran afterwards.
+    expect(promotions(log)).toEqual([['long'], ['after']])
+    expect((log.filter((e) => e.type === 'session.next.text').at(-1)!.payload as { text: string }).text).toContain('still here')
+  })
+
+  it('interrupting an idle session is a no-op that says so', async () => {
+    const { id } = await newSession()
+    const res = await postJson(`/v1/sessions/${id}/interrupt`, {})
+    expect(await res.json()).toEqual({ interrupted: false, pending: 0, message: 'nothing was running' })
+    expect(types(await events(id))).toEqual(['created'])
+  })
+})
+
+describe('runner: durable rows do not grow with streamed tokens', () => {
+  it('a 10-token and a 2,000-token turn write the same number of rows', async () => {
+    const small = await newSession()
+    const large = await newSession()
+    await prompt(small.id, { text: '/tokens 10' })
+    await prompt(large.id, { text: '/tokens 2000' })
+    await waitIdle(small.id)
+    await waitIdle(large.id)
+    const a = await events(small.id)
+    const b = await events(large.id)
+    expect(types(a)).toEqual(types(b))
+    expect((b.find((e) => e.type === 'session.next.text')!.payload as { text: string }).text.split(' ')).toHaveLength(2000)
+  })
+})
+
+describe('runner: provider failures', () => {
+  it('a provider error fails the step with its code and halts the loop; the next prompt still runs', async () => {
+    const { id } = await newSession()
+    await prompt(id, { text: '/fail 401 bad key' })
+    await waitIdle(id)
+    await prompt(id, { text: 'after the failure' })
+    await waitIdle(id)
+    const log = await events(id)
+    const failed = log.find((e) => e.type === 'session.next.step.failed')!
+    expect(failed.payload).toMatchObject({ error: { code: 'PROVIDER_AUTH' } })
+    expect(types(log)).toContain('halted')
+    expect((log.filter((e) => e.type === 'session.next.text').at(-1)!.payload as { text: string }).text).toContain('after the failure')
+  })
+
+  it('a truncated stream is an error, not a success', async () => {
+    const { id } = await newSession()
+    await prompt(id, { text: 'partial\n/truncate' })
+    await waitIdle(id)
+    const failed = (await events(id)).find((e) => e.type === 'session.next.step.failed')!
+    expect(failed.payload).toMatchObject({ error: { code: 'PROVIDER_STREAM_TRUNCATED' } })
+  })
+})

@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest'
+import { api, events, newSession, postJson, waitIdle } from '../support/session.ts'
+import { openSocket, readSse } from '../support/streams.ts'
+
+const durable = (name: string) => name.startsWith('session.next.')
+
+describe('SSE: replay, then live tail', () => {
+  it('replays after N, marks where replay ended, then tails live events and ephemeral deltas', async () => {
+    const { id } = await newSession()
+    await postJson(`/v1/sessions/${id}/prompt`, { text: 'first' })
+    await waitIdle(id)
+    const before = (await events(id)).length
+    const res = await api(`/v1/sessions/${id}/events?after=2`)
+    expect(res.headers.get('content-type')).toContain('text/event-stream')
+    const pending = readSse(res, (seen) => seen.some((e) => e.event === 'session.next.drain.ended' && Number(e.id) > before))
+    await postJson(`/v1/sessions/${id}/prompt`, { text: '/tokens 50' })
+    const seen = await pending
+    const ids = seen.filter((e) => durable(e.event)).map((e) => Number(e.id))
+    expect(ids[0]).toBe(3)
+    expect(ids).toEqual(Array.from({ length: ids.length }, (_, i) => 3 + i))
+    const marker = seen.findIndex((e) => e.event === 'replay-end')
+    expect(JSON.parse(seen[marker]!.data)).toEqual({ seq: before })
+    // Deltas are live only: they come after the marker, and none is in the durable history.
+    const deltas = seen.filter((e) => e.event === 'delta')
+    expect(deltas).toHaveLength(50)
+    expect(seen.findIndex((e) => e.event === 'delta')).toBeGreaterThan(marker)
+    expect((await events(id)).some((e) => e.type.includes('delta'))).toBe(false)
+  })
+
+  it('a client that drops at N and reconnects with Last-Event-ID: N gets exactly the events after N', async () => {
+    const { id } = await newSession()
+    await postJson(`/v1/sessions/${id}/prompt`, { text: '/tool calculator {"expression":"1+1"}' })
+    await waitIdle(id)
+    // First connection: read up to sequence 5, then drop.
+    const first = await readSse(await api(`/v1/sessions/${id}/events`), (seen) => seen.some((e) => e.id === '5'))
+    const lastSeen = Math.max(...first.filter((e) => durable(e.event)).map((e) => Number(e.id)))
+    // While disconnected, the session moves on.
+    await postJson(`/v1/sessions/${id}/prompt`, { text: '/tool calculator {"expression":"2+2"}' })
+    await waitIdle(id)
+    const total = (await events(id)).length
+    const second = await readSse(
+      await api(`/v1/sessions/${id}/events`, { headers: { 'last-event-id': String(lastSeen) } }),
+      (seen) => seen.some((e) => e.event === 'replay-end'),
+    )
+    const resumed = second.filter((e) => durable(e.event)).map((e) => Number(e.id))
+    expect(resumed).toEqual(Array.from({ length: total - lastSeen }, (_, i) => lastSeen + 1 + i))
+  })
+})
+
+describe('WebSocket (hibernation API)', () => {
+  it('subscribes from a sequence, prompts and interrupts on the same socket, same events and receipts as HTTP', async () => {
+    const { id } = await newSession()
+    const socket = await openSocket(`/v1/sessions/${id}/ws`)
+    socket.send({ type: 'subscribe', after: 0 })
+    await socket.until((m) => m.some((x) => x.type === 'replay-end'))
+    socket.send({ type: 'prompt', id: 'w1', text: '/tool calculator {"expression":"3*3"}' })
+    const received = await socket.until((m) => m.some((x) => x.type === 'event' && (x.event as { type: string }).type === 'session.next.drain.ended'))
+    expect(received.find((m) => m.type === 'receipt')).toEqual({ type: 'receipt', receipt: { id: 'w1', session: id, sequence: 2, status: 'admitted' }, duplicate: false })
+    socket.send({ type: 'prompt', id: 'w1', text: '/tool calculator {"expression":"3*3"}' })
+    await socket.until((m) => m.filter((x) => x.type === 'receipt').length === 2)
+    expect(socket.messages.filter((x) => x.type === 'receipt')[1]).toMatchObject({ duplicate: true, receipt: { sequence: 2 } })
+    socket.send({ type: 'interrupt' })
+    await socket.until((m) => m.some((x) => x.type === 'interrupt'))
+    expect(socket.messages.find((x) => x.type === 'interrupt')).toMatchObject({ interrupted: false })
+    const seqs = socket.messages.filter((m) => m.type === 'event').map((m) => m.seq as number)
+    expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => i + 1))
+    expect(seqs.length).toBe((await events(id)).length)
+    socket.close()
+  })
+
+  it('reconnect with after: N receives exactly the events after N', async () => {
+    const { id } = await newSession()
+    await postJson(`/v1/sessions/${id}/prompt`, { text: 'one' })
+    await waitIdle(id)
+    await postJson(`/v1/sessions/${id}/prompt`, { text: 'two' })
+    await waitIdle(id)
+    const total = (await events(id)).length
+    const socket = await openSocket(`/v1/sessions/${id}/ws`)
+    socket.send({ type: 'subscribe', after: 4 })
+    const got = await socket.until((m) => m.some((x) => x.type === 'replay-end'))
+    expect(got.filter((m) => m.type === 'event').map((m) => m.seq)).toEqual(Array.from({ length: total - 4 }, (_, i) => 5 + i))
+    expect(got.find((m) => m.type === 'replay-end')).toEqual({ type: 'replay-end', seq: total })
+    socket.close()
+  })
+
+  it('answers malformed messages with a coded error and keeps the socket open', async () => {
+    const { id } = await newSession()
+    const socket = await openSocket(`/v1/sessions/${id}/ws`)
+    socket.ws.send('not json')
+    socket.send({ type: 'dance' })
+    socket.send({ type: 'prompt', text: 'x', delivery: 'whenever' })
+    const errors = await socket.until((m) => m.filter((x) => x.type === 'error').length === 3)
+    expect(errors.map((m) => (m.error as { code: string }).code)).toEqual(['INVALID_JSON', 'INVALID_MESSAGE', 'INVALID_MESSAGE'])
+    socket.send({ type: 'prompt', text: 'still works' })
+    await socket.until((m) => m.some((x) => x.type === 'receipt'))
+    socket.close()
+  })
+})

@@ -1,0 +1,172 @@
+/**
+ * Authentication: one mechanism, a verified JWT, checked once per request at the
+ * gate. Three key sources feed the same verification:
+ *
+ * - deployment tokens: asymmetric (ES256 / EdDSA / RS256), keys by `kid` from AUTH_JWKS
+ * - local dev tokens: HS256 with DEV_AUTH_SECRET, only when NEURON_ENV=development
+ *   and the request reached a loopback host (a deployed worker never does)
+ * - stream tickets: HS256 with TICKET_SECRET, minted here for one session, 30 s, one use
+ *
+ * Expiry is required; not-before, issuer and audience are checked; `alg: none`,
+ * unknown kids and any other algorithm are refused.
+ */
+import { decode, sign, verify } from 'hono/jwt'
+import type { HonoJsonWebKey } from 'hono/utils/jwt/jws'
+import type { JWTPayload } from 'hono/utils/jwt/types'
+import { NeuronError } from '../../objects/errors.ts'
+import { ASYMMETRIC, type AuthConfig, DEV_ISSUER, TICKET_AUDIENCE } from './auth-config.ts'
+import { claimsOf, type Principal } from './principal.ts'
+
+export const TICKET_TTL_SECONDS = 30
+
+/** A verified ticket: the principal it stands for, and what makes it one-use. */
+export interface Ticket {
+  principal: Principal
+  session: string
+  jti: string
+  exp: number
+}
+
+/** Verified bearer tokens kept per isolate; an entry is honoured only until the token's own expiry. */
+const VERIFIED_CAPACITY = 1024
+
+export class Authenticator {
+  private readonly keys = new Map<string, Promise<CryptoKey>>()
+  private readonly verified = new Map<string, { principal: Principal; exp: number }>()
+
+  constructor(private readonly config: AuthConfig) {}
+
+  /**
+   * @example
+   * const principal = await authenticator.bearer(token, new URL(request.url))
+   */
+  async bearer(token: string, url: URL): Promise<Principal> {
+    // The same token string, already verified: its signature cannot have changed, only its time.
+    const known = this.verified.get(token)
+    if (known && known.exp > Date.now() / 1000 && (known.principal.via !== 'dev' || this.devAllowed(url))) return known.principal
+    const principal = await this.verify(token, url)
+    if (this.verified.size >= VERIFIED_CAPACITY) this.verified.delete(this.verified.keys().next().value!)
+    this.verified.set(token, { principal, exp: expOf(token) })
+    return principal
+  }
+
+  private async verify(token: string, url: URL): Promise<Principal> {
+    const header = headerOf(token)
+    if (header.alg === 'HS256') return this.dev(token, url)
+    if (!(ASYMMETRIC as readonly string[]).includes(header.alg)) {
+      throw unauthorized('TOKEN_ALG_REJECTED', `tokens signed with ${JSON.stringify(header.alg)} are not accepted`)
+    }
+    const key = this.config.keys.find((k) => k.kid === header.kid)
+    if (!header.kid || !key) throw unauthorized('TOKEN_KID_UNKNOWN', 'the token names no known signing key (kid)')
+    if (!this.config.issuer) throw new NeuronError('AUTH_MISCONFIGURED', 'AUTH_ISSUER is not set', { status: 500 })
+    const payload = await check(token, await this.importKey(key as HonoJsonWebKey, header.alg), header.alg, this.config.issuer, this.config.audience)
+    return { issuer: String(payload.iss), subject: String(payload.sub), claims: claimsOf(payload), via: 'bearer' }
+  }
+
+  /** Mints a one-use ticket for `session` on behalf of an authenticated principal. */
+  async mintTicket(principal: Principal, session: string): Promise<{ ticket: string; expiresAt: number }> {
+    const secret = this.requireTicketSecret()
+    const now = Math.floor(Date.now() / 1000)
+    const exp = now + TICKET_TTL_SECONDS
+    const payload = { iss: principal.issuer, sub: principal.subject, aud: TICKET_AUDIENCE, claims: principal.claims, sid: session, jti: crypto.randomUUID(), iat: now, exp }
+    return { ticket: await sign(payload, secret, 'HS256'), expiresAt: exp * 1000 }
+  }
+
+  /** Verifies a ticket for `session`. One-use is enforced by the session, which remembers spent `jti`s. */
+  async ticket(token: string, session: string): Promise<Ticket> {
+    const header = headerOf(token)
+    if (header.alg !== 'HS256') throw unauthorized('TOKEN_ALG_REJECTED', 'a ticket is HS256')
+    const payload = await check(token, this.requireTicketSecret(), 'HS256', undefined, TICKET_AUDIENCE)
+    if (payload.sid !== session) throw unauthorized('TICKET_WRONG_SESSION', 'the ticket was issued for another session')
+    if (typeof payload.jti !== 'string') throw unauthorized('TOKEN_MALFORMED', 'the ticket has no jti')
+    const principal: Principal = { issuer: String(payload.iss), subject: String(payload.sub), claims: claimsOf(payload), via: 'ticket' }
+    return { principal, session, jti: payload.jti, exp: Number(payload.exp) }
+  }
+
+  private devAllowed(url: URL): boolean {
+    return this.config.devSecret !== undefined && this.config.development && isLoopback(url.hostname)
+  }
+
+  /** Each JWK is imported once per isolate, not once per request. */
+  private importKey(jwk: HonoJsonWebKey, alg: string): Promise<CryptoKey> {
+    const id = `${jwk.kid}:${alg}`
+    let key = this.keys.get(id)
+    if (!key) {
+      key = crypto.subtle.importKey('jwk', jwk as JsonWebKey, IMPORT[alg]!, false, ['verify'])
+      this.keys.set(id, key)
+    }
+    return key
+  }
+
+  private async dev(token: string, url: URL): Promise<Principal> {
+    const { devSecret } = this.config
+    if (!devSecret || !this.devAllowed(url)) {
+      throw unauthorized('DEV_TOKEN_REFUSED', 'dev tokens are accepted only by a local `wrangler dev` on a loopback address')
+    }
+    const payload = await check(token, devSecret, 'HS256', DEV_ISSUER, this.config.audience)
+    return { issuer: DEV_ISSUER, subject: String(payload.sub), claims: claimsOf(payload), via: 'dev' }
+  }
+
+  private requireTicketSecret(): string {
+    if (!this.config.ticketSecret) throw new NeuronError('AUTH_MISCONFIGURED', 'TICKET_SECRET is not set', { status: 500 })
+    return this.config.ticketSecret
+  }
+}
+
+function headerOf(token: string): { alg: string; kid?: string } {
+  try {
+    const { header } = decode(token) as { header: { alg?: unknown; kid?: unknown } }
+    return { alg: String(header.alg), ...(typeof header.kid === 'string' ? { kid: header.kid } : {}) }
+  } catch (error) {
+    throw unauthorized('TOKEN_MALFORMED', 'the token is not a JWT', error)
+  }
+}
+
+/** hono's verify plus what it leaves optional: `exp` and `sub` are required here. */
+async function check(token: string, key: string | CryptoKey, alg: string, issuer: string | undefined, audience: string): Promise<JWTPayload> {
+  let payload: JWTPayload
+  try {
+    payload = await verify(token, key, { alg: alg as 'HS256', aud: audience, ...(issuer ? { iss: issuer } : {}) })
+  } catch (error) {
+    throw fromJwtError(error)
+  }
+  if (typeof payload.exp !== 'number') throw unauthorized('TOKEN_MALFORMED', 'the token has no exp')
+  if (typeof payload.sub !== 'string' || payload.sub === '') throw unauthorized('TOKEN_MALFORMED', 'the token has no sub')
+  return payload
+}
+
+const IMPORT: Record<string, SubtleCryptoImportKeyAlgorithm> = {
+  ES256: { name: 'ECDSA', namedCurve: 'P-256' },
+  EdDSA: { name: 'Ed25519' },
+  RS256: { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
+}
+
+/** The expiry of a token already verified (seconds). */
+function expOf(token: string): number {
+  return Number((decode(token).payload as { exp?: unknown }).exp)
+}
+
+const JWT_ERRORS: Record<string, [string, string]> = {
+  JwtTokenExpired: ['TOKEN_EXPIRED', 'the token has expired'],
+  JwtTokenNotBefore: ['TOKEN_NOT_YET_VALID', 'the token is not valid yet'],
+  JwtTokenIssuedAt: ['TOKEN_NOT_YET_VALID', 'the token was issued in the future'],
+  JwtTokenIssuer: ['TOKEN_ISSUER_REJECTED', 'the token was issued by an untrusted issuer'],
+  JwtTokenAudience: ['TOKEN_AUDIENCE_REJECTED', 'the token is meant for another audience'],
+  JwtPayloadRequiresAud: ['TOKEN_AUDIENCE_REJECTED', 'the token names no audience'],
+  JwtTokenSignatureMismatched: ['TOKEN_SIGNATURE_INVALID', 'the token signature does not verify'],
+  JwtHeaderInvalid: ['TOKEN_ALG_REJECTED', 'the token header names no accepted algorithm'],
+  JwtAlgorithmMismatch: ['TOKEN_ALG_REJECTED', 'the token algorithm does not match its key'],
+}
+
+function fromJwtError(error: unknown): NeuronError {
+  const [code, message] = JWT_ERRORS[(error as Error)?.name] ?? ['TOKEN_MALFORMED', 'the token could not be verified']
+  return unauthorized(code, message, error)
+}
+
+function unauthorized(code: string, message: string, cause?: unknown): NeuronError {
+  return new NeuronError(code, message, { status: 401, cause })
+}
+
+function isLoopback(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || hostname === '::1' || /^127(\.\d{1,3}){3}$/.test(hostname)
+}

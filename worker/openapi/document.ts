@@ -1,0 +1,71 @@
+/**
+ * The OpenAPI 3.1 document, generated from the route table and its zod schemas
+ * (JSON Schema 2020-12, which OpenAPI 3.1 uses as is).
+ */
+import { z } from 'zod'
+import { AUTH_ERRORS, ROUTES, type RouteDoc } from './routes.ts'
+
+const ErrorBody = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: { code: { type: 'string' }, message: { type: 'string' }, details: { type: 'object' } },
+    },
+  },
+}
+
+function jsonSchema(schema: z.ZodType): Record<string, unknown> {
+  const generated = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<string, unknown>
+  const { $schema: _dialect, ...rest } = generated
+  return rest
+}
+
+function operation(route: RouteDoc) {
+  const params = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }))
+  const query = route.query ? (jsonSchema(route.query) as { properties?: Record<string, unknown>; required?: string[] }) : undefined
+  const queryParams = Object.entries(query?.properties ?? {}).map(([name, schema]) => ({
+    name,
+    in: 'query',
+    required: query?.required?.includes(name) ?? false,
+    schema,
+  }))
+  const errors = route.auth === 'none' ? route.errors : [...route.errors, ...AUTH_ERRORS]
+  const security = route.auth === 'none' ? [] : route.auth === 'bearer' ? [{ bearer: [] }] : [{ bearer: [] }, { ticket: [] }]
+  const ok = Object.fromEntries(Object.entries(route.ok).map(([status, description]) => [status, { description }]))
+  const failure = {
+    description: `An error. Codes: ${errors.join(', ')}`,
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  }
+  return {
+    summary: route.summary,
+    security,
+    parameters: [...params, ...queryParams],
+    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body) } } } } : {}),
+    responses: errors.length > 0 ? { ...ok, default: failure } : ok,
+    'x-error-codes': errors,
+  }
+}
+
+/**
+ * @example
+ * openApiDocument().paths['/v1/sessions'].post.summary
+ */
+export function openApiDocument() {
+  const paths: Record<string, Record<string, unknown>> = {}
+  for (const route of ROUTES) (paths[route.path] ??= {})[route.method] = operation(route)
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Neuron', version: '1', description: 'Durable AI-agent sessions on Cloudflare Durable Objects.' },
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        ticket: { type: 'apiKey', in: 'query', name: 'ticket', description: 'One-use stream ticket from POST /v1/sessions/{id}/tickets' },
+      },
+      schemas: { Error: ErrorBody },
+    },
+    paths,
+  }
+}

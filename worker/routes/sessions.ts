@@ -1,0 +1,83 @@
+/**
+ * `/v1/sessions`: create, read, prompt, interrupt, history, denials, stream
+ * tickets, and the two live streams (SSE and WebSocket). Each call carries the
+ * authenticated caller to the session's Durable Object, which authorizes it
+ * against the session's policy.
+ */
+import { Hono } from 'hono'
+import { bodyLimit } from 'hono/body-limit'
+import { z } from 'zod'
+import { NeuronError } from '../../objects/errors.ts'
+import { MAX_PAGE } from '../../objects/ledger/ledger.ts'
+import { CALLER_HEADER, TICKET_HEADER } from '../../objects/session/ws-protocol.ts'
+import { parseOrThrow } from '../../objects/validate.ts'
+import { callerOf } from '../caller.ts'
+import type { AppEnv, Env } from '../env.ts'
+import { authenticatorFor } from '../gate/authenticate.ts'
+import { readJson } from '../read-json.ts'
+
+/** Request bodies over this size are refused with 413 before they are read. */
+export const MAX_BODY_BYTES = 1024 * 1024
+
+export const SessionId = z.string().regex(/^[A-Za-z0-9_.:\-]{1,128}$/, 'must be 1–128 of [A-Za-z0-9_.:-]')
+export const PageQuery = z.strictObject({
+  after: z.coerce.number().int().nonnegative().default(0),
+  limit: z.coerce.number().int().min(1).max(MAX_PAGE).default(100),
+})
+export const StreamQuery = z.strictObject({
+  after: z.coerce.number().int().nonnegative().optional(),
+  ticket: z.string().optional(),
+})
+
+const limitBody = bodyLimit({
+  maxSize: MAX_BODY_BYTES,
+  onError: () => {
+    throw new NeuronError('PAYLOAD_TOO_LARGE', `request body exceeds ${MAX_BODY_BYTES} bytes`, { status: 413 })
+  },
+})
+
+export const sessions = new Hono<AppEnv>()
+  .post('/', limitBody, async (c) => {
+    const body = await readJson(c.req.raw)
+    const requested = (body as { id?: unknown } | null)?.id
+    const id = requested === undefined ? crypto.randomUUID() : parseOrThrow(SessionId, requested, 'INVALID_REQUEST')
+    const { session, created } = await stub(c.env, id).create(callerOf(c), body)
+    return c.json(session, created ? 201 : 200)
+  })
+  .get('/:id', async (c) => c.json(await stub(c.env, c.req.param('id')).view(callerOf(c))))
+  .post('/:id/prompt', limitBody, async (c) => {
+    const { receipt, duplicate } = await stub(c.env, c.req.param('id')).prompt(callerOf(c), await readJson(c.req.raw))
+    return c.json(receipt, duplicate ? 200 : 202)
+  })
+  .post('/:id/interrupt', async (c) => c.json(await stub(c.env, c.req.param('id')).interrupt(callerOf(c))))
+  .get('/:id/history', async (c) => {
+    const q = parseOrThrow(PageQuery, c.req.query(), 'INVALID_QUERY')
+    return c.json(await stub(c.env, c.req.param('id')).history(callerOf(c), q.after, q.limit))
+  })
+  .get('/:id/denials', async (c) => {
+    const q = parseOrThrow(PageQuery, c.req.query(), 'INVALID_QUERY')
+    return c.json(await stub(c.env, c.req.param('id')).denials(callerOf(c), q.after, q.limit))
+  })
+  .post('/:id/tickets', async (c) => {
+    const id = c.req.param('id')
+    // Minting is an authorized read of the session: the object decides, then the gate signs.
+    await stub(c.env, id).view(callerOf(c))
+    return c.json(await authenticatorFor(c.env).mintTicket(c.get('principal'), id), 201)
+  })
+  .get('/:id/events', (c) => forward(c))
+  .get('/:id/ws', (c) => forward(c))
+
+function stub(env: Env, id: string) {
+  return env.SESSIONS.getByName(parseOrThrow(SessionId, id, 'INVALID_SESSION_ID'))
+}
+
+/** Streams go to the object's fetch with the caller set by the gate; clients cannot supply these headers. */
+function forward(c: import('hono').Context<AppEnv>): Promise<Response> {
+  parseOrThrow(StreamQuery, c.req.query(), 'INVALID_QUERY')
+  const headers = new Headers(c.req.raw.headers)
+  headers.delete(TICKET_HEADER)
+  headers.set(CALLER_HEADER, JSON.stringify(callerOf(c)))
+  const ticket = c.get('ticket')
+  if (ticket) headers.set(TICKET_HEADER, JSON.stringify(ticket))
+  return stub(c.env, c.req.param('id')!).fetch(new Request(c.req.raw, { headers }))
+}
