@@ -4,16 +4,24 @@
  * a WebSocket ping whose payload the object sends straight back.
  */
 import { afterAll, beforeAll, describe, it } from 'vitest'
-import { startWrangler, type Wrangler } from '../../test/support/wrangler.ts'
+import { devToken, startWrangler, type Wrangler } from '../../test/support/wrangler.ts'
 
 let dev: Wrangler
+let auth: Record<string, string>
 beforeAll(async () => {
   dev = await startWrangler()
+  auth = { authorization: `Bearer ${await devToken('bench')}` }
 })
 afterAll(async () => dev?.stop())
 
 const post = (path: string, body: unknown) =>
-  fetch(`${dev.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  fetch(`${dev.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify(body) })
+
+/** A WebSocket URL with a fresh one-use ticket, as a browser would open it. */
+async function socketUrl(session: string): Promise<string> {
+  const { ticket } = (await (await post(`/v1/sessions/${session}/tickets`, {})).json()) as { ticket: string }
+  return `${dev.url.replace('http', 'ws')}/v1/sessions/${session}/ws?ticket=${encodeURIComponent(ticket)}`
+}
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b)
@@ -48,9 +56,9 @@ const N = 300
 describe('session delivery', () => {
   it('append → subscriber latency (WebSocket, SSE) vs a raw ws.send of the same bytes', async () => {
     await post('/v1/sessions', { id: 'bench-latency' })
-    const ws = await open(`${dev.url.replace('http', 'ws')}/v1/sessions/bench-latency/ws`)
+    const ws = await open(await socketUrl('bench-latency'))
     await roundTrip(ws, JSON.stringify({ type: 'subscribe', after: 0 }), (m) => m.type === 'replay-end')
-    const sse = await fetch(`${dev.url}/v1/sessions/bench-latency/events?after=${1_000_000}`)
+    const sse = await fetch(`${dev.url}/v1/sessions/bench-latency/events?after=${1_000_000}`, { headers: auth })
     const reader = sse.body!.getReader()
     const decoder = new TextDecoder()
     let buffer = ''
@@ -98,7 +106,8 @@ describe('session delivery', () => {
 
   it('fan-out: 200 WebSocket subscribers on one session all receive every event', async () => {
     await post('/v1/sessions', { id: 'bench-fanout' })
-    const sockets = await Promise.all(Array.from({ length: 200 }, () => open(`${dev.url.replace('http', 'ws')}/v1/sessions/bench-fanout/ws`)))
+    const urls = await Promise.all(Array.from({ length: 200 }, () => socketUrl('bench-fanout')))
+    const sockets = await Promise.all(urls.map((url) => open(url)))
     const received = sockets.map(() => [] as number[])
     let lastAt = 0
     await Promise.all(
@@ -121,7 +130,7 @@ describe('session delivery', () => {
     await post('/v1/sessions/bench-fanout/prompt', { text: '/tool calculator {"expression":"2+2"}\n/tokens 200' })
     let total = 0
     for (;;) {
-      const view = (await (await fetch(`${dev.url}/v1/sessions/bench-fanout`)).json()) as { status: string; lastSequence: number }
+      const view = (await (await fetch(`${dev.url}/v1/sessions/bench-fanout`, { headers: auth })).json()) as { status: string; lastSequence: number }
       total = view.lastSequence
       if (view.status === 'idle' && received.every((r) => r.length === total)) break
       await new Promise((r) => setTimeout(r, 20))

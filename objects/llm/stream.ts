@@ -40,6 +40,22 @@ export async function* streamModel(
   request: LlmRequest,
   options: StreamOptions,
 ): AsyncGenerator<LlmEvent, void, undefined> {
+  // A plain loop, not `yield*`: delegating to an array from an async generator costs extra ticks per event.
+  for await (const batch of streamModelBatches(request, options)) for (const event of batch) yield event
+}
+
+/**
+ * The same turn as `streamModel`, in batches: one array per network chunk that
+ * completed any events (a retry is a batch of one). Consumers on the hot path
+ * (the session runner) pay one async step per chunk instead of one per event.
+ *
+ * @example
+ * for await (const batch of streamModelBatches(request, { catalog })) for (const event of batch) handle(event)
+ */
+export async function* streamModelBatches(
+  request: LlmRequest,
+  options: StreamOptions,
+): AsyncGenerator<LlmEvent[], void, undefined> {
   const resolved = options.catalog.get(request.provider, request.model)
   if (!resolved) throw new UnknownModelError(request.provider, request.model)
   const { provider, model, endpoint } = resolved
@@ -63,15 +79,14 @@ export async function* streamModel(
       if (!response.body) throw new ProviderError('PROVIDER_PROTOCOL', `${dialect.kind}: response has no body`)
       for await (const events of readEvents(response.body, dialect.parser(), signal)) {
         yielded = true
-        // A plain loop, not `yield*`: delegating to an array from an async generator costs extra ticks per event.
-        for (const event of events) yield event
+        yield events
       }
       return
     } catch (error) {
       if (signal?.aborted) throw signal.reason
       const delayMs = yielded ? undefined : retryDelay(error, attempt, maxAttempts)
       if (delayMs === undefined || !(error instanceof ProviderError)) throw error
-      yield { type: 'retry', attempt, delayMs, status: error.httpStatus, message: error.message }
+      yield [{ type: 'retry', attempt, delayMs, status: error.httpStatus, message: error.message }]
       await sleep(delayMs, signal)
     }
   }

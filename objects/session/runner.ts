@@ -33,7 +33,8 @@ export interface RunnerHost {
   record<T extends EventType>(type: T, payload: EventPayloads[T]): Stored
   air(delta: Delta): void
   history(): LlmMessage[]
-  stream(request: LlmRequest, signal: AbortSignal): AsyncIterable<LlmEvent>
+  /** One provider turn, in batches of events (one per network chunk). */
+  stream(request: LlmRequest, signal: AbortSignal): AsyncIterable<LlmEvent[]>
   cost(provider: string, model: string, usage: Usage): number | null
   keepArtifact(text: string): string
   readonly tools: ToolRegistry
@@ -70,9 +71,6 @@ export class Runner {
   }
 
   private async drain(): Promise<void> {
-    // Yield to the event loop first: the admission's reply and its event are
-    // released (output gate) before execution starts, even with an in-process model.
-    await new Promise((resolve) => setTimeout(resolve, 0))
     const host = this.host
     const run = crypto.randomUUID()
     host.record(EVENT.drainStarted, { run })
@@ -119,43 +117,57 @@ export class Runner {
     let outputRecorded = false
     const calls: { id: string; settled: Promise<Settlement | 'cancelled'>; outcome?: Settlement }[] = []
     try {
-      for await (const event of host.stream(request, controller.signal)) {
-        switch (event.type) {
-          case 'text-delta':
-            text += event.text
-            host.air({ type: 'text-delta', step, text: event.text })
-            break
-          case 'reasoning-delta':
-            reasoning += event.text
-            host.air({ type: 'reasoning-delta', step, text: event.text })
-            break
-          case 'reasoning-signature':
-            signature = event.signature
-            break
-          case 'tool-input-start':
-            host.air({ type: 'tool-input-delta', step, toolCallId: event.id, name: event.name, delta: '' })
-            break
-          case 'tool-input-delta':
-            host.air({ type: 'tool-input-delta', step, toolCallId: event.id, delta: event.delta })
-            break
-          case 'tool-call':
-            // Durable before any side effect; then the call starts at once.
-            host.record(EVENT.toolCalled, { step, toolCallId: event.id, name: event.name, input: event.input })
-            const call: (typeof calls)[number] = { id: event.id, settled: this.execute(event, shown.get(event.name), step, controller.signal) }
-            call.settled.then((outcome) => outcome !== 'cancelled' && (call.outcome = outcome), () => {})
-            calls.push(call)
-            break
-          case 'usage': {
-            const { type: _type, ...counts } = event
-            usage = counts
-            break
+      for await (const batch of host.stream(request, controller.signal)) {
+        // Text and reasoning deltas of one chunk leave as one frame each.
+        const textParts: string[] = []
+        const reasoningParts: string[] = []
+        for (const event of batch) {
+          switch (event.type) {
+            case 'text-delta':
+              textParts.push(event.text)
+              break
+            case 'reasoning-delta':
+              reasoningParts.push(event.text)
+              break
+            case 'reasoning-signature':
+              signature = event.signature
+              break
+            case 'tool-input-start':
+              host.air({ type: 'tool-input-delta', step, toolCallId: event.id, name: event.name, delta: '' })
+              break
+            case 'tool-input-delta':
+              host.air({ type: 'tool-input-delta', step, toolCallId: event.id, delta: event.delta })
+              break
+            case 'tool-call': {
+              // Durable before any side effect; then the call starts at once.
+              host.record(EVENT.toolCalled, { step, toolCallId: event.id, name: event.name, input: event.input })
+              const call: (typeof calls)[number] = { id: event.id, settled: this.execute(event, shown.get(event.name), step, controller.signal) }
+              call.settled.then((outcome) => outcome !== 'cancelled' && (call.outcome = outcome), () => {})
+              calls.push(call)
+              break
+            }
+            case 'usage': {
+              const { type: _type, ...counts } = event
+              usage = counts
+              break
+            }
+            case 'retry':
+              host.record(EVENT.retried, { step, attempt: event.attempt, delayMs: event.delayMs, status: event.status, message: event.message })
+              break
+            case 'finish':
+              finish = event.reason
+              break
           }
-          case 'retry':
-            host.record(EVENT.retried, { step, attempt: event.attempt, delayMs: event.delayMs, status: event.status, message: event.message })
-            break
-          case 'finish':
-            finish = event.reason
-            break
+        }
+        if (reasoningParts.length > 0) {
+          const delta = reasoningParts.join('')
+          reasoning += delta
+          host.air({ type: 'reasoning-delta', step, text: delta })
+        }
+        if (textParts.length > 0) {
+          const delta = textParts.join('')
+          text += delta
+          host.air({ type: 'text-delta', step, text: delta })
         }
       }
       this.recordOutput(step, reasoning, signature, text)

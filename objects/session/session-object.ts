@@ -15,7 +15,7 @@ import { Ledger, migrateLedger, type Page } from '../ledger/ledger.ts'
 import type { Catalog } from '../llm/catalog.ts'
 import { composeCatalog, type EnvVars } from '../llm/compose.ts'
 import { costOf } from '../llm/cost.ts'
-import { streamModel } from '../llm/stream.ts'
+import { streamModelBatches } from '../llm/stream.ts'
 import type { Usage } from '../llm/types.ts'
 import { calculator } from '../tools/builtins/calculator.ts'
 import { notesTools } from '../tools/builtins/notes.ts'
@@ -67,7 +67,7 @@ export class SessionObject extends DurableObject<Env> {
       record: (type, payload) => this.record(type, payload),
       air: (delta) => this.subscribers.broadcast({ kind: 'delta', delta }),
       history: () => history.messages(),
-      stream: (request, signal) => streamModel(request, { catalog: this.catalog, signal }),
+      stream: (request, signal) => streamModelBatches(request, { catalog: this.catalog, signal }),
       cost: (provider, model, usage) => this.costOf(provider, model, usage),
       keepArtifact: (text) => this.ledger.artifacts.put(new TextEncoder().encode(text), 'text/plain').ref,
       tools: this.tools,

@@ -54,8 +54,10 @@ describe('runner: delivery', () => {
         history: () => history.messages(),
         async *stream() {
           turns++
-          yield { type: 'tool-call', id: `c${turns}`, name: 'calculator', input: { expression: '1+1' } }
-          yield { type: 'finish', reason: 'tool-calls' }
+          yield [
+            { type: 'tool-call', id: `c${turns}`, name: 'calculator', input: { expression: '1+1' } },
+            { type: 'finish', reason: 'tool-calls' },
+          ]
         },
         cost: () => null,
         keepArtifact: () => 'unused',

@@ -22,6 +22,10 @@ export async function localFetch(input: RequestInfo | URL, init?: RequestInit): 
     const asked = `${request.method} ${request.url}`
     return failure(404, 'not_found', `the local model only serves POST /chat/completions, not ${asked}`)
   }
+  // Answer on a later turn of the event loop, as a network peer would: without it an
+  // in-process turn could run to the end inside one task, holding back every output
+  // (replies, events) the object's output gate releases only when that task yields.
+  await new Promise((resolve) => setTimeout(resolve, 0))
   let body: ChatBody
   try {
     body = (await request.json()) as ChatBody
