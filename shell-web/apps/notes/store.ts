@@ -1,0 +1,53 @@
+/**
+ * The notes app's data: an in-memory list with a monotonic revision. It lives
+ * in the resident background (opaque-origin frames have no persistent storage).
+ *
+ * @example
+ * const store = new NotesStore(SEED)
+ * store.add('Roadmap', 'Q3 themes')
+ * store.search('roadmap', 5)
+ */
+export interface Note {
+  id: number
+  title: string
+  body: string
+}
+
+export const SEED: [string, string][] = [
+  ['Roadmap Q3', 'Themes: offline sync, faster search, the tray quick-add.'],
+  ['Standup notes', 'Ada: grants dialog. Lin: audit view. Blocked on nothing.'],
+  ['Reading list', 'Capability-based security; the confused deputy; object capabilities in JS.'],
+  ['Roadmap risks', 'Import performance on large notebooks; progress reporting granularity.'],
+  ['Groceries', 'Coffee, oat milk, lemons.'],
+  ['Design review', 'Private ports over window messages; one handshake per document.'],
+]
+
+export class NotesStore {
+  #notes: Note[] = []
+  #nextId = 1
+  revision = 0
+
+  constructor(seed: [string, string][] = []) {
+    for (const [title, body] of seed) this.#notes.push({ id: this.#nextId++, title, body })
+  }
+
+  add(title: string, body: string): Note {
+    const note = { id: this.#nextId++, title, body }
+    this.#notes.push(note)
+    this.revision++
+    return note
+  }
+
+  list(): Note[] {
+    return this.#notes.slice().reverse()
+  }
+
+  search(query: string, limit: number): { id: number; title: string; snippet: string }[] {
+    const q = query.trim().toLowerCase()
+    if (!q) return []
+    return this.list()
+      .filter((n) => n.title.toLowerCase().includes(q) || n.body.toLowerCase().includes(q))
+      .slice(0, limit)
+      .map((n) => ({ id: n.id, title: n.title, snippet: n.body.slice(0, 80) }))
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * Notes tile: search, the full list (kept fresh by state invalidation), and a
+ * bulk import with a progress bar. `?q=` is UI context only (a prefilled query).
+ */
+import { BusError, createMsgBusClient } from '../../sdk/index.ts'
+import { el, mount } from '../ui.ts'
+
+interface Snapshot {
+  revision: number
+  notes: { id: number; title: string; body: string }[]
+}
+
+const bus = createMsgBusClient()
+const BACKGROUND = 'app:notes:background'
+
+const query = el('input', { type: 'search', placeholder: 'Search notes', name: 'q', value: new URLSearchParams(location.search).get('q') ?? '' })
+const results = el('ul', { class: 'results' })
+const list = el('ul', { class: 'notes' })
+const revision = el('span', { class: 'muted' })
+const bar = el('progress', { max: 1, value: 0, hidden: true })
+const status = el('p', { class: 'status', role: 'status' })
+
+async function search(event?: Event) {
+  event?.preventDefault()
+  try {
+    const { matches } = await bus.callTool<{ matches: { title: string; snippet: string }[] }>({ target: BACKGROUND, name: 'notes_search', arguments: { query: query.value } })
+    results.replaceChildren(...(matches.length ? matches.map((m) => el('li', {}, el('strong', {}, m.title), ' — ', m.snippet)) : [el('li', { class: 'muted' }, 'No matches.')]))
+  } catch (error) {
+    status.textContent = describe(error)
+  }
+}
+
+async function importNotes() {
+  bar.hidden = false
+  bar.value = 0
+  status.textContent = 'Importing…'
+  try {
+    const result = await bus.callTool<{ imported: number }>({ target: BACKGROUND, name: 'notes_import', arguments: { count: 60 } }, {
+      timeout: 120,
+      onProgress(value) {
+        const p = value as { completed: number; total: number }
+        bar.max = p.total
+        bar.value = p.completed
+        status.textContent = `Importing… ${p.completed}/${p.total}`
+      },
+    })
+    status.textContent = `Imported ${result.imported} notes.`
+  } catch (error) {
+    status.textContent = describe(error)
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof BusError ? `${error.code}: ${error.message}` : String(error)
+}
+
+mount(
+  el('form', { class: 'row', onsubmit: search }, query, el('button', { type: 'submit' }, 'Search')),
+  results,
+  el('div', { class: 'row' }, el('button', { type: 'button', class: 'import', onclick: importNotes }, 'Import sample notes'), bar),
+  status,
+  el('h3', {}, 'All notes ', revision),
+  list,
+)
+
+let snapshotFailed = false
+bus.followAppState<Snapshot>('notes', {
+  load: () => bus.callTool<Snapshot>({ target: BACKGROUND, name: 'notes_list', arguments: {} }),
+  apply(snapshot) {
+    if (snapshotFailed) status.textContent = ''
+    snapshotFailed = false
+    revision.textContent = `(${snapshot.notes.length}, revision ${snapshot.revision})`
+    list.replaceChildren(...snapshot.notes.slice(0, 50).map((n) => el('li', { 'data-note': n.id }, el('strong', {}, n.title), ' ', el('span', { class: 'muted' }, n.body))))
+  },
+  onError(error) {
+    snapshotFailed = true
+    status.textContent = describe(error)
+  },
+  pollMs: 15_000,
+})
+if (query.value) void search()

@@ -1,0 +1,90 @@
+/**
+ * Builds the static shell into dist/shell (git-ignored): the trusted page,
+ * every app and fixture page (one IIFE bundle each: sandboxed opaque-origin
+ * frames cannot load module scripts without CORS), and the `_headers` file
+ * that gives app pages their sandbox CSP even when opened directly.
+ *
+ * Writes are atomic and skip unchanged files, so several `wrangler dev`
+ * processes building at once never serve a half-written file.
+ *
+ * @example
+ * node shell-web/build.ts        // or: npm run build:shell
+ */
+import { build } from 'esbuild'
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
+
+const SRC = import.meta.dirname
+const OUT = resolve(SRC, '../dist/shell')
+const ENTRY = /^(tile|tray|background|nested)\.ts$/
+
+/** App frames: sandboxed and opaque even when navigated to directly; no network. */
+const APP_CSP = "sandbox allow-scripts allow-forms; default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'none'; frame-ancestors 'self'; base-uri 'none'; form-action 'none'"
+const FIXTURE_CSP = APP_CSP.replace("connect-src 'none'", "connect-src 'none'; frame-src 'self'")
+const SHELL_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+
+const HEADERS = `/
+  Content-Security-Policy: ${SHELL_CSP}
+  X-Frame-Options: DENY
+  Referrer-Policy: no-referrer
+/index.html
+  Content-Security-Policy: ${SHELL_CSP}
+  X-Frame-Options: DENY
+/apps/*
+  Content-Security-Policy: ${APP_CSP}
+  Referrer-Policy: no-referrer
+/fixtures/*
+  Content-Security-Policy: ${FIXTURE_CSP}
+  Referrer-Policy: no-referrer
+`
+
+function page(title: string, script: string): string {
+  return `<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>${title}</title>\n<link rel="stylesheet" href="/apps/app.css">\n<script src="${script}" defer></script>\n</head>\n<body></body>\n</html>\n`
+}
+
+function pages(folder: 'apps' | 'fixtures'): { entry: string; out: string; html: string }[] {
+  const root = join(SRC, folder)
+  return readdirSync(root, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .flatMap((d) =>
+      readdirSync(join(root, d.name))
+        .filter((f) => ENTRY.test(f))
+        .map((f) => {
+          const name = f.replace(/\.ts$/, '')
+          return { entry: join(root, d.name, f), out: `${folder}/${d.name}/${name}`, html: page(`${d.name} ${name}`, `/${folder}/${d.name}/${name}.js`) }
+        }),
+    )
+}
+
+/** Writes only when the bytes differ, via a temp file and rename. */
+function put(path: string, contents: string | Uint8Array): boolean {
+  const bytes = typeof contents === 'string' ? Buffer.from(contents) : Buffer.from(contents)
+  if (existsSync(path) && readFileSync(path).equals(bytes)) return false
+  mkdirSync(dirname(path), { recursive: true })
+  const temp = `${path}.${process.pid}.tmp`
+  writeFileSync(temp, bytes)
+  renameSync(temp, path)
+  return true
+}
+
+const started = performance.now()
+const frames = [...pages('apps'), ...pages('fixtures')]
+const result = await build({
+  entryPoints: [{ in: join(SRC, 'ui/main.ts'), out: 'shell' }, ...frames.map((f) => ({ in: f.entry, out: f.out }))],
+  outdir: OUT,
+  bundle: true,
+  format: 'iife',
+  target: 'es2022',
+  platform: 'browser',
+  sourcemap: 'linked',
+  write: false,
+  logLevel: 'warning',
+})
+let changed = 0
+for (const file of result.outputFiles) changed += +put(file.path, file.contents)
+changed += +put(join(OUT, 'index.html'), readFileSync(join(SRC, 'index.html')))
+changed += +put(join(OUT, 'shell.css'), readFileSync(join(SRC, 'shell.css')))
+changed += +put(join(OUT, 'apps/app.css'), readFileSync(join(SRC, 'apps/app.css')))
+for (const f of frames) changed += +put(join(OUT, `${f.out}.html`), f.html)
+changed += +put(join(OUT, '_headers'), HEADERS)
+console.log(`shell: ${result.outputFiles.length + frames.length + 5} files in ${relative(process.cwd(), OUT) || OUT}, ${changed} changed, ${Math.round(performance.now() - started)} ms`)

@@ -1,0 +1,194 @@
+/**
+ * The broker: everything that arrives on an endpoint's private port passes
+ * through `onMessage`. It checks the envelope, derives the caller from the
+ * port (never from the message), and then either routes a call (tools.call,
+ * tools.list: limits → target → policy → tool → schema → forward) or runs a
+ * private action from its own table.
+ *
+ * @example
+ * broker.attach(endpoint) // endpoint.port.onmessage now feeds the broker
+ */
+import type { AuditRing } from './audit.ts'
+import type { Call, Calls, Outcome } from './calls.ts'
+import type { Endpoint, Endpoints, RegisteredTool } from './endpoints.ts'
+import type { Grants } from './grants.ts'
+import type { KernelTool } from './kernel-tools.ts'
+import { clampTimeout } from './limits.ts'
+import { acceptsPrivateAction, decideRoute } from './policy.ts'
+import type { PrivateAction } from './private-actions.ts'
+import { type BusErrorShape, fail } from '../protocol/codes.ts'
+import { KERNEL } from '../protocol/endpoint-id.ts'
+import { TOOL_NAME, hasExactKeys, isId, isRecord } from '../protocol/envelope.ts'
+import { checkJson } from '../protocol/json-compat.ts'
+import { LIMITS } from '../protocol/limits.ts'
+import { summarize } from './summary.ts'
+
+export interface BrokerDeps {
+  audit: AuditRing
+  calls: Calls
+  endpoints: Endpoints
+  grants: Grants
+  kernelTools: Map<string, KernelTool>
+  privateActions: Map<string, PrivateAction>
+  /** The endpoint's document is going away (its SDK said `bye`). */
+  bye(ep: Endpoint): void
+}
+
+export class Broker {
+  constructor(private readonly k: BrokerDeps) {}
+
+  attach(ep: Endpoint): void {
+    ep.port.onmessage = (event) => this.onMessage(ep, event.data)
+    ep.port.onmessageerror = () => this.#malformed(ep, 'undeserializable message')
+  }
+
+  onMessage(ep: Endpoint, data: unknown): void {
+    if (!ep.live) return
+    try {
+      if (!isRecord(data)) return this.#malformed(ep, typeof data)
+      switch (data.type) {
+        case 'exec':
+          return this.#exec(ep, data)
+        case 'result':
+          return this.k.calls.onResult(ep, data)
+        case 'progress':
+          return this.k.calls.onProgress(ep, data)
+        case 'cancel':
+          return this.k.calls.cancel(ep, data.id)
+        case 'bye':
+          return this.k.bye(ep)
+        default:
+          return this.#malformed(ep, `type ${String(data.type).slice(0, 20)}`)
+      }
+    } catch (error) {
+      console.error('broker', error)
+      this.k.audit.note({ caller: ep.id, callerApp: ep.app, target: KERNEL, tool: 'broker', status: 'error', code: 'INTERNAL', durationMs: 0, args: String(error).slice(0, 120) })
+    }
+  }
+
+  #exec(ep: Endpoint, msg: Record<string, unknown>) {
+    if (!isId(msg.id)) return this.#malformed(ep, 'exec without a numeric id')
+    const id = msg.id
+    const envelope = msg.payload
+    if (!hasExactKeys(msg, ['type', 'id', 'payload']) || !isRecord(envelope) || !hasExactKeys(envelope, ['action', 'payload']) || typeof envelope.action !== 'string') {
+      return this.#refuse(ep, id, '?', '?', undefined, fail('BAD_REQUEST', 'an exec is { type, id, payload: { action, payload } }'))
+    }
+    const action = envelope.action.slice(0, 64)
+    const payload = envelope.payload
+    const label = isRecord(payload) ? { target: String(payload.target ?? KERNEL).slice(0, 128), tool: String(payload.name ?? action).slice(0, 64) } : { target: KERNEL, tool: action }
+    const json = checkJson(payload, LIMITS.maxPayloadBytes, LIMITS.maxDepth)
+    if (!json.ok) return this.#refuse(ep, id, label.target, label.tool, undefined, fail(json.code, `${json.path}: ${json.reason}`))
+    if (action === 'tools.call') return this.#call(ep, id, payload)
+    if (action === 'tools.list') return this.#list(ep, id, payload)
+    const privateAction = this.k.privateActions.get(action)
+    if (!privateAction) return this.#refuse(ep, id, KERNEL, action, payload, fail('UNKNOWN_ACTION', `no action ${action}`))
+    if (!acceptsPrivateAction(privateAction.rule, ep.kind)) {
+      return this.#refuse(ep, id, KERNEL, action, payload, fail('PERMISSION_DENIED', `${action} is not accepted from a ${ep.kind}`))
+    }
+    const outcome = privateAction.run(ep, payload)
+    if ('error' in outcome) return this.#refuse(ep, id, KERNEL, action, payload, outcome.error)
+    ep.post({ type: 'result', id, ok: outcome.ok })
+  }
+
+  #call(ep: Endpoint, id: number, p: unknown) {
+    if (!isRecord(p) || !hasExactKeys(p, ['target', 'name', 'arguments'], ['timeoutMs', 'progress']) || typeof p.target !== 'string' || typeof p.name !== 'string' || !TOOL_NAME.test(p.name) || (p.progress !== undefined && typeof p.progress !== 'boolean')) {
+      return this.#refuse(ep, id, '?', 'tools.call', p, fail('BAD_REQUEST', 'tools.call takes exactly { target, name, arguments, timeoutMs?, progress? }'))
+    }
+    const timeoutMs = clampTimeout(p.timeoutMs)
+    if (timeoutMs === null) return this.#refuse(ep, id, p.target, p.name, p.arguments, fail('BAD_REQUEST', 'timeoutMs must be a positive number'))
+    const call = this.k.calls.begin(ep, id, 'tools.call', p.target, p.name, p.arguments, timeoutMs, p.progress === true)
+    if ('code' in call) return this.#refuse(ep, id, p.target, p.name, p.arguments, call)
+    if (p.target === KERNEL) return void this.#kernelTool(call, p.name, p.arguments)
+    const target = this.#admit(call)
+    if (!target) return
+    const tool: RegisteredTool | undefined = target.tools.get(p.name)
+    if (!tool) return this.k.calls.finish(call, { error: fail('UNKNOWN_TOOL', `${target.id} exposes no tool ${p.name}`) })
+    const issue = tool.validateInput(p.arguments)
+    if (issue) return this.k.calls.finish(call, { error: fail('SCHEMA_VIOLATION', `input ${issue}`) })
+    const invoke = { name: p.name, arguments: p.arguments, caller: { endpoint: ep.id, app: ep.app }, progress: p.progress === true, timeoutMs }
+    this.k.calls.forward(call, target, { action: 'tool.invoke', payload: invoke }, (ok) => {
+      const outputIssue = tool.validateOutput(ok)
+      return outputIssue ? { error: fail('SCHEMA_VIOLATION', `output ${outputIssue}`) } : { ok }
+    })
+  }
+
+  #list(ep: Endpoint, id: number, p: unknown) {
+    if (!isRecord(p) || !hasExactKeys(p, ['target'], ['timeoutMs']) || typeof p.target !== 'string') {
+      return this.#refuse(ep, id, '?', 'tools.list', p, fail('BAD_REQUEST', 'tools.list takes exactly { target, timeoutMs? }'))
+    }
+    const timeoutMs = Math.min(clampTimeout(p.timeoutMs) ?? LIMITS.describeTimeoutMs, LIMITS.describeTimeoutMs)
+    const call = this.k.calls.begin(ep, id, 'tools.list', p.target, 'tools.list', {}, timeoutMs)
+    if ('code' in call) return this.#refuse(ep, id, p.target, 'tools.list', undefined, call)
+    if (p.target === KERNEL) {
+      return this.k.calls.finish(call, { ok: { tools: [...this.k.kernelTools.values()].map((t) => t.descriptor) } })
+    }
+    const target = this.#admit(call)
+    if (!target) return
+    // Discovery asks the live endpoint every time; only tools it still registers are listed.
+    this.k.calls.forward(call, target, { action: 'tools.describe', payload: {} }, (ok) => listed(ok, target))
+  }
+
+  /** Target lookup and policy, shared by calls and listings. Consumes a one-call grant. */
+  #admit(call: Call): Endpoint | undefined {
+    const target = this.k.endpoints.get(call.target)
+    if (!target) {
+      this.k.calls.finish(call, { error: fail('UNKNOWN_TARGET', `no live endpoint ${call.target}`) })
+      return
+    }
+    const source = call.caller
+    const decision = decideRoute({ sourceApp: source.app, targetApp: target.app, grants: this.k.grants.view(source.id, source.app, target.app) })
+    if (!decision.allow) {
+      this.k.calls.finish(call, { error: fail(decision.code, decision.message) })
+      return
+    }
+    if (decision.via === 'one-call-grant') this.k.grants.consume(source.id, target.app)
+    return target
+  }
+
+  async #kernelTool(call: Call, name: string, args: unknown) {
+    const tool = this.k.kernelTools.get(name)
+    if (!tool) return this.k.calls.finish(call, { error: fail('UNKNOWN_TOOL', `the kernel has no tool ${name}`) })
+    const issue = tool.validate(args)
+    if (issue) return this.k.calls.finish(call, { error: fail('SCHEMA_VIOLATION', `input ${issue}`) })
+    let outcome: Outcome
+    try {
+      outcome = await tool.run(call.caller, args as never, call.abort.signal)
+    } catch (error) {
+      console.error('kernel tool', name, error)
+      outcome = { error: fail('INTERNAL', `${name} failed`) }
+    }
+    this.k.calls.finish(call, outcome)
+  }
+
+  /** Refusals that never became a call still reply and still leave an audit entry. */
+  #refuse(ep: Endpoint, id: number, target: string, tool: string, args: unknown, error: BusErrorShape) {
+    ep.post({ type: 'result', id, error })
+    this.k.audit.record({
+      caller: ep.id,
+      callerApp: ep.app,
+      target,
+      tool,
+      status: 'error',
+      code: error.code,
+      durationMs: 0,
+      args: args === undefined ? undefined : summarize(args, LIMITS.auditSummaryChars),
+      result: error.message.slice(0, LIMITS.auditSummaryChars),
+    })
+  }
+
+  #malformed(ep: Endpoint, what: string) {
+    this.k.audit.note({ caller: ep.id, callerApp: ep.app, target: KERNEL, tool: 'port.message', status: 'ignored', code: 'MALFORMED_MESSAGE', durationMs: 0, args: what })
+  }
+}
+
+/** Filters a discovery answer down to descriptors the endpoint has registered, unchanged. */
+function listed(ok: unknown, target: Endpoint): Outcome {
+  if (!isRecord(ok) || !Array.isArray(ok.tools) || ok.tools.length > LIMITS.maxToolsPerEndpoint) {
+    return { error: fail('TOOL_ERROR', 'the endpoint answered discovery with something other than { tools: [...] }') }
+  }
+  const tools = ok.tools.flatMap((d: unknown) => {
+    const registered = isRecord(d) && typeof d.name === 'string' ? target.tools.get(d.name) : undefined
+    return registered && registered.key === JSON.stringify(d) ? [registered.descriptor] : []
+  })
+  return { ok: { tools } }
+}

@@ -1,0 +1,187 @@
+/**
+ * Routed calls in flight. Each one is bound to its exact caller endpoint (and
+ * request id) and, once forwarded, to its exact target endpoint (and kernel
+ * invocation id). Results and progress are accepted only from that target
+ * session; everything else is late or foreign, dropped and audited. Every call
+ * ends exactly once — result, error, timeout, cancel, or an endpoint going
+ * away — and that end is what the audit records.
+ *
+ * @example
+ * const call = calls.begin(caller, 7, 'tools.call', 'app:notes:background', 'notes_search', args, 30_000)
+ * if ('code' in call) return reply(call)
+ * calls.forward(call, target, { action: 'tool.invoke', payload }, (ok) => ({ ok }))
+ */
+import type { AuditRing } from './audit.ts'
+import type { Endpoint } from './endpoints.ts'
+import { InFlight, judgeProgress } from './limits.ts'
+import { summarize } from './summary.ts'
+import { type BusErrorShape, fail, isCode } from '../protocol/codes.ts'
+import { hasExactKeys, isId, isRecord } from '../protocol/envelope.ts'
+import { checkJson } from '../protocol/json-compat.ts'
+import { LIMITS } from '../protocol/limits.ts'
+
+export type Outcome = { ok: unknown } | { error: BusErrorShape }
+
+export interface Call {
+  caller: Endpoint
+  reqId: number
+  action: string
+  target: string
+  tool: string
+  started: number
+  args: string
+  timeoutMs: number
+  timer: ReturnType<typeof setTimeout>
+  /** Aborted when the call ends early (timeout, cancel, caller gone): kernel tools stop waiting. */
+  abort: AbortController
+  targetEp?: Endpoint
+  kid?: number
+  wantsProgress: boolean
+  progress: number
+  progressLimitAudited: boolean
+  accept?: (ok: unknown) => Outcome
+}
+
+/** Error codes a target endpoint may report; anything else becomes TOOL_ERROR. */
+const ENDPOINT_CODES = new Set(['TOOL_ERROR', 'SCHEMA_VIOLATION', 'UNKNOWN_TOOL', 'CANCELLED', 'NOT_JSON_COMPATIBLE', 'PAYLOAD_TOO_LARGE', 'PAYLOAD_TOO_DEEP'])
+
+export class Calls {
+  readonly inFlight = new InFlight()
+  #byCaller = new Map<Endpoint, Map<number, Call>>()
+  #byTarget = new Map<Endpoint, Map<number, Call>>()
+  #nextKid = 1
+
+  constructor(private readonly audit: AuditRing) {}
+
+  /** Opens a call: claims an in-flight slot and arms the timeout. */
+  begin(caller: Endpoint, reqId: number, action: string, target: string, tool: string, args: unknown, timeoutMs: number, wantsProgress = false): Call | BusErrorShape {
+    const mine = this.#byCaller.get(caller)
+    if (mine?.has(reqId)) return fail('BAD_REQUEST', `request id ${reqId} is already in flight`)
+    const slot = this.inFlight.take(caller.id)
+    if (!slot.ok) return fail('TOO_MANY_IN_FLIGHT', `at most ${LIMITS.maxInFlightPerSource} routed calls in flight per endpoint`, slot.retryAfterMs)
+    const call: Call = {
+      caller,
+      reqId,
+      action,
+      target,
+      tool,
+      started: performance.now(),
+      args: summarize(args, LIMITS.auditSummaryChars),
+      timeoutMs,
+      timer: setTimeout(() => this.#timeout(call), timeoutMs),
+      abort: new AbortController(),
+      wantsProgress,
+      progress: 0,
+      progressLimitAudited: false,
+    }
+    if (mine) mine.set(reqId, call)
+    else this.#byCaller.set(caller, new Map([[reqId, call]]))
+    return call
+  }
+
+  /** Sends the call on to its target endpoint; `accept` vets the target's ok value. */
+  forward(call: Call, target: Endpoint, payload: { action: string; payload: unknown }, accept: (ok: unknown) => Outcome): void {
+    const kid = this.#nextKid++
+    call.targetEp = target
+    call.kid = kid
+    call.accept = accept
+    const open = this.#byTarget.get(target)
+    if (open) open.set(kid, call)
+    else this.#byTarget.set(target, new Map([[kid, call]]))
+    target.post({ type: 'exec', id: kid, payload })
+  }
+
+  /** Ends a call exactly once: reply (if the caller is still live), release, audit. */
+  finish(call: Call, outcome: Outcome, notifyTarget?: string): void {
+    const mine = this.#byCaller.get(call.caller)
+    if (mine?.get(call.reqId) !== call) return
+    mine.delete(call.reqId)
+    if (!mine.size) this.#byCaller.delete(call.caller)
+    clearTimeout(call.timer)
+    this.inFlight.release(call.caller.id)
+    if ('error' in outcome) call.abort.abort()
+    if (call.targetEp && call.kid !== undefined) {
+      this.#byTarget.get(call.targetEp)?.delete(call.kid)
+      if (notifyTarget) call.targetEp.post({ type: 'cancel', id: call.kid, reason: notifyTarget })
+    }
+    if ('ok' in outcome) call.caller.post({ type: 'result', id: call.reqId, ok: outcome.ok })
+    else call.caller.post({ type: 'result', id: call.reqId, error: outcome.error })
+    this.audit.record({
+      caller: call.caller.id,
+      callerApp: call.caller.app,
+      target: call.target,
+      tool: call.tool,
+      status: 'ok' in outcome ? 'ok' : 'error',
+      code: 'error' in outcome ? outcome.error.code : undefined,
+      durationMs: Math.round((performance.now() - call.started) * 100) / 100,
+      args: call.args,
+      result: 'ok' in outcome ? summarize(outcome.ok, LIMITS.auditSummaryChars) : outcome.error.message.slice(0, LIMITS.auditSummaryChars),
+    })
+  }
+
+  /** A target answered invocation `msg.id`. */
+  onResult(target: Endpoint, msg: Record<string, unknown>): void {
+    const call = isId(msg.id) ? this.#byTarget.get(target)?.get(msg.id) : undefined
+    if (!call) return this.#late(target, 'LATE_RESULT', 'result')
+    const hasOk = 'ok' in msg
+    if (!(hasExactKeys(msg, ['type', 'id'], ['ok', 'error']) && hasOk !== 'error' in msg)) {
+      return this.finish(call, { error: fail('TOOL_ERROR', 'the target sent a malformed result') })
+    }
+    if (!hasOk) return this.finish(call, { error: sanitize(msg.error) })
+    const json = checkJson(msg.ok, LIMITS.maxPayloadBytes, LIMITS.maxDepth)
+    if (!json.ok) return this.finish(call, { error: fail(json.code, `result ${json.path}: ${json.reason}`) })
+    this.finish(call, call.accept ? call.accept(msg.ok) : { ok: msg.ok })
+  }
+
+  /** A target reported progress for invocation `msg.id`. */
+  onProgress(target: Endpoint, msg: Record<string, unknown>): void {
+    const call = isId(msg.id) ? this.#byTarget.get(target)?.get(msg.id) : undefined
+    if (!call || call.action !== 'tools.call') return this.#late(target, 'LATE_PROGRESS', 'progress')
+    const verdict = judgeProgress(msg.value, call.progress)
+    if (!verdict.forward) {
+      if (verdict.code === 'PROGRESS_LIMIT' && call.progressLimitAudited) return
+      call.progressLimitAudited ||= verdict.code === 'PROGRESS_LIMIT'
+      this.audit.note({ caller: target.id, callerApp: target.app, target: call.caller.id, tool: call.tool, status: 'ignored', code: verdict.code, durationMs: 0, args: verdict.reason })
+      return
+    }
+    call.progress++
+    if (call.wantsProgress) call.caller.post({ type: 'progress', id: call.reqId, value: msg.value })
+  }
+
+  /** The caller gave up on request `reqId`. */
+  cancel(caller: Endpoint, reqId: unknown): void {
+    const call = isId(reqId) ? this.#byCaller.get(caller)?.get(reqId) : undefined
+    if (call) this.finish(call, { error: fail('CANCELLED', 'cancelled by the caller') }, 'CANCELLED')
+  }
+
+  /** An endpoint went away: its calls as caller and as target end now. */
+  endpointGone(ep: Endpoint): void {
+    for (const call of [...(this.#byTarget.get(ep)?.values() ?? [])]) {
+      this.finish(call, { error: fail('ENDPOINT_GONE', `${ep.id} went away during the call`) })
+    }
+    this.#byTarget.delete(ep)
+    for (const call of [...(this.#byCaller.get(ep)?.values() ?? [])]) {
+      this.finish(call, { error: fail('ENDPOINT_GONE', `the caller ${ep.id} went away`) }, 'ENDPOINT_GONE')
+    }
+  }
+
+  /** Calls currently open for `caller` (for tests and the UI). */
+  openFor(caller: Endpoint): number {
+    return this.#byCaller.get(caller)?.size ?? 0
+  }
+
+  #timeout(call: Call) {
+    this.finish(call, { error: fail('TIMEOUT', `no answer within ${call.timeoutMs} ms`) }, 'TIMEOUT')
+  }
+
+  #late(source: Endpoint, code: 'LATE_RESULT' | 'LATE_PROGRESS', what: string) {
+    this.audit.note({ caller: source.id, callerApp: source.app, target: 'kernel', tool: what, status: 'ignored', code, durationMs: 0 })
+  }
+}
+
+function sanitize(error: unknown): BusErrorShape {
+  if (!isRecord(error)) return fail('TOOL_ERROR', 'the target failed')
+  const code = isCode(error.code) && ENDPOINT_CODES.has(error.code) ? error.code : 'TOOL_ERROR'
+  const message = typeof error.message === 'string' ? error.message.slice(0, LIMITS.maxErrorMessageChars) : 'the target failed'
+  return fail(code, message)
+}

@@ -1,0 +1,98 @@
+/**
+ * Live endpoints. An endpoint exists from the moment the kernel binds a private
+ * port to the frame it created until that frame unloads, reloads, is closed or
+ * its app is removed; only then-live endpoints are listed or routed to. Each
+ * binding is a new Endpoint object (a new session), so anything keyed by the
+ * object dies with the session.
+ *
+ * @example
+ * const ep = endpoints.add(new Endpoint('app:notes:background', 'notes', 'background', port))
+ * endpoints.get('app:notes:background') === ep
+ * endpoints.remove(ep, 'reload') // pending calls to it fail with ENDPOINT_GONE
+ */
+import type { EndpointKind } from '../protocol/endpoint-id.ts'
+import type { PortMessage, ToolDescriptor } from '../protocol/envelope.ts'
+
+export interface RegisteredTool {
+  descriptor: ToolDescriptor
+  /** The descriptor's JSON text, to recognise it again in discovery answers. */
+  key: string
+  validateInput: (value: unknown) => string | null
+  validateOutput: (value: unknown) => string | null
+}
+
+let sessions = 0
+
+export class Endpoint {
+  live = true
+  readonly session = ++sessions
+  readonly connectedAt = Date.now()
+  readonly tools = new Map<string, RegisteredTool>()
+
+  constructor(
+    readonly id: string,
+    readonly app: string,
+    readonly kind: EndpointKind,
+    readonly port: MessagePort,
+  ) {}
+
+  /** Posts on the private port; a closed or dead port just drops it. */
+  post(message: PortMessage): void {
+    if (!this.live) return
+    try {
+      this.port.postMessage(message)
+    } catch {
+      // DataCloneError cannot happen for kernel-built JSON; a closed port is fine to ignore
+    }
+  }
+}
+
+export class Endpoints {
+  #byId = new Map<string, Endpoint>()
+  #gone = new Set<(ep: Endpoint, reason: string) => void>()
+  #listeners = new Set<() => void>()
+
+  add(ep: Endpoint): Endpoint {
+    const previous = this.#byId.get(ep.id)
+    if (previous) this.remove(previous, 'replaced')
+    this.#byId.set(ep.id, ep)
+    this.#changed()
+    return ep
+  }
+
+  remove(ep: Endpoint, reason: string): void {
+    if (!ep.live) return
+    ep.live = false
+    if (this.#byId.get(ep.id) === ep) this.#byId.delete(ep.id)
+    ep.port.onmessage = null
+    ep.port.close()
+    for (const handler of this.#gone) handler(ep, reason)
+    this.#changed()
+  }
+
+  /** The live endpoint with this id, if any. */
+  get(id: string): Endpoint | undefined {
+    return this.#byId.get(id)
+  }
+
+  ofApp(app: string): Endpoint[] {
+    return [...this.#byId.values()].filter((ep) => ep.app === app)
+  }
+
+  list(): Endpoint[] {
+    return [...this.#byId.values()]
+  }
+
+  onGone(handler: (ep: Endpoint, reason: string) => void): void {
+    this.#gone.add(handler)
+  }
+
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener)
+    return () => this.#listeners.delete(listener)
+  }
+
+  #changed() {
+    for (const listener of this.#listeners) listener()
+  }
+}

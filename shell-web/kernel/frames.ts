@@ -1,0 +1,216 @@
+/**
+ * The handshake: the kernel creates every app iframe, remembers its
+ * contentWindow, and binds a private MessagePort to it.
+ *
+ *   load event → kernel posts { neutron: 'probe', nonce } (retried until answered)
+ *   frame      → posts { neutron: 'ready', nonce } back (exactly once per document)
+ *   kernel     → posts { neutron: 'connect', endpoint, … } transferring the port
+ *
+ * A window message is accepted only when its `source` is a window this kernel
+ * created, its origin is opaque, and it answers a probe of the current
+ * document. Everything else — other windows, anything but `ready`, a second
+ * handshake, forged nonces — is ignored and audited. A new document (the
+ * frame's `load` event, or its SDK's `bye` on pagehide) ends the old binding.
+ *
+ * @example
+ * const frame = frames.mount({ app: 'notes', kind: 'tile', tileId: 't1', url: '/apps/notes/tile', parent, title: 'Notes' })
+ * frames.reload(frame)
+ * frames.unmount(frame)
+ */
+import type { AuditRing } from './audit.ts'
+import type { Endpoint } from './endpoints.ts'
+import { type EndpointKind, endpointId } from '../protocol/endpoint-id.ts'
+import { isRecord } from '../protocol/envelope.ts'
+
+export interface FrameSpec {
+  app: string
+  kind: EndpointKind
+  tileId?: string
+  /** Same-origin path plus UI-context query; never identity. */
+  url: string
+  parent: HTMLElement
+  title: string
+}
+
+export interface FrameRecord {
+  readonly spec: FrameSpec
+  readonly iframe: HTMLIFrameElement
+  readonly window: Window
+  state: 'probing' | 'bound' | 'closed'
+  /** Probes of the current document not yet answered. */
+  nonces: Set<string>
+  /** Probes of the current document, spent by its one handshake. */
+  spent: Set<string>
+  /** Probes sent to earlier documents (a late answer from one is harmless). */
+  oldNonces: Set<string>
+  /** Instance id the next binding will use (known ahead so open_tile can return it). */
+  nextInstanceId?: string
+  endpoint?: Endpoint
+  timers: ReturnType<typeof setTimeout>[]
+}
+
+const SANDBOX: Record<EndpointKind, string> = {
+  background: 'allow-scripts',
+  tile: 'allow-scripts allow-forms',
+  tray: 'allow-scripts allow-forms',
+}
+const PROBE_RETRIES_MS = [50, 200, 500, 1_000, 2_000, 4_000, 8_000]
+
+export interface FrameDeps {
+  audit: AuditRing
+  /** Makes the endpoint for a new binding (not yet live). */
+  create(record: FrameRecord, port: MessagePort, id: string): Endpoint
+  /** Makes it live, once the frame record points at it. */
+  activate(endpoint: Endpoint): void
+  unbind(endpoint: Endpoint, reason: string): void
+}
+
+export class FrameHost {
+  #byWindow = new Map<Window, FrameRecord>()
+
+  constructor(private readonly deps: FrameDeps) {
+    window.addEventListener('message', this.#onMessage)
+  }
+
+  mount(spec: FrameSpec): FrameRecord {
+    const iframe = document.createElement('iframe')
+    iframe.setAttribute('sandbox', SANDBOX[spec.kind])
+    iframe.title = spec.title
+    iframe.dataset.app = spec.app
+    iframe.dataset.kind = spec.kind
+    if (spec.kind === 'background') {
+      iframe.hidden = true
+      iframe.inert = true
+      iframe.tabIndex = -1
+      iframe.setAttribute('aria-hidden', 'true')
+    }
+    iframe.src = new URL(spec.url, location.origin).href
+    spec.parent.append(iframe)
+    const record: FrameRecord = {
+      spec,
+      iframe,
+      window: iframe.contentWindow!,
+      state: 'probing',
+      nonces: new Set(),
+      spent: new Set(),
+      oldNonces: new Set(),
+      nextInstanceId: spec.kind === 'background' ? undefined : randomId(4),
+      timers: [],
+    }
+    this.#byWindow.set(record.window, record)
+    iframe.addEventListener('load', () => this.#onLoad(record))
+    return record
+  }
+
+  /** The endpoint id the frame's next binding will get. */
+  expectedId(record: FrameRecord): string {
+    const { app, kind, tileId } = record.spec
+    return endpointId({ app, kind, tileId, instanceId: record.nextInstanceId })
+  }
+
+  reload(record: FrameRecord): void {
+    if (record.state === 'closed') return
+    this.#unbind(record, 'reload')
+    record.nextInstanceId = record.spec.kind === 'background' ? undefined : randomId(4)
+    record.iframe.src = record.iframe.src
+  }
+
+  unmount(record: FrameRecord): void {
+    if (record.state === 'closed') return
+    this.#unbind(record, 'closed')
+    record.state = 'closed'
+    record.iframe.remove()
+    this.#byWindow.delete(record.window)
+  }
+
+  /** Called by the broker when a frame's SDK says its document is going away. */
+  documentGone(endpoint: Endpoint): void {
+    for (const record of this.#byWindow.values()) if (record.endpoint === endpoint) this.#unbind(record, 'unload')
+  }
+
+  dispose(): void {
+    window.removeEventListener('message', this.#onMessage)
+    for (const record of [...this.#byWindow.values()]) this.unmount(record)
+  }
+
+  #onLoad(record: FrameRecord) {
+    if (record.state === 'closed') return
+    this.#unbind(record, 'reload')
+    for (const nonce of [...record.nonces, ...record.spent]) record.oldNonces.add(nonce)
+    if (record.oldNonces.size > 64) record.oldNonces = new Set([...record.oldNonces].slice(-32))
+    record.nonces = new Set()
+    record.spent = new Set()
+    record.state = 'probing'
+    this.#probe(record)
+    for (const delay of PROBE_RETRIES_MS) record.timers.push(setTimeout(() => record.state === 'probing' && this.#probe(record), delay))
+  }
+
+  #probe(record: FrameRecord) {
+    const nonce = randomId(16)
+    record.nonces.add(nonce)
+    record.window.postMessage({ neutron: 'probe', nonce }, '*')
+  }
+
+  #unbind(record: FrameRecord, reason: string) {
+    for (const timer of record.timers) clearTimeout(timer)
+    record.timers = []
+    const endpoint = record.endpoint
+    if (!endpoint) return
+    record.endpoint = undefined
+    delete record.iframe.dataset.endpoint
+    if (record.state === 'bound') record.state = 'probing'
+    if (!record.nextInstanceId && record.spec.kind !== 'background') record.nextInstanceId = randomId(4)
+    this.deps.unbind(endpoint, reason)
+  }
+
+  #onMessage = (event: MessageEvent) => {
+    const record = event.source ? this.#byWindow.get(event.source as Window) : undefined
+    for (const port of event.ports) port.close()
+    const data: unknown = event.data
+    if (!record) {
+      return this.#audit('window:unregistered', null, 'UNKNOWN_SOURCE', describe(data))
+    }
+    const who = record.endpoint?.id ?? `frame:${record.spec.app}:${record.spec.kind}`
+    const isReady = isRecord(data) && data.neutron === 'ready' && typeof data.nonce === 'string' && Object.keys(data).length === 2
+    if (!isReady || event.origin !== 'null' || event.ports.length > 0) {
+      return this.#audit(who, record.spec.app, 'WINDOW_MESSAGE_IGNORED', describe(data))
+    }
+    const nonce = data.nonce as string
+    if (record.state === 'probing' && record.nonces.has(nonce)) return this.#bind(record, nonce)
+    if (record.oldNonces.has(nonce)) return // an earlier document answering late: harmless
+    // Only a new document (a load event) gets fresh probes: one handshake per document.
+    const code = record.spent.has(nonce) ? 'HANDSHAKE_REPEATED' : 'HANDSHAKE_REJECTED'
+    this.#audit(who, record.spec.app, code, 'handshake')
+  }
+
+  #bind(record: FrameRecord, nonce: string) {
+    for (const timer of record.timers) clearTimeout(timer)
+    record.timers = []
+    record.spent = record.nonces
+    record.nonces = new Set()
+    const { app, kind, tileId } = record.spec
+    const id = endpointId({ app, kind, tileId, instanceId: record.nextInstanceId ?? randomId(4) })
+    record.nextInstanceId = undefined
+    const channel = new MessageChannel()
+    const endpoint = this.deps.create(record, channel.port1, id)
+    record.endpoint = endpoint
+    record.state = 'bound'
+    record.iframe.dataset.endpoint = id
+    this.deps.activate(endpoint)
+    record.window.postMessage({ neutron: 'connect', nonce, endpoint: id, app, kind }, '*', [channel.port2])
+  }
+
+  #audit(caller: string, callerApp: string | null, code: 'UNKNOWN_SOURCE' | 'WINDOW_MESSAGE_IGNORED' | 'HANDSHAKE_REPEATED' | 'HANDSHAKE_REJECTED', what: string) {
+    this.deps.audit.note({ caller, callerApp, target: 'kernel', tool: 'window.message', status: 'ignored', code, durationMs: 0, args: what })
+  }
+}
+
+function describe(data: unknown): string {
+  if (isRecord(data) && typeof data.neutron === 'string') return `neutron:${data.neutron.slice(0, 20)}`
+  if (isRecord(data) && typeof data.type === 'string') return `type:${data.type.slice(0, 20)}`
+  return typeof data
+}
+
+function randomId(bytes: number): string {
+  return [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, '0')).join('')
+}

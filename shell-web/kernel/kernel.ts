@@ -1,0 +1,145 @@
+/**
+ * The kernel: installs apps, mounts their frames, and wires the handshake,
+ * endpoints, broker, grants and audit together. It is the only authority on
+ * the trusted page; the UI (ui/) draws what it exposes and feeds back the
+ * person's decisions.
+ *
+ * @example
+ * const kernel = new Kernel({ backgrounds: document.querySelector('#backgrounds')!, openTile: (app, params) => ui.openTile(app, params) })
+ * kernel.install(notesManifest)
+ * const tile = kernel.mount({ app: 'notes', kind: 'tile', tileId: 't1', parent })
+ */
+import { AuditRing } from './audit.ts'
+import { Broker } from './broker.ts'
+import { Calls } from './calls.ts'
+import { Endpoint, Endpoints } from './endpoints.ts'
+import { FrameHost, type FrameRecord } from './frames.ts'
+import { Grants } from './grants.ts'
+import { createKernelTools } from './kernel-tools.ts'
+import { type AppManifest, parseManifest } from './manifest.ts'
+import { createPrivateActions } from './private-actions.ts'
+import type { BusErrorShape } from '../protocol/codes.ts'
+import type { EndpointKind } from '../protocol/endpoint-id.ts'
+import { LIMITS } from '../protocol/limits.ts'
+
+export interface KernelHost {
+  /** Where hidden background frames live. */
+  backgrounds: HTMLElement
+  /** workspace.open_tile: the single app-navigation path, drawn by the UI. */
+  openTile(app: string, params: Record<string, string>): { endpoint: string } | BusErrorShape
+}
+
+export class KernelError extends Error {
+  constructor(
+    readonly code: 'RESIDENT_LIMIT' | 'ALREADY_INSTALLED' | 'NOT_INSTALLED' | 'NO_ENTRY',
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+export class Kernel {
+  readonly audit = new AuditRing()
+  readonly grants = new Grants()
+  readonly endpoints = new Endpoints()
+  readonly calls = new Calls(this.audit)
+  readonly frames: FrameHost
+  readonly broker: Broker
+  #apps = new Map<string, { manifest: AppManifest; frames: Set<FrameRecord> }>()
+  #listeners = new Set<() => void>()
+
+  constructor(private readonly host: KernelHost) {
+    this.broker = new Broker({
+      audit: this.audit,
+      calls: this.calls,
+      endpoints: this.endpoints,
+      grants: this.grants,
+      kernelTools: createKernelTools({ apps: () => this.apps(), endpoints: this.endpoints, grants: this.grants, audit: this.audit, openTile: host.openTile }),
+      privateActions: createPrivateActions({ endpoints: this.endpoints, manifest: (app) => this.#apps.get(app)?.manifest }),
+      bye: (ep) => this.frames.documentGone(ep),
+    })
+    this.frames = new FrameHost({
+      audit: this.audit,
+      create: (record, port, id) => {
+        const ep = new Endpoint(id, record.spec.app, record.spec.kind, port)
+        this.broker.attach(ep)
+        return ep
+      },
+      activate: (ep) => void this.endpoints.add(ep),
+      unbind: (ep, reason) => this.endpoints.remove(ep, reason),
+    })
+    this.endpoints.onGone((ep) => {
+      this.calls.endpointGone(ep)
+      this.grants.endpointGone(ep.id)
+    })
+  }
+
+  apps(): AppManifest[] {
+    return [...this.#apps.values()].map((a) => a.manifest)
+  }
+
+  manifest(app: string): AppManifest | undefined {
+    return this.#apps.get(app)?.manifest
+  }
+
+  /** Installs an app and starts its resident background (at most 32 resident). */
+  install(input: unknown): AppManifest {
+    const manifest = parseManifest(input)
+    if (this.#apps.has(manifest.id)) throw new KernelError('ALREADY_INSTALLED', `${manifest.id} is installed`)
+    const resident = this.apps().filter((a) => a.entries.background).length
+    if (manifest.entries.background && resident >= LIMITS.maxResidentBackgrounds) {
+      throw new KernelError('RESIDENT_LIMIT', `at most ${LIMITS.maxResidentBackgrounds} resident background frames`)
+    }
+    this.#apps.set(manifest.id, { manifest, frames: new Set() })
+    if (manifest.entries.background) this.mount({ app: manifest.id, kind: 'background', parent: this.host.backgrounds })
+    this.#changed()
+    return manifest
+  }
+
+  /** Removes an app: its frames close, its endpoints and grants go. */
+  uninstall(app: string): void {
+    const installed = this.#apps.get(app)
+    if (!installed) throw new KernelError('NOT_INSTALLED', `${app} is not installed`)
+    for (const frame of installed.frames) this.frames.unmount(frame)
+    this.#apps.delete(app)
+    this.grants.appGone(app)
+    this.#changed()
+  }
+
+  /** Creates one of an app's frames. Query params are UI context only. */
+  mount(spec: { app: string; kind: EndpointKind; tileId?: string; parent: HTMLElement; params?: Record<string, string> }): FrameRecord {
+    const installed = this.#apps.get(spec.app)
+    if (!installed) throw new KernelError('NOT_INSTALLED', `${spec.app} is not installed`)
+    const path = installed.manifest.entries[spec.kind]
+    if (!path) throw new KernelError('NO_ENTRY', `${spec.app} has no ${spec.kind}`)
+    const query = new URLSearchParams(spec.params ?? {}).toString()
+    const frame = this.frames.mount({
+      app: spec.app,
+      kind: spec.kind,
+      tileId: spec.tileId,
+      url: query ? `${path}?${query}` : path,
+      parent: spec.parent,
+      title: `${installed.manifest.title} (${spec.kind})`,
+    })
+    installed.frames.add(frame)
+    return frame
+  }
+
+  unmount(frame: FrameRecord): void {
+    this.frames.unmount(frame)
+    this.#apps.get(frame.spec.app)?.frames.delete(frame)
+  }
+
+  reload(frame: FrameRecord): void {
+    this.frames.reload(frame)
+  }
+
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener)
+    return () => this.#listeners.delete(listener)
+  }
+
+  #changed() {
+    for (const listener of this.#listeners) listener()
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * App manifests: what an installed app is, which pages it runs, which tools it
+ * may expose and which other apps it may ask to call. Everything in a manifest
+ * is untrusted metadata except what the kernel enforces from it (entry paths,
+ * declared tools, declared permissions).
+ *
+ * @example
+ * const manifest = parseManifest({
+ *   id: 'notes', version: '1.0.0', title: 'Notes',
+ *   entries: { tile: '/apps/notes/tile', background: '/apps/notes/background' },
+ *   tools: ['notes_search'], permissions: [],
+ * })
+ */
+import { TOOL_NAME, hasExactKeys, isRecord } from '../protocol/envelope.ts'
+import { APP_ID } from '../protocol/endpoint-id.ts'
+import { LIMITS } from '../protocol/limits.ts'
+
+export interface AppManifest {
+  id: string
+  version: string
+  title: string
+  description: string
+  entries: { tile?: string; tray?: string; background?: string }
+  /** Tool names the app's endpoints may expose. */
+  tools: string[]
+  /** App ids this app may ask the person for a grant on. */
+  permissions: string[]
+}
+
+/** Same-origin paths under the shell's app folders; no traversal, no query. */
+const ENTRY = /^\/(apps|fixtures)\/[a-z0-9-]+(\/[a-z0-9-]+)*$/
+
+/** Returns the normalized manifest, or throws with the first problem. */
+export function parseManifest(input: unknown): AppManifest {
+  if (!isRecord(input)) throw new Error('manifest: must be an object')
+  if (!hasExactKeys(input, ['id', 'version', 'title', 'entries'], ['description', 'tools', 'permissions'])) {
+    throw new Error('manifest: unexpected or missing keys')
+  }
+  const { id, version, title, entries } = input
+  const description = input.description ?? ''
+  const tools = input.tools ?? []
+  const permissions = input.permissions ?? []
+  if (typeof id !== 'string' || !APP_ID.test(id)) throw new Error(`manifest: id must match ${APP_ID}`)
+  if (typeof version !== 'string' || !/^[0-9A-Za-z.+-]{1,32}$/.test(version)) throw new Error('manifest: bad version')
+  if (typeof title !== 'string' || title.length < 1 || title.length > LIMITS.maxTitleChars) throw new Error('manifest: bad title')
+  if (typeof description !== 'string' || description.length > LIMITS.maxDescriptionChars) throw new Error('manifest: bad description')
+  if (!isRecord(entries) || !hasExactKeys(entries, [], ['tile', 'tray', 'background'])) throw new Error('manifest: bad entries')
+  for (const [kind, path] of Object.entries(entries)) {
+    if (typeof path !== 'string' || !ENTRY.test(path)) throw new Error(`manifest: entry ${kind} must match ${ENTRY}`)
+  }
+  if (!Array.isArray(tools) || tools.length > LIMITS.maxToolsPerEndpoint || !tools.every((t) => typeof t === 'string' && TOOL_NAME.test(t))) {
+    throw new Error('manifest: bad tools')
+  }
+  if (!Array.isArray(permissions) || permissions.length > 32 || !permissions.every((p) => typeof p === 'string' && APP_ID.test(p))) {
+    throw new Error('manifest: bad permissions')
+  }
+  return {
+    id,
+    version,
+    title,
+    description,
+    entries: { ...(entries as AppManifest['entries']) },
+    tools: [...tools] as string[],
+    permissions: [...permissions] as string[],
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * The wire. Every operational message travels on the private MessagePort the
+ * kernel hands a frame during the handshake; window messages only carry the
+ * handshake itself (probe → ready → connect).
+ *
+ * @example
+ * // app → kernel
+ * { type: 'exec', id: 12, payload: { action: 'tools.call', payload: { target: 'app:notes:background', name: 'notes_search', arguments: { query: 'roadmap' } } } }
+ * // kernel → app: the same id and exactly one of ok / error
+ * { type: 'result', id: 12, ok: { matches: [] } }
+ * { type: 'result', id: 12, error: { code: 'GRANT_REQUIRED', message: '…' } }
+ */
+import type { BusErrorShape } from './codes.ts'
+
+export interface Exec<P = unknown> {
+  type: 'exec'
+  id: number
+  payload: { action: string; payload: P }
+}
+export type Result = { type: 'result'; id: number; ok: unknown } | { type: 'result'; id: number; error: BusErrorShape }
+export interface Progress {
+  type: 'progress'
+  id: number
+  value: unknown
+}
+/** Caller → kernel: abandon my request `id`. Kernel → endpoint: stop invocation `id`. */
+export interface Cancel {
+  type: 'cancel'
+  id: number
+  reason?: string
+}
+/** Kernel → endpoint notifications (no reply). */
+export interface Event<P = unknown> {
+  type: 'event'
+  payload: { action: string; payload: P }
+}
+/** Endpoint → kernel: this document is going away (pagehide). */
+export interface Bye {
+  type: 'bye'
+}
+export type PortMessage = Exec | Result | Progress | Cancel | Event | Bye
+
+/** Window handshake messages (the only window traffic). */
+export type Handshake =
+  | { neutron: 'probe'; nonce: string }
+  | { neutron: 'ready'; nonce: string }
+  | { neutron: 'connect'; nonce: string; endpoint: string; app: string; kind: string }
+
+/** The payload of a `tools.call` exec. */
+export interface CallPayload {
+  target: string
+  name: string
+  arguments: unknown
+  /** Caller's bound on the whole call; the kernel clamps it. */
+  timeoutMs?: number
+  /** Whether the caller has an onProgress consumer. */
+  progress?: boolean
+}
+
+/** What an endpoint tells the kernel (and discovery) about one tool. */
+export interface ToolDescriptor {
+  name: string
+  title: string
+  description: string
+  inputSchema: unknown
+  outputSchema: unknown
+}
+
+/** What the kernel tells the target about a call: the kernel-derived caller, never a claim. */
+export interface InvokePayload {
+  name: string
+  arguments: unknown
+  caller: { endpoint: string; app: string }
+  progress: boolean
+  timeoutMs: number
+}
+
+export const TOOL_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/
+
+/** A plain object (not null, not an array)? */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** True when `value` has exactly the keys in `required` plus any of `optional`. */
+export function hasExactKeys(value: Record<string, unknown>, required: readonly string[], optional: readonly string[] = []): boolean {
+  for (const key of required) if (!(key in value)) return false
+  for (const key of Object.keys(value)) if (!required.includes(key) && !optional.includes(key)) return false
+  return true
+}
+
+/** Request ids are non-negative safe integers. */
+export function isId(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
+}

@@ -1,0 +1,42 @@
+/**
+ * Every bound the bus enforces, in one place. The kernel enforces them; the SDK
+ * checks the same numbers before sending so honest apps fail early and locally.
+ *
+ * @example
+ * if (bytes > LIMITS.maxPayloadBytes) return fail('PAYLOAD_TOO_LARGE', '...')
+ */
+export const LIMITS = {
+  /** Serialized JSON size of an action payload, a result or a tool's arguments. */
+  maxPayloadBytes: 1024 * 1024,
+  /** Nesting depth of any payload. */
+  maxDepth: 64,
+  /** Ordinary routed calls (tools.call, tools.list) one source endpoint may have open. */
+  maxInFlightPerSource: 8,
+  /** Hint returned with TOO_MANY_IN_FLIGHT. */
+  retryAfterMs: 100,
+  defaultTimeoutMs: 30_000,
+  maxTimeoutMs: 300_000,
+  /** Discovery (tools.describe) is answered by the endpoint itself, quickly. */
+  describeTimeoutMs: 5_000,
+  maxProgressBytes: 64 * 1024,
+  maxProgressEvents: 2_000,
+  maxResidentBackgrounds: 32,
+  auditEntries: 200,
+  /** No single app may hold more than this share of the audit ring. */
+  auditEntriesPerApp: 100,
+  auditSummaryChars: 160,
+  maxToolsPerEndpoint: 64,
+  maxSchemaBytes: 64 * 1024,
+  maxSchemaDepth: 32,
+  /** Schema nodes visited with every local $ref expanded: bounds kernel validation work. */
+  maxSchemaNodes: 2_048,
+  maxTitleChars: 120,
+  maxDescriptionChars: 2_000,
+  maxPendingGrantsPerApp: 4,
+  maxPendingGrants: 16,
+  maxTilesPerWorkspace: 12,
+  maxTileParams: 16,
+  maxTileParamChars: 256,
+  maxAppsListed: 256,
+  maxErrorMessageChars: 500,
+} as const

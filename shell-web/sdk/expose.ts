@@ -1,0 +1,102 @@
+/**
+ * The endpoint side of tools: exposeTool registers a handler here and tells
+ * the kernel (which validates every call against the same schemas). Incoming
+ * invocations are validated again here, run with a context bound to that one
+ * invocation, and answered exactly once — unless the kernel already cancelled
+ * them, in which case nothing is sent.
+ *
+ * @example
+ * exposeTool('notes_search', { title: 'Search Notes', description: '…', inputSchema, outputSchema },
+ *   async ({ query }, context) => ({ matches: search(query) }))
+ */
+import { BusError } from './errors.ts'
+import type { Transport } from './transport.ts'
+import type { ToolContext, ToolHandler, ToolOptions } from './types.ts'
+import { TOOL_NAME, type InvokePayload, type ToolDescriptor, isRecord } from '../protocol/envelope.ts'
+import { checkJson } from '../protocol/json-compat.ts'
+import { LIMITS } from '../protocol/limits.ts'
+import { checkSchema, compileSchema } from '../protocol/schema.ts'
+
+interface Exposed {
+  descriptor: ToolDescriptor
+  handler: ToolHandler<never, unknown>
+  validateInput: (value: unknown) => string | null
+  validateOutput: (value: unknown) => string | null
+}
+
+export class ToolHost {
+  #tools = new Map<string, Exposed>()
+  #running = new Map<number, AbortController>()
+
+  constructor(private readonly transport: Transport) {
+    transport.on('exec', (msg) => this.#onExec(msg))
+    transport.on('cancel', (msg) => this.#running.get(msg.id as number)?.abort(new BusError('CANCELLED', String(msg.reason ?? 'cancelled'))))
+  }
+
+  expose<I, O>(name: string, options: ToolOptions, handler: ToolHandler<I, O>): Promise<void> {
+    if (!TOOL_NAME.test(name)) throw new BusError('BAD_REQUEST', `tool names match ${TOOL_NAME}`)
+    for (const schema of [options.inputSchema, options.outputSchema]) {
+      const issue = checkSchema(schema)
+      if (issue) throw new BusError('SCHEMA_REJECTED', issue)
+    }
+    const descriptor: ToolDescriptor = { name, title: options.title, description: options.description, inputSchema: options.inputSchema, outputSchema: options.outputSchema }
+    this.#tools.set(name, { descriptor, handler: handler as ToolHandler<never, unknown>, validateInput: compileSchema(options.inputSchema), validateOutput: compileSchema(options.outputSchema) })
+    const registered = this.transport.request('tools.expose', descriptor).then(() => undefined)
+    registered.catch((error) => console.warn(`exposeTool(${name}) refused by the kernel:`, error))
+    return registered
+  }
+
+  remove(name: string): Promise<void> {
+    this.#tools.delete(name)
+    return this.transport.request('tools.remove', { name }).then(() => undefined)
+  }
+
+  #onExec(msg: Record<string, unknown>) {
+    const id = msg.id as number
+    const envelope = isRecord(msg.payload) ? msg.payload : {}
+    if (envelope.action === 'tools.describe') {
+      return this.transport.post({ type: 'result', id, ok: { tools: [...this.#tools.values()].map((t) => t.descriptor) } })
+    }
+    if (envelope.action === 'tool.invoke' && isRecord(envelope.payload)) return void this.#invoke(id, envelope.payload as unknown as InvokePayload)
+    this.transport.post({ type: 'result', id, error: { code: 'BAD_REQUEST', message: 'unknown action' } })
+  }
+
+  async #invoke(id: number, call: InvokePayload) {
+    const tool = this.#tools.get(call.name)
+    const controller = new AbortController()
+    const reply = (outcome: { ok: unknown } | { error: BusError }) => {
+      this.#running.delete(id)
+      // Cancelled (timeout, caller gone): the kernel has already answered the caller.
+      if (controller.signal.aborted) return
+      this.transport.post('ok' in outcome ? { type: 'result', id, ok: outcome.ok } : { type: 'result', id, error: outcome.error.toJSON() })
+    }
+    if (!tool) return reply({ error: new BusError('UNKNOWN_TOOL', `no tool ${call.name} here`) })
+    const inputIssue = tool.validateInput(call.arguments)
+    if (inputIssue) return reply({ error: new BusError('SCHEMA_VIOLATION', `input ${inputIssue}`) })
+    this.#running.set(id, controller)
+    let done = false
+    const context: ToolContext = {
+      caller: call.caller,
+      signal: controller.signal,
+      reportProgress: (value) => {
+        if (done || controller.signal.aborted || !call.progress) return false
+        if (!checkJson(value, LIMITS.maxProgressBytes, LIMITS.maxDepth).ok) return false
+        this.transport.post({ type: 'progress', id, value })
+        return true
+      },
+    }
+    let result: unknown
+    try {
+      result = await tool.handler(call.arguments as never, context)
+    } catch (error) {
+      done = true
+      return reply({ error: error instanceof BusError && error.code === 'SCHEMA_VIOLATION' ? error : new BusError('TOOL_ERROR', error instanceof Error ? error.message : String(error)) })
+    }
+    done = true
+    const json = checkJson(result, LIMITS.maxPayloadBytes, LIMITS.maxDepth)
+    if (!json.ok) return reply({ error: new BusError(json.code, `result ${json.path}: ${json.reason}`) })
+    const outputIssue = tool.validateOutput(result)
+    if (outputIssue) return reply({ error: new BusError('SCHEMA_VIOLATION', `output ${outputIssue}`) })
+    reply({ ok: result })
+  }
+}

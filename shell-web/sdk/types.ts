@@ -1,0 +1,87 @@
+/**
+ * Public types of the app SDK.
+ *
+ * @example
+ * const options: ToolOptions = { title: 'Search', description: 'Search notes', inputSchema: { type: 'object' }, outputSchema: { type: 'object' } }
+ */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
+
+export interface ToolOptions {
+  title: string
+  description: string
+  /** JSON Schema 2020-12 (see docs/shell.md for what the kernel accepts). */
+  inputSchema: object | boolean
+  outputSchema: object | boolean
+}
+
+export interface ToolContext {
+  /** The kernel-derived caller; never something the caller claimed. */
+  caller: { endpoint: string; app: string }
+  /** Aborts when the kernel cancels the invocation (timeout, caller gone or cancelled). */
+  signal: AbortSignal
+  /** Reports JSON progress (≤ 64 KiB) before the result; false when it was not sent. */
+  reportProgress(value: Json): boolean
+}
+
+export type ToolHandler<I, O> = (args: I, context: ToolContext) => O | Promise<O>
+
+export interface ToolCall<A = Json> {
+  target: string
+  name: string
+  arguments: A
+}
+
+export interface CallOptions {
+  /** Seconds; the kernel clamps to 300 and defaults to 30. */
+  timeout?: number
+  onProgress?(value: Json): void
+  signal?: AbortSignal
+}
+
+export interface ToolDescriptor {
+  name: string
+  title: string
+  description: string
+  inputSchema: unknown
+  outputSchema: unknown
+}
+
+export interface AppSummary {
+  id: string
+  version: string
+  title: string
+  trust: 'untrusted'
+  entries: { tile: boolean; tray: boolean; background: boolean }
+}
+
+export interface AppDescription extends AppSummary {
+  description: string
+  tools: string[]
+  permissions: string[]
+}
+
+export interface EndpointSummary {
+  id: string
+  app: string
+  kind: 'background' | 'tile' | 'tray'
+}
+
+export interface AuditEntry {
+  seq: number
+  at: number
+  caller: string
+  callerApp: string | null
+  target: string
+  tool: string
+  status: 'ok' | 'error' | 'ignored'
+  code?: string
+  durationMs: number
+  args?: string
+  result?: string
+  count: number
+}
+
+export interface StateChange {
+  topic: string
+  revision: number
+}

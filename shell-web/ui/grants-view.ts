@@ -1,0 +1,82 @@
+/**
+ * Pending grant requests and active grants, drawn by the trusted page. The
+ * dialog shows the oldest pending request; its buttons arm after a short delay
+ * so a click aimed at an app cannot land on "Allow". App titles and reasons
+ * are untrusted text and are shown as such.
+ *
+ * @example
+ * new GrantsView(kernel, document.querySelector('#grants')!, document.querySelector('dialog')!)
+ */
+import { h, throttled } from './dom.ts'
+import type { Decision, PendingGrant } from '../kernel/grants.ts'
+import type { Kernel } from '../kernel/kernel.ts'
+
+const ARM_DELAY_MS = 400
+
+export class GrantsView {
+  #shown?: number
+
+  constructor(
+    private readonly kernel: Kernel,
+    private readonly panel: HTMLElement,
+    private readonly dialog: HTMLDialogElement,
+  ) {
+    const render = throttled(() => this.render(), 16)
+    kernel.grants.onChange(render)
+    dialog.addEventListener('cancel', (e) => {
+      e.preventDefault() // Escape must not silently drop a request; it denies it explicitly
+      if (this.#shown !== undefined) kernel.grants.decide(this.#shown, 'deny')
+    })
+    this.render()
+  }
+
+  render(): void {
+    const pending = this.kernel.grants.pending()
+    const sessions = this.kernel.grants.sessions()
+    this.panel.replaceChildren(
+      h('h2', {}, 'Pending grants'),
+      pending.length ? h('ul', { class: 'pending' }, ...pending.map((p) => h('li', { 'data-grant': p.id }, this.#describe(p), ...this.#buttons(p, false)))) : h('p', { class: 'muted' }, 'None.'),
+      h('h2', {}, 'Active grants'),
+      sessions.length
+        ? h('ul', { class: 'active-grants' }, ...sessions.map((g) => h('li', {}, `${g.sourceApp} → ${g.targetApp} (session) `, h('button', { onclick: () => this.kernel.grants.revoke(g.sourceApp, g.targetApp) }, 'Revoke'))))
+        : h('p', { class: 'muted' }, 'None.'),
+    )
+    this.#dialog(pending[0])
+  }
+
+  #dialog(head: PendingGrant | undefined) {
+    if (!head) {
+      this.#shown = undefined
+      if (this.dialog.open) this.dialog.close()
+      return
+    }
+    if (this.#shown === head.id) return
+    this.#shown = head.id
+    const title = (app: string) => this.kernel.manifest(app)?.title ?? app
+    const buttons = this.#buttons(head, true)
+    this.dialog.replaceChildren(
+      h('form', { method: 'dialog' },
+        h('h2', {}, 'Allow access?'),
+        h('p', {}, h('strong', {}, title(head.sourceApp)), ` (${head.sourceApp}) wants to list and call the tools of `, h('strong', {}, title(head.targetApp)), ` (${head.targetApp}).`),
+        head.reason ? h('p', { class: 'reason' }, h('span', { class: 'untrusted' }, 'The app says (untrusted): '), head.reason) : null,
+        h('p', { class: 'muted' }, `Asked by ${head.endpoint} for ${head.scope === 'call' ? 'one call' : 'this session'}.`),
+        h('div', { class: 'actions' }, ...buttons),
+      ),
+    )
+    if (!this.dialog.open) this.dialog.showModal()
+    setTimeout(() => buttons.forEach((b) => (b.disabled = false)), ARM_DELAY_MS)
+  }
+
+  #describe(p: PendingGrant): string {
+    return `${p.sourceApp} → ${p.targetApp} (${p.scope === 'call' ? 'one call' : 'session'}) `
+  }
+
+  #buttons(p: PendingGrant, armLater: boolean): HTMLButtonElement[] {
+    const make = (label: string, decision: Decision, cls: string) => {
+      const b = h('button', { type: 'button', class: cls, 'data-decision': decision, onclick: () => this.kernel.grants.decide(p.id, decision) }, label)
+      b.disabled = armLater
+      return b
+    }
+    return [make('Allow once', 'call', 'secondary'), make('Allow for this session', 'session', 'primary'), make('Deny', 'deny', 'danger')]
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * The trusted shell page: the kernel plus the UI that draws workspaces, the
+ * tray, grants and the audit log. `window.neutron` is the devtools handle to
+ * the kernel; app frames are cross-origin (opaque) and cannot reach it.
+ *
+ * `?demo=0` starts without the demo apps (tests and benchmarks install their own).
+ */
+import { AuditView } from './audit-view.ts'
+import { h } from './dom.ts'
+import { GrantsView } from './grants-view.ts'
+import { Tray } from './tray.ts'
+import { Workspaces } from './workspace.ts'
+import { DEMO_APPS } from '../apps/registry.ts'
+import { Kernel } from '../kernel/kernel.ts'
+
+const $ = <T extends HTMLElement>(selector: string) => document.querySelector<T>(selector)!
+
+let workspaces: Workspaces | undefined
+const kernel = new Kernel({
+  backgrounds: $('#backgrounds'),
+  openTile: (app, params) => workspaces!.openTile(app, params),
+})
+workspaces = new Workspaces(kernel, $('#workspace'), $('#workspaces'))
+const tray = new Tray(kernel, $('#tray'))
+new GrantsView(kernel, $('#grants'), $<HTMLDialogElement>('#grant-dialog'))
+new AuditView(kernel, $('#audit'), $('#endpoints'))
+
+const launcher = $('#launcher')
+const renderChrome = () => {
+  tray.render()
+  launcher.replaceChildren(
+    ...kernel.apps().filter((a) => a.entries.tile).map((a) => h('button', { class: 'launch', 'data-open': a.id, onclick: () => workspaces!.openTile(a.id) }, `+ ${a.title}`)),
+  )
+}
+kernel.onChange(renderChrome)
+
+const install = (manifest: unknown) => kernel.install(manifest)
+const uninstall = (app: string) => {
+  workspaces!.forget(app)
+  if (tray.openFrame?.spec.app === app) tray.close()
+  kernel.uninstall(app)
+}
+
+if (new URLSearchParams(location.search).get('demo') !== '0') {
+  for (const manifest of DEMO_APPS) install(manifest)
+  workspaces.openTile('notes')
+  workspaces.openTile('planner')
+}
+renderChrome()
+
+Object.assign(globalThis, { neutron: { kernel, workspaces, tray, install, uninstall } })

@@ -1,0 +1,352 @@
+/**
+ * A hostile app against the real kernel in real Chromium. Every attack must be
+ * refused with its machine-readable code, leave an audit entry attributed to
+ * the kernel-derived source, and never reach the target (whose handlers count
+ * their invocations).
+ */
+import type { Frame } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { HOSTILE, TARGET, type AuditRow, auditSince, fixtureState, frameOf, grant, install, lastSeq, liveEndpoints, openShell, openTile, revoke, type Shell, waitForEndpoint } from './support/shell.ts'
+
+const TARGET_BG = 'app:target:background'
+const HOSTILE_BG = 'app:hostile:background'
+let shell: Shell
+let hostileTile: string
+let h: Frame
+let target: Frame
+let hostileBg: Frame
+
+type Outcome = { ok?: any; error?: { code: string; message: string; retryAfterMs?: number }; thrown?: string }
+
+const run = <T = Outcome>(fn: string, ...args: unknown[]): Promise<T> =>
+  h.evaluate(([fn, args]) => (globalThis as any).hostile[fn as string](...(args as unknown[])), [fn, args] as const)
+const rawCall = (targetId: string, name: string, kind: string): Promise<Outcome> =>
+  h.evaluate(([t, n, k]) => { const x = (globalThis as any).hostile; return x.rawCall(t, n, x.payload(k)) }, [targetId, name, kind] as const)
+const sdkPayloadCall = (targetId: string, name: string, kind: string): Promise<Outcome> =>
+  h.evaluate(([t, n, k]) => { const x = (globalThis as any).hostile; return x.sdkCall(t, n, x.payload(k)) }, [targetId, name, kind] as const)
+/** Handler invocations at the target, and tool.invoke messages that reached its port at all. */
+const targetCalls = async (): Promise<Record<string, number>> => ({ ...(await fixtureState<Record<string, number>>(target, 'calls')), invokes: await fixtureState<number>(target, 'invokes') })
+
+/** Asserts exactly one new audit entry matches, and returns it. */
+function audited(entries: AuditRow[], match: Partial<AuditRow>): AuditRow {
+  const found = entries.filter((e) => Object.entries(match).every(([k, v]) => (e as any)[k] === v))
+  expect(found, `audit entry ${JSON.stringify(match)} in ${JSON.stringify(entries, null, 1)}`).toHaveLength(1)
+  return found[0]!
+}
+
+beforeAll(async () => {
+  shell = await openShell({ demo: false })
+  await install(shell.page, TARGET)
+  await install(shell.page, HOSTILE)
+  await waitForEndpoint(shell.page, TARGET_BG, ['echo', 'slow', 'bad_output'])
+  await waitForEndpoint(shell.page, HOSTILE_BG, HOSTILE.tools)
+  hostileTile = await openTile(shell.page, 'hostile')
+  h = await frameOf(shell.page, hostileTile)
+  await h.evaluate(() => (globalThis as any).hostile.ready)
+  target = await frameOf(shell.page, TARGET_BG)
+  hostileBg = await frameOf(shell.page, HOSTILE_BG)
+})
+afterAll(() => shell?.close())
+
+describe('window messages are not a bridge', () => {
+  it('spoofed exec, probe and connect messages to the shell are ignored and audited', async () => {
+    const since = await lastSeq(shell.page)
+    await run('postToParent', { type: 'exec', id: 1, payload: { action: 'tools.call', payload: { target: TARGET_BG, name: 'echo', arguments: { text: 'via window' } } } })
+    await run('postToParent', { neutron: 'connect', nonce: 'x', endpoint: TARGET_BG })
+    await expect.poll(async () => (await auditSince(shell.page, since)).length).toBeGreaterThan(0)
+    const entry = audited(await auditSince(shell.page, since), { code: 'WINDOW_MESSAGE_IGNORED' })
+    expect(entry).toMatchObject({ caller: hostileTile, callerApp: 'hostile', status: 'ignored', count: 2 })
+    expect(await targetCalls()).toMatchObject({ echo: 0, invokes: 0 })
+  })
+
+  it('a frame the app nests inside itself is an unknown source', async () => {
+    const since = await lastSeq(shell.page)
+    await run('nestedFrame')
+    await expect.poll(async () => (await auditSince(shell.page, since)).find((e) => e.code === 'UNKNOWN_SOURCE')).toBeTruthy()
+    const entry = audited(await auditSince(shell.page, since), { code: 'UNKNOWN_SOURCE' })
+    expect(entry).toMatchObject({ caller: 'window:unregistered', callerApp: null, count: 2 })
+    expect(await targetCalls()).toMatchObject({ echo: 0, invokes: 0 })
+  })
+
+  it('a fake kernel port offered to sibling frames is refused by their SDK', async () => {
+    expect(await run('spoofSiblings')).toBe(0)
+    expect(await targetCalls()).toMatchObject({ echo: 0, invokes: 0 })
+  })
+
+  it('a sibling racing the kernel cannot capture a frame that is still starting', async () => {
+    const racing = run<number>('captureNewFrames', 2_500)
+    await shell.page.waitForTimeout(100)
+    const fresh = await openTile(shell.page, 'target')
+    const frame = await frameOf(shell.page, fresh)
+    expect(await frame.evaluate(() => (globalThis as any).fixture.bus.ready.then((r: { endpoint: string }) => r.endpoint))).toBe(fresh)
+    expect(await racing).toBe(0)
+    await shell.page.evaluate((slot) => (window as any).neutron.workspaces.closeTile(slot), fresh.split(':')[3])
+  })
+
+  it('a second handshake from the same document is ignored and audited; the binding stands', async () => {
+    const since = await lastSeq(shell.page)
+    await run('repeatHandshake', true)
+    await run('repeatHandshake', false)
+    await expect.poll(async () => (await auditSince(shell.page, since)).length).toBe(2)
+    const entries = await auditSince(shell.page, since)
+    audited(entries, { code: 'HANDSHAKE_REPEATED', caller: hostileTile })
+    audited(entries, { code: 'HANDSHAKE_REJECTED', caller: hostileTile })
+    expect(await liveEndpoints(shell.page)).toContain(hostileTile)
+    expect((await run('sdkCall', 'kernel', 'endpoints.list', {})).ok).toBeDefined()
+  })
+
+  it("saying 'bye' without unloading does not open the door to a second handshake", async () => {
+    const other = await openTile(shell.page, 'hostile')
+    const frame = await frameOf(shell.page, other)
+    await frame.evaluate(() => (globalThis as any).hostile.ready)
+    await frame.evaluate(() => (globalThis as any).hostile.rawSend({ type: 'bye' }))
+    await expect.poll(() => liveEndpoints(shell.page)).not.toContain(other)
+    const since = await lastSeq(shell.page)
+    await frame.evaluate(() => (globalThis as any).hostile.repeatHandshake(true))
+    await expect.poll(async () => (await auditSince(shell.page, since)).length).toBe(1)
+    expect((await auditSince(shell.page, since))[0]).toMatchObject({ code: 'HANDSHAKE_REPEATED' })
+    await shell.page.waitForTimeout(200)
+    expect((await liveEndpoints(shell.page)).filter((id) => id.startsWith(`app:hostile:tile:${other.split(':')[3]}:`))).toEqual([])
+    await shell.page.evaluate((slot) => (window as any).neutron.workspaces.closeTile(slot), other.split(':')[3])
+  })
+})
+
+describe('identity comes from the port', () => {
+  it('forged endpoint ids in envelopes are refused and audited under the real caller', async () => {
+    const since = await lastSeq(shell.page)
+    const forgedCaller = await run('rawExec', 'tools.call', { target: TARGET_BG, name: 'echo', arguments: { text: 'x' }, caller: 'app:target:tile:t1:instance:aaaaaaaa' })
+    const forgedEnvelope = await run('rawExec', 'tools.call', { target: TARGET_BG, name: 'echo', arguments: { text: 'x' } }, { endpoint: 'app:target:background' })
+    const forgedNamespace = await run('rawExec', 'app.state.publish', { topic: 'target', revision: 99, app: 'target' })
+    expect([forgedCaller, forgedEnvelope, forgedNamespace].map((o) => o.error?.code)).toEqual(['BAD_REQUEST', 'BAD_REQUEST', 'BAD_REQUEST'])
+    const entries = await auditSince(shell.page, since)
+    expect(entries.map((e) => [e.caller, e.code])).toEqual([[hostileTile, 'BAD_REQUEST'], [hostileTile, 'BAD_REQUEST'], [hostileTile, 'BAD_REQUEST']])
+    expect(await targetCalls()).toMatchObject({ echo: 0, invokes: 0 })
+  })
+
+  it('a target learns the kernel-derived caller, whatever the arguments claim', async () => {
+    const { ok } = await run('sdkCall', HOSTILE_BG, 'whoami', { caller: TARGET_BG, endpoint: 'kernel' })
+    expect(ok).toEqual({ caller: { endpoint: hostileTile, app: 'hostile' }, arguments: { caller: TARGET_BG, endpoint: 'kernel' } })
+  })
+
+  it("state changes stay inside the sender's own app", async () => {
+    await h.evaluate(() => (globalThis as any).hostile.bus.publishAppStateChange('target', 1000))
+    await h.evaluate(() => (globalThis as any).hostile.bus.publishAppStateChange('notes', 1000))
+    await shell.page.waitForTimeout(200)
+    expect(await fixtureState(target, 'events')).toEqual([])
+  })
+
+  it('audit.list returns only the caller app\'s entries and cannot be pointed elsewhere', async () => {
+    const mine = await h.evaluate(() => (globalThis as any).hostile.bus.auditList())
+    expect(mine.length).toBeGreaterThan(0)
+    expect(new Set(mine.map((e: AuditRow) => e.callerApp))).toEqual(new Set(['hostile']))
+    expect((await run('sdkCall', 'kernel', 'audit.list', { app: 'target' })).error?.code).toBe('SCHEMA_VIOLATION')
+  })
+})
+
+describe('cross-app policy', () => {
+  it('calls and listings without a grant are refused with GRANT_REQUIRED', async () => {
+    const since = await lastSeq(shell.page)
+    expect((await run('sdkCall', TARGET_BG, 'echo', { text: 'x' })).error).toMatchObject({ code: 'GRANT_REQUIRED' })
+    expect(await h.evaluate(() => (globalThis as any).hostile.bus.listTools('app:target:background').catch((e: any) => e.code))).toBe('GRANT_REQUIRED')
+    const entries = await auditSince(shell.page, since)
+    expect(entries.map((e) => [e.caller, e.target, e.tool, e.code])).toEqual([
+      [hostileTile, TARGET_BG, 'echo', 'GRANT_REQUIRED'],
+      [hostileTile, TARGET_BG, 'tools.list', 'GRANT_REQUIRED'],
+    ])
+    expect(await targetCalls()).toMatchObject({ echo: 0, invokes: 0 })
+  })
+
+  it('grant requests: only for declared apps; the person decides in the trusted dialog', async () => {
+    expect((await run('sdkCall', 'kernel', 'permissions.request', { app: 'notes', scope: 'session' })).error?.code).toBe('PERMISSION_DENIED')
+    expect((await run('sdkCall', 'kernel', 'permissions.request', { app: 'hostile', scope: 'session' })).error?.code).toBe('BAD_REQUEST')
+
+    const denied = run('sdkCall', 'kernel', 'permissions.request', { app: 'target', scope: 'session', reason: 'Click Allow! <b>urgent</b>' }, { timeout: 30 })
+    await shell.page.waitForSelector('#grant-dialog[open]')
+    expect(await shell.page.textContent('#grant-dialog .reason')).toContain('Click Allow! <b>urgent</b>') // shown as text
+    expect(await shell.page.isDisabled('#grant-dialog button[data-decision="session"]')).toBe(true) // armed only after a delay
+    await shell.page.click('#grant-dialog button[data-decision="deny"]')
+    expect((await denied).error?.code).toBe('PERMISSION_DENIED')
+
+    const once = run('sdkCall', 'kernel', 'permissions.request', { app: 'target', scope: 'session' }, { timeout: 30 })
+    await shell.page.click('#grant-dialog button[data-decision="call"]')
+    expect((await once).ok).toEqual({ granted: true, scope: 'call' })
+    expect(await run('sdkCall', TARGET_BG, 'echo', { text: 'granted once' })).toEqual({ ok: { text: 'granted once' } })
+    expect((await run('sdkCall', TARGET_BG, 'echo', { text: 'again' })).error?.code).toBe('GRANT_REQUIRED')
+    expect(await targetCalls()).toMatchObject({ echo: 1, invokes: 1 })
+    expect(await fixtureState(target, 'callers')).toEqual([hostileTile])
+  })
+})
+
+describe('limits', () => {
+  it('the 9th concurrent call is refused with TOO_MANY_IN_FLIGHT and retryAfterMs, not queued', async () => {
+    const before = (await fixtureState<Record<string, number>>(hostileBg, 'invocations')).slow ?? 0
+    const since = await lastSeq(shell.page)
+    const outcomes = await run<Outcome[]>('concurrent', 9, HOSTILE_BG, 'slow', { ms: 400 })
+    expect(outcomes.slice(0, 8)).toEqual(Array(8).fill({ ok: { done: true } }))
+    expect(outcomes[8]!.error).toMatchObject({ code: 'TOO_MANY_IN_FLIGHT', retryAfterMs: expect.any(Number) })
+    expect(outcomes[8]!.error!.retryAfterMs).toBeGreaterThan(0)
+    expect((await fixtureState<Record<string, number>>(hostileBg, 'invocations')).slow).toBe(before + 8)
+    audited(await auditSince(shell.page, since), { code: 'TOO_MANY_IN_FLIGHT', caller: hostileTile })
+  })
+
+  it.each([
+    ['oversize', 'PAYLOAD_TOO_LARGE'],
+    ['cyclic', 'NOT_JSON_COMPATIBLE'],
+    ['date', 'NOT_JSON_COMPATIBLE'],
+    ['typed-array', 'NOT_JSON_COMPATIBLE'],
+    ['nan', 'NOT_JSON_COMPATIBLE'],
+    ['infinity', 'NOT_JSON_COMPATIBLE'],
+    ['undefined', 'NOT_JSON_COMPATIBLE'],
+    ['map', 'NOT_JSON_COMPATIBLE'],
+  ])('a %s payload is refused by the kernel (%s), audited, and never reaches the target', async (kind, code) => {
+    await grant(shell.page, hostileTile, 'hostile', 'target', 'session') // so only the payload check stands in the way
+    try {
+      const since = await lastSeq(shell.page)
+      const raw = await rawCall(TARGET_BG, 'echo', kind)
+      expect(raw.error?.code).toBe(code)
+      audited(await auditSince(shell.page, since), { code, caller: hostileTile, target: TARGET_BG, tool: 'echo' })
+      // An honest app using the SDK fails the same way before anything leaves the frame.
+      const sdk = await sdkPayloadCall(TARGET_BG, 'echo', kind)
+      expect(sdk.error?.code).toBe(code)
+      expect(await auditSince(shell.page, since)).toHaveLength(1)
+      expect(await targetCalls()).toMatchObject({ echo: 1, invokes: 1 })
+    } finally {
+      await revoke(shell.page, 'hostile', 'target')
+    }
+  })
+
+  it('functions cannot even be posted; the SDK names the problem', async () => {
+    expect((await rawCall(TARGET_BG, 'echo', 'function')).thrown).toBe('DataCloneError')
+    expect((await sdkPayloadCall(TARGET_BG, 'echo', 'function')).error?.code).toBe('NOT_JSON_COMPATIBLE')
+  })
+})
+
+describe('schemas at both ends', () => {
+  it('input that violates the target schema is refused by the kernel before the target sees it', async () => {
+    await grant(shell.page, hostileTile, 'hostile', 'target', 'session')
+    try {
+      const since = await lastSeq(shell.page)
+      for (const args of [{ text: 123 }, { text: 'x', extra: true }, { text: 'x'.repeat(101) }, {}]) {
+        expect((await run('rawCall', TARGET_BG, 'echo', args)).error?.code).toBe('SCHEMA_VIOLATION')
+      }
+      const entries = await auditSince(shell.page, since)
+      expect(entries.map((e) => e.code)).toEqual(Array(4).fill('SCHEMA_VIOLATION'))
+      expect(await targetCalls()).toMatchObject({ echo: 1, invokes: 1 })
+
+      // Output: an SDK endpoint refuses to send output violating its own schema.
+      const bad = await run('sdkCall', TARGET_BG, 'bad_output', {})
+      expect(bad.error).toMatchObject({ code: 'SCHEMA_VIOLATION', message: expect.stringContaining('output') })
+    } finally {
+      await revoke(shell.page, 'hostile', 'target')
+    }
+  })
+
+  it('output that violates the schema is stopped by the kernel, and none of it reaches the caller', async () => {
+    const since = await lastSeq(shell.page)
+    const outcome = await run('sdkCall', HOSTILE_BG, 'raw_bad_output', {})
+    expect(outcome.error).toMatchObject({ code: 'SCHEMA_VIOLATION', message: expect.stringContaining('output') })
+    expect(JSON.stringify(outcome)).not.toContain('must not reach')
+    expect(JSON.stringify(await h.evaluate(() => (globalThis as any).hostile.rawSeen))).not.toContain('must not reach')
+    audited(await auditSince(shell.page, since), { code: 'SCHEMA_VIOLATION', tool: 'raw_bad_output' })
+  })
+})
+
+describe('progress', () => {
+  it('a flood is capped at 2,000 events, oversized or non-JSON events are dropped, the result still arrives', async () => {
+    const since = await lastSeq(shell.page)
+    const result = await run<{ outcome: Outcome; progress: number; lateOnPort: number }>('withProgress', HOSTILE_BG, 'flood', { events: 2_600 })
+    expect(result.outcome).toEqual({ ok: { sent: 2_600 } })
+    expect(result.progress).toBe(2_000)
+    const entries = await auditSince(shell.page, since)
+    expect(audited(entries, { code: 'PROGRESS_LIMIT' })).toMatchObject({ caller: HOSTILE_BG, target: hostileTile, count: 1 })
+    expect(audited(entries, { code: 'PROGRESS_REJECTED' })).toMatchObject({ caller: HOSTILE_BG, count: 2 })
+    audited(entries, { tool: 'flood', status: 'ok' })
+  })
+
+  it('a throwing consumer cannot change the final result', async () => {
+    const result = await run<{ outcome: Outcome; progress: number }>('withProgress', HOSTILE_BG, 'flood', { events: 5 }, { throwInConsumer: true })
+    expect(result).toMatchObject({ outcome: { ok: { sent: 5 } }, progress: 5 })
+  })
+
+  it("progress from anyone but the call's own target is dropped, even with guessed invocation ids", async () => {
+    await grant(shell.page, hostileTile, 'hostile', 'target', 'session')
+    try {
+      await run('sdkCall', HOSTILE_BG, 'whoami', {})
+      const k = await fixtureState<number>(hostileBg, 'lastInvokeId')
+      const slow = (await targetCalls()).slow!
+      const since = await lastSeq(shell.page)
+      const call = run<{ outcome: Outcome; values: unknown[] }>('withProgress', TARGET_BG, 'slow', { ms: 600, steps: 3 })
+      await expect.poll(async () => (await targetCalls()).slow).toBe(slow + 1)
+      await hostileBg.evaluate(([a, b]) => (globalThis as any).fixture.spray(a, b), [k - 5, k + 40])
+      const result = await call
+      expect(result.outcome).toEqual({ ok: { done: true } })
+      expect(result.values).toEqual([1, 2, 3].map((step) => ({ step, of: 3 })))
+      expect(audited(await auditSince(shell.page, since), { code: 'LATE_PROGRESS', caller: HOSTILE_BG }).count).toBe(46)
+    } finally {
+      await revoke(shell.page, 'hostile', 'target')
+    }
+  })
+
+  it('late progress, and progress or results from a non-target, are dropped and audited', async () => {
+    await shell.page.waitForTimeout(1_100) // the previous test's identical events would fold into its entry for 1 s
+    const since = await lastSeq(shell.page)
+    const late = await run<{ outcome: Outcome; progress: number; lateOnPort: number }>('withProgress', HOSTILE_BG, 'late', {})
+    expect(late).toEqual({ outcome: { ok: { ok: true } }, progress: 0, lateOnPort: 0, values: [] })
+    await run('rawSend', { type: 'progress', id: 1, value: 'not my call' })
+    await run('rawSend', { type: 'result', id: 1, ok: { forged: true } })
+    await run('rawSend', 'garbage')
+    await expect.poll(async () => (await auditSince(shell.page, since)).length).toBe(5)
+    const entries = await auditSince(shell.page, since)
+    expect(audited(entries, { code: 'LATE_PROGRESS', caller: HOSTILE_BG })).toMatchObject({ count: 5 })
+    audited(entries, { code: 'LATE_PROGRESS', caller: hostileTile })
+    audited(entries, { code: 'LATE_RESULT', caller: hostileTile })
+    audited(entries, { code: 'MALFORMED_MESSAGE', caller: hostileTile })
+  })
+})
+
+describe('reload mid-call', () => {
+  it('the target reloads: the caller gets ENDPOINT_GONE and the new document never sees the call', async () => {
+    await grant(shell.page, hostileTile, 'hostile', 'target', 'session')
+    try {
+      const since = await lastSeq(shell.page)
+      const slow = (await targetCalls()).slow!
+      const pending = run('sdkCall', TARGET_BG, 'slow', { ms: 5_000 })
+      await expect.poll(async () => (await targetCalls()).slow).toBe(slow + 1)
+      await target.evaluate(() => location.reload())
+      expect((await pending).error?.code).toBe('ENDPOINT_GONE')
+      audited(await auditSince(shell.page, since), { code: 'ENDPOINT_GONE', caller: hostileTile, tool: 'slow' })
+      await waitForEndpoint(shell.page, TARGET_BG, ['echo', 'slow'])
+      target = await frameOf(shell.page, TARGET_BG)
+      await shell.page.waitForTimeout(300)
+      expect(await targetCalls()).toEqual({ echo: 0, slow: 0, bad_output: 0, invokes: 0 })
+    } finally {
+      await revoke(shell.page, 'hostile', 'target')
+    }
+  })
+
+  it('the caller reloads: the target is told to cancel, and its late answer is dropped and audited', async () => {
+    const cancels = await fixtureState<number>(hostileBg, 'cancels')
+    const since = await lastSeq(shell.page)
+    void h.evaluate(() => (globalThis as any).hostile.sdkCall('app:hostile:background', 'answer_after_cancel', { ms: 600 })).catch(() => {})
+    await expect.poll(async () => (await fixtureState<Record<string, number>>(hostileBg, 'invocations')).answer_after_cancel).toBe(1)
+    const tileSlot = hostileTile.split(':')[3]
+    await shell.page.click(`section.tile[data-tile="${tileSlot}"] button[data-action="reload"]`)
+    await expect.poll(() => fixtureState<number>(hostileBg, 'cancels')).toBe(cancels + 1)
+    await expect.poll(async () => (await auditSince(shell.page, since)).find((e) => e.code === 'LATE_RESULT')).toBeTruthy()
+    const entries = await auditSince(shell.page, since)
+    audited(entries, { code: 'ENDPOINT_GONE', caller: hostileTile, tool: 'answer_after_cancel' })
+    audited(entries, { code: 'LATE_RESULT', caller: HOSTILE_BG })
+    const fresh = (await liveEndpoints(shell.page)).find((id) => id.startsWith('app:hostile:tile:'))
+    expect(fresh).toBeDefined()
+    expect(fresh).not.toBe(hostileTile)
+    expect(fresh!.split(':')[3]).toBe(tileSlot)
+    const newFrame = await frameOf(shell.page, fresh!)
+    await newFrame.evaluate(() => (globalThis as any).hostile.ready)
+    expect(await newFrame.evaluate(() => (globalThis as any).hostile.rawSeen.filter((m: any) => m.type === 'result').length)).toBe(0)
+  })
+
+  it('nothing else reached the target, and the trusted page raised no errors', async () => {
+    expect(await targetCalls()).toEqual({ echo: 0, slow: 0, bad_output: 0, invokes: 0 })
+    expect(shell.errors).toEqual([])
+  })
+})

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest'
+import { AuditRing, type AuditInput } from '../../../shell-web/kernel/audit.ts'
+import { Grants } from '../../../shell-web/kernel/grants.ts'
+import { parseManifest } from '../../../shell-web/kernel/manifest.ts'
+import { summarize } from '../../../shell-web/kernel/summary.ts'
+
+const entry = (app: string, tool = 'x'): AuditInput => ({ caller: `app:${app}:background`, callerApp: app, target: 'kernel', tool, status: 'ok', durationMs: 1 })
+
+describe('audit ring', () => {
+  it('keeps the last 200 entries', () => {
+    const ring = new AuditRing()
+    for (let i = 0; i < 150; i++) ring.record(entry('a'))
+    for (let i = 0; i < 150; i++) ring.record(entry('b'))
+    expect(ring.list()).toHaveLength(200)
+    expect(ring.list().at(-1)!.seq).toBe(300)
+  })
+
+  it('one app cannot push everyone else out: it evicts its own entries past half the ring', () => {
+    const ring = new AuditRing()
+    for (let i = 0; i < 50; i++) ring.record(entry('quiet'))
+    for (let i = 0; i < 1000; i++) ring.record(entry('noisy'))
+    expect(ring.forApp('quiet')).toHaveLength(50)
+    expect(ring.forApp('noisy')).toHaveLength(100)
+  })
+
+  it('folds a burst of identical security events into one entry with a count', () => {
+    let now = 0
+    const ring = new AuditRing(200, 100, () => now)
+    for (let i = 0; i < 500; i++) ring.note({ ...entry('h'), code: 'LATE_PROGRESS', status: 'ignored' })
+    expect(ring.list()).toHaveLength(1)
+    expect(ring.list()[0]!.count).toBe(500)
+    now += 5_000
+    ring.note({ ...entry('h'), code: 'LATE_PROGRESS', status: 'ignored' })
+    expect(ring.list()).toHaveLength(2)
+  })
+})
+
+describe('grants', () => {
+  const planner = { endpoint: 'app:planner:tile:t1:instance:a', app: 'planner' }
+
+  it('a one-call grant is bound to the asking endpoint and used up once', () => {
+    const grants = new Grants()
+    grants.grant(planner, 'notes', 'call')
+    expect(grants.view(planner.endpoint, 'planner', 'notes')).toEqual({ session: false, oneCall: true })
+    expect(grants.view('app:planner:tile:t2:instance:b', 'planner', 'notes').oneCall).toBe(false)
+    grants.consume(planner.endpoint, 'notes')
+    expect(grants.view(planner.endpoint, 'planner', 'notes').oneCall).toBe(false)
+  })
+
+  it('requests wait for the person, and are withdrawn when the caller gives up', async () => {
+    const grants = new Grants()
+    const abort = new AbortController()
+    const pending = grants.request(planner, 'notes', 'session', 'agenda', abort.signal)
+    if (pending === 'UI_BUSY') throw new Error('unexpected')
+    expect(grants.pending()).toHaveLength(1)
+    grants.decide(grants.pending()[0]!.id, 'session')
+    await expect(pending).resolves.toBe('session')
+    expect(grants.sessions()).toEqual([{ sourceApp: 'planner', targetApp: 'notes' }])
+
+    const second = grants.request(planner, 'bank', 'call', '', abort.signal)
+    abort.abort()
+    await expect(second).resolves.toBe('withdrawn')
+    expect(grants.pending()).toHaveLength(0)
+  })
+
+  it('bounds pending requests per app', () => {
+    const grants = new Grants()
+    const signal = new AbortController().signal
+    for (let i = 0; i < 4; i++) expect(grants.request({ endpoint: `app:planner:tile:t${i}:instance:a`, app: 'planner' }, 'notes', 'call', '', signal)).toBeInstanceOf(Promise)
+    expect(grants.request({ endpoint: 'app:planner:tile:t9:instance:a', app: 'planner' }, 'notes', 'call', '', signal)).toBe('UI_BUSY')
+  })
+})
+
+describe('manifests and summaries', () => {
+  it('refuses entries outside the shell app folders', () => {
+    const base = { id: 'x1', version: '1', title: 'X', entries: {} }
+    expect(() => parseManifest({ ...base, entries: { tile: 'https://evil.example/tile' } })).toThrow(/entry/)
+    expect(() => parseManifest({ ...base, entries: { tile: '/apps/../index' } })).toThrow(/entry/)
+    expect(() => parseManifest({ ...base, id: 'kernel!' })).toThrow(/id/)
+    expect(parseManifest({ ...base, entries: { tile: '/apps/x1/tile' } }).entries.tile).toBe('/apps/x1/tile')
+  })
+
+  it('summaries stay bounded however large the value', () => {
+    const big = { text: 'x'.repeat(1_000_000), list: Array.from({ length: 100_000 }, (_, i) => i) }
+    const s = summarize(big, 160)
+    expect(s.length).toBeLessThanOrEqual(160)
+    expect(s.endsWith('…')).toBe(true)
+  })
+})
