@@ -1,12 +1,12 @@
 /**
  * LedgerObject: a standalone ledger, one per name. It is the Rung 0 seed: the
- * topic log, the four query verbs, the bus and conversation chains, live in one
- * Durable Object. Sessions and orchestrations embed the same `Ledger`.
+ * topic log, the four query verbs and conversation chains, live in one Durable
+ * Object. Sessions embed the same `Ledger`; the bus (`ledger/bus.ts`) is
+ * composed into an object wherever it has subscribers to serve.
  */
 import { DurableObject } from 'cloudflare:workers'
 import type { Env } from '../../worker/env.ts'
 import { Conversations, type Turn } from '../graph/conversation.ts'
-import { Bus } from '../ledger/bus.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import type { Json } from '../ledger/json.ts'
 import { type Appended, Ledger, migrateLedger, type Page, type PageOptions } from '../ledger/ledger.ts'
@@ -14,13 +14,11 @@ import type { Plane, RegisteredSchema } from '../ledger/registry.ts'
 
 export class LedgerObject extends DurableObject<Env> {
   protected readonly ledger: Ledger
-  protected readonly bus: Bus
   protected readonly conversations: Conversations
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
     this.ledger = new Ledger(ctx.storage)
-    this.bus = new Bus({ ledger: this.ledger, author: 'object:ledger', holds: ['conversation.**', 'session.**', 'orchestration.**', 'agent.**'] })
     this.conversations = new Conversations(this.ledger)
     void ctx.blockConcurrencyWhile(() => migrateLedger(ctx.storage))
   }
@@ -67,6 +65,14 @@ export class LedgerObject extends DurableObject<Env> {
 
   say(id: string, turn: { role: string; content: Json; author: string; branch?: string }): Turn {
     return this.conversations.say(id, turn)
+  }
+
+  fork(id: string, at: string, branch: string, author: string): Stored {
+    return this.conversations.fork(id, at, branch, author)
+  }
+
+  truncate(id: string, branch: string, to: string, author: string): Stored {
+    return this.conversations.truncate(id, branch, to, author)
   }
 
   transcript(id: string, options?: { branch?: string; limit?: number }): { turns: Turn[]; more: boolean } {

@@ -80,3 +80,24 @@ describe('context death loses nothing', () => {
     expect((await foldAll(env.LEDGER.getByName(stub.name!), 'session.death')).count).toBe(1)
   })
 })
+
+describe('conversations survive context death', () => {
+  it('both branches of a forked conversation read the same after the object is aborted', async () => {
+    const name = uniqueName('chat')
+    const stub = env.LEDGER.getByName(name)
+    await stub.openConversation('c1', 'user:ada', { title: 'plans' })
+    const one = await stub.say('c1', { role: 'user', content: 'one', author: 'user:ada' })
+    await stub.say('c1', { role: 'assistant', content: 'two', author: 'agent:a' })
+    await stub.fork('c1', one.id, 'alt', 'user:ada')
+    await stub.say('c1', { role: 'assistant', content: 'two (alt)', author: 'agent:a', branch: 'alt' })
+    const before = [await stub.transcript('c1'), await stub.transcript('c1', { branch: 'alt' })]
+    await abortAllDurableObjects()
+    const fresh = env.LEDGER.getByName(name)
+    const after = [await fresh.transcript('c1'), await fresh.transcript('c1', { branch: 'alt' })]
+    expect(after).toEqual(before)
+    expect(after.map((t) => t.turns.map((turn) => turn.content))).toEqual([
+      ['one', 'two'],
+      ['one', 'two (alt)'],
+    ])
+  })
+})
