@@ -51,19 +51,20 @@ export function evaluate(expression: string): number {
     return value
   }
   const product = (): number => {
-    let value = power()
+    let value = unary()
     while (peek() === '*' || peek() === '/' || peek() === '%') {
       const op = take()
-      const right = power()
+      const right = unary()
       value = op === '*' ? value * right : op === '/' ? value / right : value % right
     }
     return value
   }
+  // Exponentiation binds tighter than a sign (-2^2 = -4) and associates to the right (2^3^2 = 512).
+  const unary = (): number => (peek() === '-' ? (take(), -unary()) : peek() === '+' ? (take(), unary()) : power())
   const power = (): number => {
-    const base = unary()
-    return peek() === '^' ? (take(), base ** power()) : base
+    const base = atom()
+    return peek() === '^' ? (take(), base ** unary()) : base
   }
-  const unary = (): number => (peek() === '-' ? (take(), -unary()) : peek() === '+' ? (take(), unary()) : atom())
   const atom = (): number => {
     const token = take()
     if (token === '(') {
