@@ -50,7 +50,7 @@ export function admit(session: string, state: SessionState, input: z.output<type
   const text = input.text ?? input.parts!.map((part) => part.text).join('\n')
   const messageId = input.id ?? crypto.randomUUID()
   const digest = sha256Hex(canonicalJson({ text, delivery: input.delivery }))
-  const existing = state.admissions[messageId]
+  const existing = state.admissions.get(messageId)
   if (existing) {
     if (existing.digest !== digest) {
       throw new NeuronError('PROMPT_CONFLICT', `message ${messageId} was already admitted with different content`, {

@@ -15,7 +15,7 @@ import { EVENT, type EventPayloads } from './events.ts'
 
 interface HistoryState {
   messages: LlmMessage[]
-  texts: Record<string, string>
+  texts: Map<string, string>
   step: OpenStep | null
 }
 
@@ -43,7 +43,7 @@ export class History {
   ) {}
 
   messages(): LlmMessage[] {
-    this.folded = this.ledger.fold(this.topic, reduceHistory, { messages: [], texts: {}, step: null }, this.folded)
+    this.folded = this.ledger.fold(this.topic, reduceHistory, { messages: [], texts: new Map(), step: null }, this.folded)
     const { messages, step } = this.folded.state
     return step ? [...messages, ...render(step)] : [...messages]
   }
@@ -54,14 +54,14 @@ function reduceHistory(state: HistoryState, envelope: Stored): HistoryState {
   switch (envelope.type) {
     case EVENT.admitted: {
       const { messageId, text } = p as EventPayloads[typeof EVENT.admitted]
-      state.texts[messageId] = text
+      state.texts.set(messageId, text)
       return state
     }
     case EVENT.prompted: {
       const closed = close(state)
       for (const id of (p as EventPayloads[typeof EVENT.prompted]).messageIds) {
-        closed.messages.push({ role: 'user', content: closed.texts[id] ?? '' })
-        delete closed.texts[id]
+        closed.messages.push({ role: 'user', content: closed.texts.get(id) ?? '' })
+        closed.texts.delete(id)
       }
       return closed
     }

@@ -39,31 +39,35 @@ export interface SessionState {
   /** Tool calls started and not settled, by id. */
   running: Record<string, string>
   pending: InboxRow[]
-  admissions: Record<string, Admission>
+  /** Message id → admission. Owned by the fold and extended in place: O(1) per prompt. */
+  admissions: Map<string, Admission>
   counts: { events: number; prompts: number; steps: number; toolCalls: number }
   lastSeq: number
   /** The last event's id: every new event names it as its causal parent. */
   lastId: string | null
 }
 
-export const EMPTY_SESSION: SessionState = {
-  exists: false,
-  model: '',
-  provider: '',
-  title: null,
-  system: null,
-  owner: '',
-  share: [],
-  createdAt: 0,
-  run: null,
-  loopOpen: false,
-  step: null,
-  running: {},
-  pending: [],
-  admissions: {},
-  counts: { events: 0, prompts: 0, steps: 0, toolCalls: 0 },
-  lastSeq: 0,
-  lastId: null,
+/** A fresh, empty state. A function, not a constant: the fold extends its maps in place. */
+export function emptySession(): SessionState {
+  return {
+    exists: false,
+    model: '',
+    provider: '',
+    title: null,
+    system: null,
+    owner: '',
+    share: [],
+    createdAt: 0,
+    run: null,
+    loopOpen: false,
+    step: null,
+    running: {},
+    pending: [],
+    admissions: new Map(),
+    counts: { events: 0, prompts: 0, steps: 0, toolCalls: 0 },
+    lastSeq: 0,
+    lastId: null,
+  }
 }
 
 /** Folds one durable event into the session state. Unknown types only advance counters. */
@@ -85,7 +89,7 @@ export function reduceSession(state: SessionState, envelope: Stored): SessionSta
       return {
         ...next,
         pending: [...state.pending, { messageId: p.messageId, seq: envelope.seq, delivery: p.delivery, text: p.text }],
-        admissions: { ...state.admissions, [p.messageId]: { seq: envelope.seq, digest: p.digest } },
+        admissions: state.admissions.set(p.messageId, { seq: envelope.seq, digest: p.digest }),
       }
     }
     case EVENT.prompted: {
@@ -148,7 +152,7 @@ export function viewOf(id: string, state: SessionState): SessionView {
     owner: state.owner,
     share: state.share,
     model: `${state.provider}/${state.model}`,
-    status: state.run !== null || state.pending.length > 0 ? 'busy' : 'idle',
+    status: state.run !== null || state.loopOpen || state.pending.length > 0 ? 'busy' : 'idle',
     createdAt: state.createdAt,
     pending: state.pending.length,
     counts: state.counts,

@@ -92,6 +92,15 @@ export class Runner {
         turns++
         await this.step(turns)
       }
+    } catch (error) {
+      // A fault outside any turn's own handling (e.g. storage): close what is open, durably,
+      // and halt, so the loop is not retried forever and nothing stays "running".
+      console.error('runner: drain failed', error)
+      const failure = { code: 'RUNNER_FAILED', message: error instanceof Error ? error.message : String(error) }
+      const state = host.state()
+      for (const toolCallId of Object.keys(state.running)) host.record(EVENT.toolFailed, { step: state.step ?? 'none', toolCallId, error: failure })
+      if (state.step !== null) host.record(EVENT.stepFailed, { step: state.step, error: failure })
+      host.record(EVENT.halted, { reason: 'step-failed', limit: null })
     } finally {
       host.record(EVENT.drainEnded, { run, reason: 'idle' })
     }
@@ -186,7 +195,7 @@ export class Runner {
       }
       const failure = error instanceof NeuronError ? { code: error.code, message: error.message } : { code: 'STEP_FAILED', message: String(error) }
       controller.abort(error)
-      await Promise.all(calls.map((call) => call.settled))
+      await Promise.allSettled(calls.map((call) => call.settled))
       this.closeCalls(step, calls, 'step failed')
       host.record(EVENT.stepFailed, { step, error: failure })
       host.record(EVENT.halted, { reason: 'step-failed', limit: null })
@@ -195,11 +204,17 @@ export class Runner {
     }
   }
 
-  private execute(call: { id: string; name: string; input: Json }, shown: Registration | undefined, step: string, signal: AbortSignal) {
+  /** Settles one call. Never rejects: an abort is `cancelled`, anything else a failed outcome. */
+  private execute(
+    call: { id: string; name: string; input: Json },
+    shown: Registration | undefined,
+    step: string,
+    signal: AbortSignal,
+  ): Promise<Settlement | 'cancelled'> {
     const context = { sessionId: this.host.sessionId, assistantMessageId: step, toolCallId: call.id, signal }
-    return settle(call, shown, this.host.tools, context).catch((error: unknown) => {
-      if (signal.aborted) return 'cancelled' as const
-      throw error
+    return settle(call, shown, this.host.tools, context).catch((error: unknown): Settlement | 'cancelled' => {
+      if (signal.aborted) return 'cancelled'
+      return { ok: false, error: { code: 'TOOL_FAILED', message: error instanceof Error ? error.message : String(error) } }
     })
   }
 

@@ -26,7 +26,7 @@ import { SessionAccess } from './access.ts'
 import { admit, PromptSchema, type Receipt } from './admission.ts'
 import { EVENT, type EventPayloads, type EventType } from './events.ts'
 import { History } from './history.ts'
-import { EMPTY_SESSION, reduceSession, type SessionState, type SessionView, viewOf } from './projection.ts'
+import { emptySession, reduceSession, type SessionState, type SessionView, viewOf } from './projection.ts'
 import { recover } from './recovery.ts'
 import { Runner } from './runner.ts'
 import { type SocketAttachment, Subscribers } from './streams.ts'
@@ -52,7 +52,7 @@ export class SessionObject extends DurableObject<Env> {
   protected readonly runner: Runner
   protected readonly access: SessionAccess
   protected readonly subscribers: Subscribers
-  protected state: SessionState = EMPTY_SESSION
+  protected state: SessionState = emptySession()
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
@@ -79,7 +79,7 @@ export class SessionObject extends DurableObject<Env> {
     this.tools.register('wait', wait)
     void ctx.blockConcurrencyWhile(async () => {
       await migrateLedger(ctx.storage)
-      this.state = this.ledger.fold(this.topic, reduceSession, EMPTY_SESSION).state
+      this.state = this.ledger.fold(this.topic, reduceSession, emptySession()).state
       if (recover(this.state, (type, payload) => this.record(type, payload)) || this.hasWork()) {
         await ctx.storage.setAlarm(Date.now())
       }

@@ -51,8 +51,15 @@ export async function settle(
   if (context.signal.aborted) throw context.signal.reason
   const output = shown.tool.output.safeParse(raw)
   if (!output.success) return failure('TOOL_OUTPUT_INVALID', `${call.name} returned output that does not match its schema`)
-  const content = shown.tool.toModelOutput ? shown.tool.toModelOutput(output.data) : canonicalJson(output.data)
-  return bound(content)
+  try {
+    const content = shown.tool.toModelOutput ? shown.tool.toModelOutput(output.data) : canonicalJson(output.data)
+    if (typeof content !== 'string') return failure('TOOL_OUTPUT_INVALID', `${call.name} rendered model output that is not text`)
+    return bound(content)
+  } catch (error) {
+    // Encoding is the tool's responsibility too: a failure here is the call's outcome, not the runner's.
+    const reason = error instanceof NeuronError ? `${error.code}: ${error.message}` : String(error)
+    return failure('TOOL_OUTPUT_INVALID', `${call.name} output could not be encoded for the model (${reason})`)
+  }
 }
 
 function bound(content: string): Settlement {

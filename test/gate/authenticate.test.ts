@@ -34,6 +34,7 @@ describe('authenticate: one mechanism, checked once at the gate', () => {
     ['a token not valid yet', 'TOKEN_NOT_YET_VALID', async () => `Bearer ${await token({ nbf: 600 })}`],
     ['the wrong issuer', 'TOKEN_ISSUER_REJECTED', async () => `Bearer ${await token({ iss: 'https://evil.test' })}`],
     ['the wrong audience', 'TOKEN_AUDIENCE_REJECTED', async () => `Bearer ${await token({ aud: 'someone-else' })}`],
+    ['an RS256 token naming an EC key', 'TOKEN_ALG_REJECTED', async () => `Bearer ${await token({ alg: 'RS256', kid: keys.ES256.private.kid })}`],
     ['a dev token off loopback', 'DEV_TOKEN_REFUSED', async () => `Bearer ${await sign({ iss: 'neuron-dev', aud: AUDIENCE, sub: 'dev', exp: now + 60 }, DEV_SECRET, 'HS256')}`],
   ]
 

@@ -1,4 +1,4 @@
-import { env } from 'cloudflare:workers'
+import { env, exports } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
 import { DENIALS_PER_HOUR } from '../../objects/session/access.ts'
 import { api, postJson } from '../support/api.ts'
@@ -96,8 +96,12 @@ describe('stream tickets', () => {
     const { ticket } = (await (await postJson(`/v1/sessions/${a.id}/tickets`, {})).json()) as { ticket: string }
     const wrong = await api(`/v1/sessions/${b.id}/events?ticket=${ticket}`, { headers: { authorization: '' } })
     expect(await errorOf(wrong)).toMatchObject({ status: 401, body: { error: { code: 'TICKET_WRONG_SESSION' } } })
+    // Presented as a bearer token, a ticket is just an HS256 token: off loopback no HS256 token is
+    // accepted at all, and on loopback it fails the dev issuer check.
     const asBearer = await api(`/v1/sessions/${a.id}`, { headers: { authorization: `Bearer ${ticket}` } })
-    expect(asBearer.status).toBe(401)
+    expect(await errorOf(asBearer)).toMatchObject({ status: 401, body: { error: { code: 'DEV_TOKEN_REFUSED' } } })
+    const onLoopback = await exports.default.fetch(`http://127.0.0.1/v1/sessions/${a.id}`, { headers: { authorization: `Bearer ${ticket}` } })
+    expect(await errorOf(onLoopback)).toMatchObject({ status: 401, body: { error: { code: 'TOKEN_ISSUER_REJECTED' } } })
     const sse = await api(`/v1/sessions/${a.id}/events?ticket=${ticket}`, { headers: { authorization: '' } })
     const seen = await readSse(sse, (events) => events.some((e) => e.event === 'replay-end'))
     expect(seen[0]!.event).toBe('session.next.created')
@@ -107,6 +111,8 @@ describe('stream tickets', () => {
     const stale = await sign({ iss: 'x', sub: 'ada', aud: 'neuron:stream-ticket', sid: a.id, jti: crypto.randomUUID(), exp: now - 1 }, env.TICKET_SECRET!, 'HS256')
     const expired = await api(`/v1/sessions/${a.id}/events?ticket=${stale}`, { headers: { authorization: '' } })
     expect(await errorOf(expired)).toMatchObject({ status: 401, body: { error: { code: 'TOKEN_EXPIRED' } } })
+    const expiredSocket = await api(`/v1/sessions/${a.id}/ws?ticket=${stale}`, { headers: { authorization: '', upgrade: 'websocket' } })
+    expect(await errorOf(expiredSocket)).toMatchObject({ status: 401, body: { error: { code: 'TOKEN_EXPIRED' } } })
   })
 })
 

@@ -44,6 +44,15 @@ describe('sessions: admission', () => {
     expect(admitted).toHaveLength(1)
   })
 
+  it('message ids that name Object.prototype members are ordinary ids', async () => {
+    const { id } = await newSession()
+    for (const messageId of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      const res = await postJson(`/v1/sessions/${id}/prompt`, { id: messageId, text: `hello ${messageId}` })
+      expect([messageId, res.status]).toEqual([messageId, 202])
+    }
+    await waitIdle(id)
+  })
+
   it('50 concurrent prompts: each admitted once, executed once, serially, in admission order', async () => {
     const { id, stub } = await newSession()
     const receipts = await Promise.all(

@@ -2,10 +2,12 @@ import { describe, expect, it } from 'vitest'
 import type { Stored } from '../../objects/ledger/envelope.ts'
 import type { EventPayloads } from '../../objects/session/events.ts'
 import { History } from '../../objects/session/history.ts'
-import { EMPTY_SESSION, reduceSession } from '../../objects/session/projection.ts'
+import { emptySession, reduceSession } from '../../objects/session/projection.ts'
 import { Runner, type RunnerHost } from '../../objects/session/runner.ts'
 import { calculator } from '../../objects/tools/builtins/calculator.ts'
 import { ToolRegistry } from '../../objects/tools/registry.ts'
+import { Tool } from '../../objects/tools/tool.ts'
+import { z } from 'zod'
 import { uniqueName, withLedger } from '../support/ledger.ts'
 import { events, newSession, postJson, types, waitFor, waitIdle } from '../support/session.ts'
 
@@ -35,7 +37,7 @@ describe('runner: delivery', () => {
   it('caps provider turns per promotion with an explained halted event', () =>
     withLedger(uniqueName('cap'), async (ledger) => {
       // A vendor that asks for a tool on every turn: the loop would never end on its own.
-      let state = EMPTY_SESSION
+      let state = emptySession()
       const tools = new ToolRegistry()
       tools.register('calculator', calculator)
       let turns = 0
@@ -73,6 +75,53 @@ describe('runner: delivery', () => {
 })
 
 describe('runner: tools', () => {
+  it('a tool whose output cannot be encoded fails as a coded outcome; the turn and the drain still end', () =>
+    withLedger(uniqueName('encode'), async (ledger) => {
+      let state = emptySession()
+      const tools = new ToolRegistry()
+      tools.register(
+        'render',
+        Tool.make({
+          description: 'renders badly',
+          input: z.object({}),
+          output: z.object({}),
+          execute: () => ({}),
+          toModelOutput: () => {
+            throw new Error('renderer exploded')
+          },
+        }),
+      )
+      const history = new History(ledger, 'session.enc')
+      let turns = 0
+      const host: RunnerHost = {
+        sessionId: 'enc',
+        tools,
+        state: () => state,
+        record: (type, payload) => {
+          const { envelope } = ledger.append({ topic: 'session.enc', type, author: 'test', parent: state.lastId, payload })
+          state = reduceSession(state, envelope)
+          return envelope
+        },
+        air: () => {},
+        history: () => history.messages(),
+        async *stream() {
+          turns++
+          yield turns === 1
+            ? [{ type: 'tool-call', id: 'r1', name: 'render', input: {} }, { type: 'finish', reason: 'tool-calls' }]
+            : [{ type: 'text-delta', text: 'done' }, { type: 'finish', reason: 'stop' }]
+        },
+        cost: () => null,
+        keepArtifact: () => 'unused',
+      }
+      host.record('session.next.created', { model: 'scripted', provider: 'test', title: null, system: null, owner: 'test#owner', share: [] })
+      host.record('session.next.admitted', { messageId: 'm', delivery: 'queue', text: 'go', digest: 'd' })
+      await new Runner(host).wake()
+      const failed = ledger.byType('session.next.tool.failed').items.map((e) => e.payload)
+      expect(failed).toEqual([{ step: expect.any(String), toolCallId: 'r1', error: { code: 'TOOL_OUTPUT_INVALID', message: expect.stringContaining('renderer exploded') } }])
+      expect(state).toMatchObject({ run: null, loopOpen: false, step: null, running: {} })
+      expect(turns).toBe(2)
+    }))
+
   it('starts calls eagerly, settles all before the step ends, records outcomes in call order', async () => {
     const { id } = await newSession()
     await prompt(id, {

@@ -49,9 +49,39 @@ describe('SSE: replay, then live tail', () => {
     const resumed = second.filter((e) => durable(e.event)).map((e) => Number(e.id))
     expect(resumed).toEqual(Array.from({ length: total - lastSeen }, (_, i) => lastSeen + 1 + i))
   })
+
+  it('a replay over several pages, then a live turn: every event once, in order', async () => {
+    const { id } = await newSession()
+    // Over 500 events, so the replay takes more than one page and yields between pages.
+    await Promise.all(Array.from({ length: 120 }, (_, i) => postJson(`/v1/sessions/${id}/prompt`, { id: `p${i}`, text: `p${i}` })))
+    await waitIdle(id, 60_000)
+    const before = (await events(id)).length
+    expect(before).toBeGreaterThan(500)
+    const res = await api(`/v1/sessions/${id}/events`)
+    // A whole turn happens between opening the stream and reading it.
+    await postJson(`/v1/sessions/${id}/prompt`, { id: 'late', text: '/tool calculator {"expression":"1+2"}' })
+    await waitIdle(id)
+    const seen = await readSse(res, (list) => list.some((e) => e.event === 'session.next.drain.ended' && Number(e.id) > before))
+    const ids = seen.filter((e) => durable(e.event)).map((e) => Number(e.id))
+    expect(ids).toEqual(Array.from({ length: ids.length }, (_, i) => i + 1))
+    expect(ids.length).toBeGreaterThan(before)
+    expect(seen.filter((e) => e.event === 'replay-end')).toHaveLength(1)
+  })
 })
 
 describe('WebSocket (hibernation API)', () => {
+  it('interrupts a running turn from the same socket', async () => {
+    const { id } = await newSession()
+    const socket = await openSocket(`/v1/sessions/${id}/ws`)
+    socket.send({ type: 'subscribe', after: 0 })
+    socket.send({ type: 'prompt', id: 'slow', text: '/tool wait {"ms":30000}' })
+    await socket.until((m) => m.some((x) => x.type === 'event' && (x.event as { type: string }).type === 'session.next.tool.called'))
+    socket.send({ type: 'interrupt' })
+    await socket.until((m) => m.some((x) => x.type === 'event' && (x.event as { type: string }).type === 'session.next.interrupted'))
+    expect(socket.messages.find((x) => x.type === 'interrupt')).toMatchObject({ interrupted: true, pending: 0 })
+    socket.close()
+  })
+
   it('subscribes from a sequence, prompts and interrupts on the same socket, same events and receipts as HTTP', async () => {
     const { id } = await newSession()
     const socket = await openSocket(`/v1/sessions/${id}/ws`)

@@ -104,7 +104,7 @@ describe('calculator', () => {
     expect(evaluate(expression)).toBe(value)
   })
 
-  it.each([['2 +'], ['foo(1)'], ['(1'], ['1 2'], ['1/0']])('%s is refused with a code', (expression) => {
+  it.each([['2 +'], ['foo(1)'], ['(1'], ['1 2'], ['1/0'], ['constructor'], ['toString(1)']])('%s is refused with a code', (expression) => {
     expect(() => evaluate(expression)).toThrow(NeuronError)
   })
 })

@@ -46,6 +46,7 @@ describe('ledger over HTTP', () => {
     ['an unknown route', () => call('/v1/nothing'), 404, 'NOT_FOUND'],
     ['a schema that is not an object', () => call('/v1/ledgers/a/schemas/s@1', { method: 'PUT', body: '[1]' }), 400, 'INVALID_SCHEMA'],
     ['an author other than the caller', () => post('/v1/ledgers/a/envelopes', JSON.stringify({ topic: 'x', type: 't', author: 'someone-else' })), 403, 'AUTHOR_MISMATCH'],
+    ['a client-sent gate header', () => post('/v1/ledgers/a/envelopes', JSON.stringify({ topic: 'x', type: 't', headers: [{ key: 'principal', value: 'root' }] })), 400, 'RESERVED_HEADER'],
     ['a body over 16 MiB', () => post('/v1/ledgers/a/envelopes', 'x'.repeat(16 * 1024 * 1024 + 1)), 413, 'PAYLOAD_TOO_LARGE'],
   ]
 

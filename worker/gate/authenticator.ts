@@ -58,6 +58,10 @@ export class Authenticator {
     }
     const key = this.config.keys.find((k) => k.kid === header.kid)
     if (!header.kid || !key) throw unauthorized('TOKEN_KID_UNKNOWN', 'the token names no known signing key (kid)')
+    // The key decides the algorithm, never the token: an alg the key cannot verify is refused.
+    if (KEY_TYPE[header.alg] !== key.kty || (key.alg !== undefined && key.alg !== header.alg)) {
+      throw unauthorized('TOKEN_ALG_REJECTED', `key ${header.kid} does not verify ${header.alg}`)
+    }
     if (!this.config.issuer) throw new NeuronError('AUTH_MISCONFIGURED', 'AUTH_ISSUER is not set', { status: 500 })
     const payload = await check(token, await this.importKey(key as HonoJsonWebKey, header.alg), header.alg, this.config.issuer, this.config.audience)
     return { issuer: String(payload.iss), subject: String(payload.sub), claims: claimsOf(payload), via: 'bearer' }
@@ -93,6 +97,8 @@ export class Authenticator {
     let key = this.keys.get(id)
     if (!key) {
       key = crypto.subtle.importKey('jwk', jwk as JsonWebKey, IMPORT[alg]!, false, ['verify'])
+      // A key that fails to import is a configuration error; do not remember the failure.
+      key.catch(() => this.keys.delete(id))
       this.keys.set(id, key)
     }
     return key
@@ -134,6 +140,9 @@ async function check(token: string, key: string | CryptoKey, alg: string, issuer
   if (typeof payload.sub !== 'string' || payload.sub === '') throw unauthorized('TOKEN_MALFORMED', 'the token has no sub')
   return payload
 }
+
+/** The JWK key type each accepted algorithm needs. */
+const KEY_TYPE: Record<string, string> = { ES256: 'EC', EdDSA: 'OKP', RS256: 'RSA' }
 
 const IMPORT: Record<string, SubtleCryptoImportKeyAlgorithm> = {
   ES256: { name: 'ECDSA', namedCurve: 'P-256' },

@@ -87,6 +87,9 @@ function stub(c: Context<AppEnv>, name: string) {
   return c.env.LEDGER.getByName(`${callerOf(c).id}/${parseOrThrow(Name, name, 'INVALID_NAME')}`)
 }
 
+/** Header keys only the gate injects; a client that sends one is refused. */
+const RESERVED_HEADERS = new Set(['principal', 'claims', 'authz'])
+
 /** The author is the caller (given or filled in), and the gate's headers ride along. */
 function stamp(draft: unknown, caller: Caller): unknown {
   if (typeof draft !== 'object' || draft === null || Array.isArray(draft)) return draft
@@ -94,6 +97,14 @@ function stamp(draft: unknown, caller: Caller): unknown {
   if (author !== caller.id) {
     throw new NeuronError('AUTHOR_MISMATCH', `author must be the authenticated principal ${caller.id}`, { status: 403, details: { author } })
   }
+  const given = Array.isArray(headers) ? (headers as { key?: unknown }[]) : [headers as { key?: unknown }]
+  const forged = given.find((header) => RESERVED_HEADERS.has(String(header?.key)))
+  if (forged) {
+    throw new NeuronError('RESERVED_HEADER', `header ${String(forged.key)} is written by the gate, not by clients`, {
+      status: 400,
+      details: { key: forged.key },
+    })
+  }
   const decision = authorize({ owner: caller.id, share: [] }, caller)
-  return { ...draft, author, headers: [...(Array.isArray(headers) ? headers : [headers]), ...gateHeaders(caller, decision)] }
+  return { ...draft, author, headers: [...given, ...gateHeaders(caller, decision)] }
 }
