@@ -1,5 +1,13 @@
-import type { z } from 'zod'
+import { z } from 'zod'
 import { NeuronError } from './errors.ts'
+
+/**
+ * The shape of every client-chosen name: session ids, message ids, ledger names.
+ *
+ * @example
+ * Identifier.parse('demo-1') // 'demo-1'
+ */
+export const Identifier = z.string().regex(/^[A-Za-z0-9_.:\-]{1,128}$/, 'must be 1–128 of [A-Za-z0-9_.:-]')
 
 /** One failing field of a validation: a dotted path and what is wrong with it. */
 export interface FieldIssue {

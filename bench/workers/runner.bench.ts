@@ -11,13 +11,10 @@ import { openaiCompatible } from '../../objects/llm/dialects/openai-compatible.t
 import { localFetch } from '../../objects/llm/local/fetch.ts'
 import { SseParser, type SseEvent } from '../../objects/llm/sse.ts'
 import { streamModel, streamModelBatches } from '../../objects/llm/stream.ts'
-import type { LlmEvent } from '../../objects/llm/types.ts'
+import type { LlmEvent, LlmRequest } from '../../objects/llm/types.ts'
+import { scriptedSession } from '../../test/support/runner-host.ts'
 import { Ledger } from '../../objects/ledger/ledger.ts'
-import { History } from '../../objects/session/history.ts'
-import { EMPTY_SESSION, reduceSession } from '../../objects/session/projection.ts'
-import { Runner, type RunnerHost } from '../../objects/session/runner.ts'
 import type { SessionObject } from '../../objects/session/session-object.ts'
-import { ToolRegistry } from '../../objects/tools/registry.ts'
 
 const TOKENS = 10_000
 const ROUNDS = 5
@@ -83,29 +80,11 @@ describe('runner overhead', () => {
         await runInDurableObject(env.SESSIONS.getByName(`bench-replay-${round}`), async (_o, state) => {
           let total = 0
           for (let r = 0; r < REPEAT; r++) {
-            const ledger = new Ledger(state.storage)
-            const topic = `session.replay-${r}`
-            const history = new History(ledger, topic)
-            let session = EMPTY_SESSION
-            const host: RunnerHost = {
-              sessionId: topic,
-              tools: new ToolRegistry(),
-              state: () => session,
-              record: (type, payload) => {
-                const { envelope } = ledger.append({ topic, type, author: 'bench', parent: session.lastId, payload })
-                session = reduceSession(session, envelope)
-                return envelope
-              },
-              air: () => {},
-              history: () => history.messages(),
-              stream: (request, signal) => streamModelBatches(request, { catalog: vendor, fetch: replay, signal }),
-              cost: () => null,
-              keepArtifact: () => '',
-            }
-            host.record('session.next.created', { provider: 'deepseek', model: 'deepseek-chat', title: null, system: null, owner: 'bench', share: [] })
-            host.record('session.next.admitted', { messageId: 'm', delivery: 'queue', text: PROMPT, digest: 'd' })
+            const stream = (request: LlmRequest, signal: AbortSignal) =>
+              streamModelBatches({ ...request, provider: 'deepseek', model: 'deepseek-chat' }, { catalog: vendor, fetch: replay, signal })
+            const session = scriptedSession(new Ledger(state.storage), `session.replay-${r}`, stream, { prompt: PROMPT })
             const began = performance.now()
-            await new Runner(host).wake()
+            await session.runner.wake()
             total += performance.now() - began
           }
           return total / REPEAT

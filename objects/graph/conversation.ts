@@ -138,11 +138,6 @@ export class Conversations {
     return { turns: turns.slice(0, limit).reverse(), more: true }
   }
 
-  /** Branch names and their head turn ids. */
-  branches(id: string): Record<string, string> {
-    return { ...this.require(id).heads }
-  }
-
   private point(id: string, branch: string, turn: string, reason: string, author: string): Stored {
     return this.ledger.append({
       topic: topicOf(id),
@@ -184,6 +179,7 @@ export class Conversations {
   }
 }
 
+/** The address a conversation's turns and pointers live on. */
 export function topicOf(id: string): string {
   return `conversation.${id}`
 }

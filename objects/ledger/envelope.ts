@@ -173,9 +173,3 @@ export function seal(input: unknown, limits: SealLimits = DEFAULT_LIMITS, now = 
   }
 }
 
-/** The canonical form an envelope's id is the hash of. Used to verify ids read back. */
-export function canonicalEnvelope(envelope: Envelope): string {
-  const { id: _id, ...content } = envelope as Envelope & { seq?: number }
-  delete (content as { seq?: number }).seq
-  return canonicalJson(content)
-}

@@ -29,6 +29,7 @@ export interface Page {
   next: number | null
 }
 
+/** Paging: start after this cursor (a sequence, or a walk depth), return at most `limit` (default 100). */
 export interface PageOptions {
   after?: number
   limit?: number
@@ -40,6 +41,7 @@ export interface Folded<S> {
   cursor: number
 }
 
+/** The largest page any query returns. */
 export const MAX_PAGE = 1000
 const FOLD_PAGE = 500
 
@@ -55,6 +57,15 @@ export async function migrateLedger(storage: DurableObjectStorage): Promise<void
   await migrate(drizzle(storage), migrations)
 }
 
+/**
+ * One object's ledger over its SQLite storage. Build it in the constructor and
+ * run `migrateLedger` inside `blockConcurrencyWhile` before the first append.
+ *
+ * @example
+ * const ledger = new Ledger(ctx.storage)
+ * ledger.append({ topic: 'agent.t1', type: 'step', author: 'agent:t1', payload: { n: 1 } })
+ * ledger.byTopic('agent.t1', { after: 0, limit: 50 })
+ */
 export class Ledger {
   readonly artifacts: ArtifactStore
   readonly schemas: SchemaRegistry

@@ -6,6 +6,7 @@
 import { DurableObject } from 'cloudflare:workers'
 import type { Env } from '../../worker/env.ts'
 import type { Stored } from '../ledger/envelope.ts'
+import { Chain } from '../ledger/chain.ts'
 import { type Folded, Ledger, migrateLedger } from '../ledger/ledger.ts'
 import type { Usage } from '../llm/types.ts'
 
@@ -52,32 +53,30 @@ function reduce(totals: MeterTotals, e: Stored): MeterTotals {
 
 export class MeterObject extends DurableObject<Env> {
   protected readonly ledger: Ledger
+  private readonly usage: Chain
   private folded: Folded<MeterTotals> | undefined
-  private lastId: string | null | undefined
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
     this.ledger = new Ledger(ctx.storage)
+    this.usage = new Chain(this.ledger, TOPIC)
     void ctx.blockConcurrencyWhile(() => migrateLedger(ctx.storage))
   }
 
   /** One batch of request counts from the gate's meter stage. */
   requests(counts: RequestCount[]): void {
-    this.record('meter.requests', 'gate:meter', counts)
+    this.usage.append('meter.requests', 'gate:meter', counts)
   }
 
+  /** One model turn's usage, attributed to the session's owner. */
   turn(turn: { session: string; step: string; usage: Usage; cost: number | null }): void {
-    this.record('meter.turn', `session:${turn.session}`, turn)
+    this.usage.append('meter.turn', `session:${turn.session}`, turn)
   }
 
+  /** The principal's totals, folded incrementally from its usage log. */
   totals(): MeterTotals {
     this.folded = this.ledger.fold(TOPIC, reduce, EMPTY, this.folded)
     return this.folded.state
   }
 
-  /** Each entry chains to the previous one, which also keeps identical requests distinct. */
-  private record(type: string, author: string, payload: unknown): void {
-    if (this.lastId === undefined) this.lastId = this.ledger.latest(TOPIC)?.id ?? null
-    this.lastId = this.ledger.append({ topic: TOPIC, type, author, parent: this.lastId, payload }).envelope.id
-  }
 }

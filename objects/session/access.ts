@@ -7,6 +7,7 @@
  */
 import { type Caller, type Decision, authorize } from '../access/authorize.ts'
 import { NeuronError } from '../errors.ts'
+import { Chain } from '../ledger/chain.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import type { Ledger } from '../ledger/ledger.ts'
 import type { SessionState } from './projection.ts'
@@ -16,13 +17,15 @@ const HOUR = 3_600_000
 
 export class SessionAccess {
   private window = { start: 0, recorded: -1, suppressed: 0 }
-  private lastId: string | null | undefined
+  private readonly log: Chain
 
   constructor(
     private readonly ledger: Ledger,
     private readonly topic: string,
     private readonly name: () => string,
-  ) {}
+  ) {
+    this.log = new Chain(ledger, topic)
+  }
 
   /** Allows, or records the denial and throws `SESSION_NOT_FOUND` exactly as for an unknown session. */
   check(state: SessionState, caller: Caller, action: string): Decision {
@@ -45,15 +48,7 @@ export class SessionAccess {
       window.suppressed++
       return
     }
-    this.lastId ??= this.ledger.latest(this.topic)?.id ?? null
-    const { envelope } = this.ledger.append({
-      topic: this.topic,
-      type: 'session.denied',
-      author: 'stage:authorize',
-      parent: this.lastId,
-      payload: { caller: caller.id, claims: caller.claims, action, decision: { ...decision } },
-    })
-    this.lastId = envelope.id
+    this.log.append('session.denied', 'stage:authorize', { caller: caller.id, claims: caller.claims, action, decision: { ...decision } })
     window.recorded++
   }
 

@@ -145,6 +145,7 @@ export interface SessionView {
   lastSequence: number
 }
 
+/** The public view of a folded state. Busy while a drain runs, a loop is open, or prompts wait. */
 export function viewOf(id: string, state: SessionState): SessionView {
   return {
     id,

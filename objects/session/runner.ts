@@ -14,6 +14,7 @@ import type { Json } from '../ledger/json.ts'
 import type { FinishReason, LlmEvent, LlmMessage, LlmRequest, Usage } from '../llm/types.ts'
 import { type Registration, specsOf, type ToolRegistry } from '../tools/registry.ts'
 import { type Settlement, settle } from '../tools/settle.ts'
+import { AirBuffer } from './air.ts'
 import { EVENT, type EventPayloads, type EventType } from './events.ts'
 import type { InboxRow, SessionState } from './projection.ts'
 
@@ -45,6 +46,14 @@ class Interrupted extends Error {
   override name = 'Interrupted'
 }
 
+/**
+ * The serialized drain of one session, over the host it runs in.
+ *
+ * @example
+ * const runner = new Runner(host)
+ * void runner.wake()        // after an admission
+ * runner.interrupt()        // stops the running turn; false when idle
+ */
 export class Runner {
   private draining: Promise<void> | null = null
   private turn: { step: string; controller: AbortController } | null = null
@@ -125,30 +134,31 @@ export class Runner {
     let usage: Usage | null = null
     let outputRecorded = false
     const calls: { id: string; settled: Promise<Settlement | 'cancelled'>; outcome?: Settlement }[] = []
+    const air = new AirBuffer(step, (delta) => host.air(delta))
     try {
       for await (const batch of host.stream(request, controller.signal)) {
-        // Text and reasoning deltas of one chunk leave as one frame each.
-        const textParts: string[] = []
-        const reasoningParts: string[] = []
         for (const event of batch) {
           switch (event.type) {
             case 'text-delta':
-              textParts.push(event.text)
+              text += event.text
+              air.addText(event.text)
               break
             case 'reasoning-delta':
-              reasoningParts.push(event.text)
+              reasoning += event.text
+              air.addReasoning(event.text)
               break
             case 'reasoning-signature':
               signature = event.signature
               break
             case 'tool-input-start':
-              host.air({ type: 'tool-input-delta', step, toolCallId: event.id, name: event.name, delta: '' })
+              air.addToolInput(event.id, '', event.name)
               break
             case 'tool-input-delta':
-              host.air({ type: 'tool-input-delta', step, toolCallId: event.id, delta: event.delta })
+              air.addToolInput(event.id, event.delta)
               break
             case 'tool-call': {
               // Durable before any side effect; then the call starts at once.
+              air.flush()
               host.record(EVENT.toolCalled, { step, toolCallId: event.id, name: event.name, input: event.input })
               const call: (typeof calls)[number] = { id: event.id, settled: this.execute(event, shown.get(event.name), step, controller.signal) }
               call.settled.then((outcome) => outcome !== 'cancelled' && (call.outcome = outcome), () => {})
@@ -161,6 +171,7 @@ export class Runner {
               break
             }
             case 'retry':
+              air.flush()
               host.record(EVENT.retried, { step, attempt: event.attempt, delayMs: event.delayMs, status: event.status, message: event.message })
               break
             case 'finish':
@@ -168,17 +179,9 @@ export class Runner {
               break
           }
         }
-        if (reasoningParts.length > 0) {
-          const delta = reasoningParts.join('')
-          reasoning += delta
-          host.air({ type: 'reasoning-delta', step, text: delta })
-        }
-        if (textParts.length > 0) {
-          const delta = textParts.join('')
-          text += delta
-          host.air({ type: 'text-delta', step, text: delta })
-        }
+        air.flushIfDue()
       }
+      air.flush()
       this.recordOutput(step, reasoning, signature, text)
       outputRecorded = true
       await Promise.all(calls.map((call) => call.settled))
@@ -187,6 +190,7 @@ export class Runner {
       const cost = usage ? host.cost(state.provider, state.model, usage) : null
       host.record(EVENT.stepEnded, { step, finish, usage, cost })
     } catch (error) {
+      air.flush()
       if (!outputRecorded) this.recordOutput(step, reasoning, signature, text)
       if (controller.signal.aborted && controller.signal.reason instanceof Interrupted) {
         this.closeCalls(step, calls, 'interrupted')

@@ -1,7 +1,8 @@
 /**
  * SessionObject: one Durable Object per session (spec §3). It composes the
- * ledger, the projection fold, access, the runner, the tools and the
- * subscribers; each of those lives in its own module. Every public method
+ * ledger, the bus, the projection fold, access, the runner, the tools and the
+ * subscribers; each of those lives in its own module. Everything the session
+ * says crosses its bus: events on its held address, deltas on its air. Every public method
  * takes the caller the gate authenticated and authorizes it first.
  */
 import { DurableObject } from 'cloudflare:workers'
@@ -9,6 +10,7 @@ import { z } from 'zod'
 import type { Env } from '../../worker/env.ts'
 import { authorize, type Caller, gateHeaders } from '../access/authorize.ts'
 import { NeuronError } from '../errors.ts'
+import { Bus, on } from '../ledger/bus.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import type { Header } from '../ledger/headers.ts'
 import { Ledger, migrateLedger, type Page } from '../ledger/ledger.ts'
@@ -21,23 +23,23 @@ import { calculator } from '../tools/builtins/calculator.ts'
 import { notesTools } from '../tools/builtins/notes.ts'
 import { wait } from '../tools/builtins/wait.ts'
 import { ToolRegistry } from '../tools/registry.ts'
-import { parseOrThrow } from '../validate.ts'
+import { Identifier, parseOrThrow } from '../validate.ts'
 import { SessionAccess } from './access.ts'
 import { admit, PromptSchema, type Receipt } from './admission.ts'
 import { EVENT, type EventPayloads, type EventType } from './events.ts'
 import { History } from './history.ts'
 import { emptySession, reduceSession, type SessionState, type SessionView, viewOf } from './projection.ts'
 import { recover } from './recovery.ts'
-import { Runner } from './runner.ts'
+import { type Delta, Runner } from './runner.ts'
 import { type SocketAttachment, Subscribers } from './streams.ts'
 import { CALLER_HEADER, ClientMessageSchema, TICKET_HEADER } from './ws-protocol.ts'
 
 /** While a drain runs, an alarm this far ahead revives the object if it is evicted mid-work. */
 const WATCHDOG_MS = 30_000
-const ID = z.string().regex(/^[A-Za-z0-9_.:\-]{1,128}$/, 'must be 1–128 of [A-Za-z0-9_.:-]')
 
+/** The body of `POST /v1/sessions`. */
 export const CreateSessionSchema = z.strictObject({
-  id: ID.optional(),
+  id: Identifier.optional(),
   model: z.string().regex(/^[^/\s]+\/[^\s]+$/, 'must be provider/model, e.g. local/echo-1').optional(),
   title: z.string().max(512).optional(),
   system: z.string().max(64 * 1024).optional(),
@@ -52,6 +54,7 @@ export class SessionObject extends DurableObject<Env> {
   protected readonly runner: Runner
   protected readonly access: SessionAccess
   protected readonly subscribers: Subscribers
+  protected readonly bus: Bus
   protected state: SessionState = emptySession()
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -60,12 +63,17 @@ export class SessionObject extends DurableObject<Env> {
     this.catalog = composeCatalog(env as unknown as EnvVars)
     this.access = new SessionAccess(this.ledger, `${this.topic}.denials`, () => this.name)
     this.subscribers = new Subscribers(ctx, this.ledger, this.topic)
+    // The session's address is held, so its events are stored before delivery; `.air` is not:
+    // deltas reach whoever listens and are gone.
+    this.bus = new Bus({ ledger: this.ledger, author: 'object:session', holds: [this.topic] })
+    this.bus.subscribe(on(this.topic), (envelope) => this.subscribers.broadcast({ kind: 'event', envelope: envelope as Stored }))
+    this.bus.subscribe(on(this.air), (envelope) => this.subscribers.broadcast({ kind: 'delta', delta: envelope.payload as unknown as Delta }))
     const history = new History(this.ledger, this.topic)
     this.runner = new Runner({
       sessionId: this.name,
       state: () => this.state,
       record: (type, payload) => this.record(type, payload),
-      air: (delta) => this.subscribers.broadcast({ kind: 'delta', delta }),
+      air: (delta) => void this.bus.publish(this.air, delta.type, delta),
       history: () => history.messages(),
       stream: (request, signal) => streamModelBatches(request, { catalog: this.catalog, signal }),
       cost: (provider, model, usage) => this.costOf(provider, model, usage),
@@ -105,6 +113,7 @@ export class SessionObject extends DurableObject<Env> {
     return { session: viewOf(this.name, this.state), created: true }
   }
 
+  /** The projection, for a caller the session's policy allows. */
   view(caller: Caller): SessionView {
     this.access.check(this.state, caller, 'read')
     return viewOf(this.name, this.state)
@@ -129,6 +138,7 @@ export class SessionObject extends DurableObject<Env> {
     return { interrupted, pending, message: interrupted ? 'the running turn was interrupted' : 'nothing was running' }
   }
 
+  /** A page of durable events after `after`. */
   history(caller: Caller, after = 0, limit = 100): Page {
     this.access.check(this.state, caller, 'read')
     return this.ledger.byTopic(this.topic, { after, limit })
@@ -213,12 +223,19 @@ export class SessionObject extends DurableObject<Env> {
     return `session.${this.name}`
   }
 
-  /** Appends an event, folds it into the projection, and delivers it to subscribers. */
+  /** The session's ephemeral address: token and tool-input deltas. */
+  protected get air(): string {
+    return `${this.topic}.air`
+  }
+
+  /**
+   * Publishes an event on the session's held address (stored, then delivered to
+   * subscribers) and folds it into the projection.
+   */
   protected record<T extends EventType>(type: T, payload: EventPayloads[T], headers: Header[] = []): Stored {
     // Each event's causal parent is the one before it: the session is a chain.
-    const { envelope } = this.ledger.append({ topic: this.topic, type, author: 'object:session', parent: this.state.lastId, headers, payload })
+    const envelope = this.bus.publish(this.topic, type, payload, { parent: this.state.lastId, headers }) as Stored
     this.state = reduceSession(this.state, envelope)
-    this.subscribers.broadcast({ kind: 'event', envelope })
     if (type === EVENT.stepEnded) this.meterTurn(payload as EventPayloads[typeof EVENT.stepEnded])
     return envelope
   }

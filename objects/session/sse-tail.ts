@@ -7,8 +7,15 @@
 import type { Page } from '../ledger/ledger.ts'
 import { type Frame, sseFrame } from './frames.ts'
 
+/** A comment line this often keeps proxies from closing an idle stream. */
 export const HEARTBEAT_MS = 15_000
 
+/**
+ * @example
+ * const tail = new SseTail((t) => tails.delete(t))
+ * void tail.replay((after) => ledger.byTopic(topic, { after, limit: 500 }), lastEventId)
+ * return tail.response
+ */
 export class SseTail {
   readonly response: Response
   private readonly writer: WritableStreamDefaultWriter<string>

@@ -14,6 +14,11 @@ export interface SocketAttachment {
   caller: Caller
 }
 
+/**
+ * @example
+ * subscribers.broadcast({ kind: 'event', envelope })
+ * return subscribers.tail(after) // an SSE response
+ */
 export class Subscribers {
   private readonly tails = new Set<SseTail>()
   /** Live sockets, read once per wake and dropped whenever one is accepted or closes. */

@@ -18,8 +18,6 @@ export const ClientMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('ping'), data: z.string().max(64 * 1024).optional() }),
 ])
 
-export type ClientMessage = z.output<typeof ClientMessageSchema>
-
 /** The caller of a stream request, as the gate established it (set by the worker, never by clients). */
 export const CALLER_HEADER = 'x-neuron-caller'
 /** The one-use ticket a stream request was authenticated with, if any. */

@@ -1,14 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import type { Stored } from '../../objects/ledger/envelope.ts'
 import type { EventPayloads } from '../../objects/session/events.ts'
-import { History } from '../../objects/session/history.ts'
-import { emptySession, reduceSession } from '../../objects/session/projection.ts'
-import { Runner, type RunnerHost } from '../../objects/session/runner.ts'
 import { calculator } from '../../objects/tools/builtins/calculator.ts'
 import { ToolRegistry } from '../../objects/tools/registry.ts'
 import { Tool } from '../../objects/tools/tool.ts'
 import { z } from 'zod'
 import { uniqueName, withLedger } from '../support/ledger.ts'
+import { scriptedSession } from '../support/runner-host.ts'
 import { events, newSession, postJson, types, waitFor, waitIdle } from '../support/session.ts'
 
 type Prompted = EventPayloads['session.next.prompted']
@@ -36,48 +34,33 @@ describe('runner: delivery', () => {
 
   it('caps provider turns per promotion with an explained halted event', () =>
     withLedger(uniqueName('cap'), async (ledger) => {
-      // A vendor that asks for a tool on every turn: the loop would never end on its own.
-      let state = emptySession()
       const tools = new ToolRegistry()
       tools.register('calculator', calculator)
       let turns = 0
-      const history = new History(ledger, 'session.cap')
-      const host: RunnerHost = {
-        sessionId: 'cap',
-        maxTurns: 3,
-        tools,
-        state: () => state,
-        record: (type, payload) => {
-          const { envelope } = ledger.append({ topic: 'session.cap', type, author: 'test', parent: state.lastId, payload })
-          state = reduceSession(state, envelope)
-          return envelope
-        },
-        air: () => {},
-        history: () => history.messages(),
-        async *stream() {
+      // A vendor that asks for a tool on every turn: the loop would never end on its own.
+      const session = scriptedSession(
+        ledger,
+        'session.cap',
+        async function* () {
           turns++
           yield [
             { type: 'tool-call', id: `c${turns}`, name: 'calculator', input: { expression: '1+1' } },
             { type: 'finish', reason: 'tool-calls' },
           ]
         },
-        cost: () => null,
-        keepArtifact: () => 'unused',
-      }
-      host.record('session.next.created', { model: 'scripted', provider: 'test', title: null, system: null, owner: 'test#owner', share: [] })
-      host.record('session.next.admitted', { messageId: 'm', delivery: 'queue', text: 'go', digest: 'd' })
-      await new Runner(host).wake()
+        { tools, maxTurns: 3 },
+      )
+      await session.runner.wake()
       expect(turns).toBe(3)
       const halted = ledger.byType('session.next.halted').items
       expect(halted.map((e) => e.payload)).toEqual([{ reason: 'turn-limit', limit: 3 }])
-      expect(state).toMatchObject({ loopOpen: false, run: null, pending: [] })
+      expect(session.state()).toMatchObject({ loopOpen: false, run: null, pending: [] })
     }))
 })
 
 describe('runner: tools', () => {
   it('a tool whose output cannot be encoded fails as a coded outcome; the turn and the drain still end', () =>
     withLedger(uniqueName('encode'), async (ledger) => {
-      let state = emptySession()
       const tools = new ToolRegistry()
       tools.register(
         'render',
@@ -91,34 +74,22 @@ describe('runner: tools', () => {
           },
         }),
       )
-      const history = new History(ledger, 'session.enc')
       let turns = 0
-      const host: RunnerHost = {
-        sessionId: 'enc',
-        tools,
-        state: () => state,
-        record: (type, payload) => {
-          const { envelope } = ledger.append({ topic: 'session.enc', type, author: 'test', parent: state.lastId, payload })
-          state = reduceSession(state, envelope)
-          return envelope
-        },
-        air: () => {},
-        history: () => history.messages(),
-        async *stream() {
+      const session = scriptedSession(
+        ledger,
+        'session.enc',
+        async function* () {
           turns++
           yield turns === 1
             ? [{ type: 'tool-call', id: 'r1', name: 'render', input: {} }, { type: 'finish', reason: 'tool-calls' }]
             : [{ type: 'text-delta', text: 'done' }, { type: 'finish', reason: 'stop' }]
         },
-        cost: () => null,
-        keepArtifact: () => 'unused',
-      }
-      host.record('session.next.created', { model: 'scripted', provider: 'test', title: null, system: null, owner: 'test#owner', share: [] })
-      host.record('session.next.admitted', { messageId: 'm', delivery: 'queue', text: 'go', digest: 'd' })
-      await new Runner(host).wake()
+        { tools },
+      )
+      await session.runner.wake()
       const failed = ledger.byType('session.next.tool.failed').items.map((e) => e.payload)
       expect(failed).toEqual([{ step: expect.any(String), toolCallId: 'r1', error: { code: 'TOOL_OUTPUT_INVALID', message: expect.stringContaining('renderer exploded') } }])
-      expect(state).toMatchObject({ run: null, loopOpen: false, step: null, running: {} })
+      expect(session.state()).toMatchObject({ run: null, loopOpen: false, step: null, running: {} })
       expect(turns).toBe(2)
     }))
 

@@ -5,10 +5,8 @@
  */
 import type { MiddlewareHandler } from 'hono'
 import type { AppEnv } from '../env.ts'
-import { batched } from './batch.ts'
+import { batched, FLUSH_AFTER_MS } from './batch.ts'
 import { principalId } from './principal.ts'
-
-export const FLUSH_AFTER_MS = 250
 
 /**
  * @example

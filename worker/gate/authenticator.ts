@@ -30,6 +30,10 @@ export interface Ticket {
 /** Verified bearer tokens kept per isolate; an entry is honoured only until the token's own expiry. */
 const VERIFIED_CAPACITY = 1024
 
+/**
+ * The one credential check. One instance per isolate (see `authenticatorFor`):
+ * it keeps imported keys and verified tokens.
+ */
 export class Authenticator {
   private readonly keys = new Map<string, Promise<CryptoKey>>()
   private readonly verified = new Map<string, { principal: Principal; exp: number }>()

@@ -4,6 +4,9 @@
  * `waitUntil`; everything added meanwhile rides along. One write or log call
  * per window instead of one per request.
  */
+/** How long a batch gathers before it is written: the window of the stages that record after a response. */
+export const FLUSH_AFTER_MS = 250
+
 export interface Batcher<T> {
   add(item: T, waitUntil: (work: Promise<unknown>) => void): void
 }

@@ -7,10 +7,8 @@
 import type { MiddlewareHandler } from 'hono'
 import type { RequestCount } from '../../objects/meter/meter-object.ts'
 import type { AppEnv, Env } from '../env.ts'
-import { batched } from './batch.ts'
+import { batched, FLUSH_AFTER_MS } from './batch.ts'
 import { principalId } from './principal.ts'
-
-export const FLUSH_AFTER_MS = 250
 
 /**
  * @example

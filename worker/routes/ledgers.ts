@@ -6,24 +6,24 @@
  * gate's headers (principal, claims, decision).
  */
 import { type Context, Hono } from 'hono'
-import { bodyLimit } from 'hono/body-limit'
 import { z } from 'zod'
 import { authorize, type Caller, gateHeaders } from '../../objects/access/authorize.ts'
 import { NeuronError } from '../../objects/errors.ts'
+import { limitBody } from '../body-limit.ts'
 import { callerOf } from '../caller.ts'
 import { MAX_PAGE } from '../../objects/ledger/ledger.ts'
-import { parseOrThrow } from '../../objects/validate.ts'
+import { Identifier, parseOrThrow } from '../../objects/validate.ts'
 import type { AppEnv } from '../env.ts'
 import { readJson } from '../read-json.ts'
 
 /** Appends may carry payloads that spill to the artifact store; 16 MiB bounds one request. */
 export const MAX_APPEND_BYTES = 16 * 1024 * 1024
 
-const Name = z.string().regex(/^[A-Za-z0-9_.:\-]{1,128}$/, 'must be 1–128 of [A-Za-z0-9_.:-]')
 const Paging = {
   after: z.coerce.number().int().nonnegative().optional(),
   limit: z.coerce.number().int().min(1).max(MAX_PAGE).optional(),
 }
+/** `GET …/envelopes`: exactly one of topic, type or a time range, plus paging. */
 export const ListQuery = z
   .strictObject({
     topic: z.string().optional(),
@@ -35,17 +35,13 @@ export const ListQuery = z
   .refine((q) => [q.topic, q.type, q.from ?? q.to].filter((v) => v !== undefined).length === 1, {
     message: 'give exactly one of topic, type, or from/to',
   })
+/** Paging of the causality walks. */
 export const WalkQuery = z.strictObject(Paging)
 
 export const ledgers = new Hono<AppEnv>()
   .post(
     '/:name/envelopes',
-    bodyLimit({
-      maxSize: MAX_APPEND_BYTES,
-      onError: () => {
-        throw new NeuronError('PAYLOAD_TOO_LARGE', `request body exceeds ${MAX_APPEND_BYTES} bytes`, { status: 413 })
-      },
-    }),
+    limitBody(MAX_APPEND_BYTES),
     async (c) => {
       const caller = callerOf(c)
       const draft = stamp(await readJson(c.req.raw), caller)
@@ -84,7 +80,7 @@ export const ledgers = new Hono<AppEnv>()
   })
 
 function stub(c: Context<AppEnv>, name: string) {
-  return c.env.LEDGER.getByName(`${callerOf(c).id}/${parseOrThrow(Name, name, 'INVALID_NAME')}`)
+  return c.env.LEDGER.getByName(`${callerOf(c).id}/${parseOrThrow(Identifier, name, 'INVALID_NAME')}`)
 }
 
 /** Header keys only the gate injects; a client that sends one is refused. */

@@ -5,12 +5,12 @@
  * against the session's policy.
  */
 import { Hono } from 'hono'
-import { bodyLimit } from 'hono/body-limit'
 import { z } from 'zod'
 import { NeuronError } from '../../objects/errors.ts'
 import { MAX_PAGE } from '../../objects/ledger/ledger.ts'
 import { CALLER_HEADER, TICKET_HEADER } from '../../objects/session/ws-protocol.ts'
-import { parseOrThrow } from '../../objects/validate.ts'
+import { Identifier, parseOrThrow } from '../../objects/validate.ts'
+import { limitBody } from '../body-limit.ts'
 import { callerOf } from '../caller.ts'
 import type { AppEnv, Env } from '../env.ts'
 import { authenticatorFor } from '../gate/authenticate.ts'
@@ -19,33 +19,27 @@ import { readJson } from '../read-json.ts'
 /** Request bodies over this size are refused with 413 before they are read. */
 export const MAX_BODY_BYTES = 1024 * 1024
 
-export const SessionId = z.string().regex(/^[A-Za-z0-9_.:\-]{1,128}$/, 'must be 1–128 of [A-Za-z0-9_.:-]')
+/** `?after=&limit=` of the paged session routes. */
 export const PageQuery = z.strictObject({
   after: z.coerce.number().int().nonnegative().default(0),
   limit: z.coerce.number().int().min(1).max(MAX_PAGE).default(100),
 })
+/** The query a stream route accepts: where to resume, and a ticket when there is no bearer header. */
 export const StreamQuery = z.strictObject({
   after: z.coerce.number().int().nonnegative().optional(),
   ticket: z.string().optional(),
 })
 
-const limitBody = bodyLimit({
-  maxSize: MAX_BODY_BYTES,
-  onError: () => {
-    throw new NeuronError('PAYLOAD_TOO_LARGE', `request body exceeds ${MAX_BODY_BYTES} bytes`, { status: 413 })
-  },
-})
-
 export const sessions = new Hono<AppEnv>()
-  .post('/', limitBody, async (c) => {
+  .post('/', limitBody(MAX_BODY_BYTES), async (c) => {
     const body = await readJson(c.req.raw)
     const requested = (body as { id?: unknown } | null)?.id
-    const id = requested === undefined ? crypto.randomUUID() : parseOrThrow(SessionId, requested, 'INVALID_REQUEST')
+    const id = requested === undefined ? crypto.randomUUID() : parseOrThrow(Identifier, requested, 'INVALID_REQUEST')
     const { session, created } = await stub(c.env, id).create(callerOf(c), body)
     return c.json(session, created ? 201 : 200)
   })
   .get('/:id', async (c) => c.json(await stub(c.env, c.req.param('id')).view(callerOf(c))))
-  .post('/:id/prompt', limitBody, async (c) => {
+  .post('/:id/prompt', limitBody(MAX_BODY_BYTES), async (c) => {
     const { receipt, duplicate } = await stub(c.env, c.req.param('id')).prompt(callerOf(c), await readJson(c.req.raw))
     return c.json(receipt, duplicate ? 200 : 202)
   })
@@ -68,7 +62,7 @@ export const sessions = new Hono<AppEnv>()
   .get('/:id/ws', (c) => forward(c))
 
 function stub(env: Env, id: string) {
-  return env.SESSIONS.getByName(parseOrThrow(SessionId, id, 'INVALID_SESSION_ID'))
+  return env.SESSIONS.getByName(parseOrThrow(Identifier, id, 'INVALID_SESSION_ID'))
 }
 
 /** Streams go to the object's fetch with the caller set by the gate; clients cannot supply these headers. */

@@ -1,0 +1,47 @@
+/**
+ * A runner host over a real ledger, for tests and benchmarks that drive the
+ * runner with a scripted or replaying vendor: the same record → fold → history
+ * path the SessionObject uses, without the object around it.
+ */
+import type { Ledger } from '../../objects/ledger/ledger.ts'
+import type { LlmEvent, LlmRequest } from '../../objects/llm/types.ts'
+import { History } from '../../objects/session/history.ts'
+import { emptySession, reduceSession, type SessionState } from '../../objects/session/projection.ts'
+import { Runner, type RunnerHost } from '../../objects/session/runner.ts'
+import { ToolRegistry } from '../../objects/tools/registry.ts'
+
+export interface ScriptedSession {
+  host: RunnerHost
+  runner: Runner
+  state(): SessionState
+}
+
+/** A created session on `topic` with one admitted prompt, ready for `runner.wake()`. */
+export function scriptedSession(
+  ledger: Ledger,
+  topic: string,
+  stream: (request: LlmRequest, signal: AbortSignal) => AsyncIterable<LlmEvent[]>,
+  options: { tools?: ToolRegistry; maxTurns?: number; prompt?: string } = {},
+): ScriptedSession {
+  let state = emptySession()
+  const history = new History(ledger, topic)
+  const host: RunnerHost = {
+    sessionId: topic,
+    tools: options.tools ?? new ToolRegistry(),
+    ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
+    state: () => state,
+    record: (type, payload) => {
+      const { envelope } = ledger.append({ topic, type, author: 'test', parent: state.lastId, payload })
+      state = reduceSession(state, envelope)
+      return envelope
+    },
+    air: () => {},
+    history: () => history.messages(),
+    stream,
+    cost: () => null,
+    keepArtifact: () => 'unused',
+  }
+  host.record('session.next.created', { model: 'scripted', provider: 'test', title: null, system: null, owner: 'test#owner', share: [] })
+  host.record('session.next.admitted', { messageId: 'm', delivery: 'queue', text: options.prompt ?? 'go', digest: 'd' })
+  return { host, runner: new Runner(host), state: () => state }
+}
