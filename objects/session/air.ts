@@ -12,11 +12,12 @@ export const AIR_INTERVAL_MS = 25
 /**
  * @example
  * const air = new AirBuffer(step, (delta) => host.air(delta))
- * air.text('Hel'); air.text('lo'); air.flushIfDue() // one text-delta "Hello" once the interval passed
+ * turn.text += 'Hel'; turn.text += 'lo'; air.flushIfDue(turn) // one text-delta "Hello" once the interval passed
  */
 export class AirBuffer {
-  private text = ''
-  private reasoning = ''
+  /** How much of the turn's text and reasoning subscribers already have. */
+  private sentText = 0
+  private sentReasoning = 0
   private readonly tools = new Map<string, { name?: string; delta: string }>()
   private last = 0
 
@@ -26,14 +27,6 @@ export class AirBuffer {
     private readonly intervalMs = AIR_INTERVAL_MS,
   ) {}
 
-  addText(text: string): void {
-    this.text += text
-  }
-
-  addReasoning(text: string): void {
-    this.reasoning += text
-  }
-
   addToolInput(toolCallId: string, delta: string, name?: string): void {
     const pending = this.tools.get(toolCallId) ?? (name === undefined ? { delta: '' } : { name, delta: '' })
     pending.delta += delta
@@ -41,21 +34,25 @@ export class AirBuffer {
   }
 
   /** Sends what gathered if the interval has passed since the last send. */
-  flushIfDue(now = Date.now()): void {
-    if (now - this.last >= this.intervalMs) this.flush(now)
+  flushIfDue(turn: { text: string; reasoning: string }, now = Date.now()): void {
+    if (now - this.last >= this.intervalMs) this.flush(turn, now)
   }
 
-  /** Sends everything gathered now. */
-  flush(now = Date.now()): void {
+  /** Sends everything gathered now: the part of the turn's text and reasoning not sent yet, and tool input. */
+  flush(turn: { text: string; reasoning: string }, now = Date.now()): void {
     this.last = now
     const step = this.step
-    if (this.reasoning) this.send({ type: 'reasoning-delta', step, text: this.reasoning })
-    if (this.text) this.send({ type: 'text-delta', step, text: this.text })
+    if (turn.reasoning.length > this.sentReasoning) {
+      this.send({ type: 'reasoning-delta', step, text: turn.reasoning.slice(this.sentReasoning) })
+      this.sentReasoning = turn.reasoning.length
+    }
+    if (turn.text.length > this.sentText) {
+      this.send({ type: 'text-delta', step, text: turn.text.slice(this.sentText) })
+      this.sentText = turn.text.length
+    }
     for (const [toolCallId, { name, delta }] of this.tools) {
       this.send(name === undefined ? { type: 'tool-input-delta', step, toolCallId, delta } : { type: 'tool-input-delta', step, toolCallId, name, delta })
     }
-    this.text = ''
-    this.reasoning = ''
     this.tools.clear()
   }
 }

@@ -127,8 +127,8 @@ export class Runner {
     const request: LlmRequest = { provider: state.provider, model: state.model, messages: host.history(), tools: specsOf(shown) }
     if (state.system) request.system = state.system
 
-    let text = ''
-    let reasoning = ''
+    // The turn's output so far; the air buffer sends what subscribers have not seen yet.
+    const out = { text: '', reasoning: '' }
     let signature: string | undefined
     let finish: FinishReason = 'other'
     let usage: Usage | null = null
@@ -140,12 +140,10 @@ export class Runner {
         for (const event of batch) {
           switch (event.type) {
             case 'text-delta':
-              text += event.text
-              air.addText(event.text)
+              out.text += event.text
               break
             case 'reasoning-delta':
-              reasoning += event.text
-              air.addReasoning(event.text)
+              out.reasoning += event.text
               break
             case 'reasoning-signature':
               signature = event.signature
@@ -158,7 +156,7 @@ export class Runner {
               break
             case 'tool-call': {
               // Durable before any side effect; then the call starts at once.
-              air.flush()
+              air.flush(out)
               host.record(EVENT.toolCalled, { step, toolCallId: event.id, name: event.name, input: event.input })
               const call: (typeof calls)[number] = { id: event.id, settled: this.execute(event, shown.get(event.name), step, controller.signal) }
               call.settled.then((outcome) => outcome !== 'cancelled' && (call.outcome = outcome), () => {})
@@ -171,7 +169,7 @@ export class Runner {
               break
             }
             case 'retry':
-              air.flush()
+              air.flush(out)
               host.record(EVENT.retried, { step, attempt: event.attempt, delayMs: event.delayMs, status: event.status, message: event.message })
               break
             case 'finish':
@@ -179,10 +177,10 @@ export class Runner {
               break
           }
         }
-        air.flushIfDue()
+        air.flushIfDue(out)
       }
-      air.flush()
-      this.recordOutput(step, reasoning, signature, text)
+      air.flush(out)
+      this.recordOutput(step, out.reasoning, signature, out.text)
       outputRecorded = true
       await Promise.all(calls.map((call) => call.settled))
       controller.signal.throwIfAborted()
@@ -190,8 +188,8 @@ export class Runner {
       const cost = usage ? host.cost(state.provider, state.model, usage) : null
       host.record(EVENT.stepEnded, { step, finish, usage, cost })
     } catch (error) {
-      air.flush()
-      if (!outputRecorded) this.recordOutput(step, reasoning, signature, text)
+      air.flush(out)
+      if (!outputRecorded) this.recordOutput(step, out.reasoning, signature, out.text)
       if (controller.signal.aborted && controller.signal.reason instanceof Interrupted) {
         this.closeCalls(step, calls, 'interrupted')
         host.record(EVENT.interrupted, { step, reason: controller.signal.reason.message })

@@ -6,21 +6,22 @@ describe('AirBuffer', () => {
   it('gathers deltas and sends them at most once per interval, in a fixed order', () => {
     const sent: Delta[] = []
     const air = new AirBuffer('s1', (d) => sent.push(d), 25)
-    air.addReasoning('thinking ')
-    air.addText('Hel')
+    const turn = { text: '', reasoning: '' }
+    turn.reasoning += 'thinking '
+    turn.text += 'Hel'
     air.addToolInput('c1', '', 'search')
     air.addToolInput('c1', '{"q":')
-    air.flushIfDue(1000)
-    air.addText('lo')
-    air.flushIfDue(1010) // within the interval: held
+    air.flushIfDue(turn, 1000)
+    turn.text += 'lo'
+    air.flushIfDue(turn, 1010) // within the interval: held
     expect(sent).toEqual([
       { type: 'reasoning-delta', step: 's1', text: 'thinking ' },
       { type: 'text-delta', step: 's1', text: 'Hel' },
       { type: 'tool-input-delta', step: 's1', toolCallId: 'c1', name: 'search', delta: '{"q":' },
     ])
-    air.flushIfDue(1030)
+    air.flushIfDue(turn, 1030)
     expect(sent.at(-1)).toEqual({ type: 'text-delta', step: 's1', text: 'lo' })
-    air.flush()
+    air.flush(turn)
     expect(sent).toHaveLength(4) // nothing left to send
   })
 })
