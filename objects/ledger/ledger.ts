@@ -73,6 +73,7 @@ export class Ledger {
   private readonly insertSql: string
   private readonly insertOrder: (keyof InsertRow)[]
   private readonly seqOfId
+  private readonly topicPage
 
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -105,6 +106,14 @@ export class Ledger {
     this.insertSql = insert.sql
     this.insertOrder = insert.params.map(placeholderName)
     this.seqOfId = this.db.select({ seq: log.seq }).from(log).where(eq(log.id, p('id'))).prepare()
+    // By-topic is the hot read (every fold, replay and tail page): its statement is built once.
+    this.topicPage = this.db
+      .select()
+      .from(log)
+      .where(and(eq(log.topic, p('topic')), gt(log.seq, p('after'))))
+      .orderBy(asc(log.seq))
+      .limit(p('limit'))
+      .prepare()
   }
 
   /**
@@ -173,7 +182,9 @@ export class Ledger {
 
   /** Query verb 1: envelopes of one topic after a sequence. */
   byTopic(topic: string, options: PageOptions = {}): Page {
-    return this.page(eq(log.topic, topic), options)
+    const limit = clampLimit(options.limit)
+    const rows = this.topicPage.all({ topic, after: options.after ?? 0, limit: limit + 1 })
+    return pageOf(rows.map(toStored), limit, (item) => item.seq)
   }
 
   /** Query verb 2: envelopes of one type, across topics. */
