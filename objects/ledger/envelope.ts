@@ -125,7 +125,9 @@ export function seal(input: unknown, limits: SealLimits = DEFAULT_LIMITS, now = 
 
   let spill: Sealed['spill'] = null
   let payloadRef: PayloadRef | undefined
-  if (payloadText !== null && utf8Length(payloadText) > limits.payloadCap) {
+  // Measured once: the payload is usually most of the envelope.
+  const payloadBytes = payloadText === null ? 0 : utf8Length(payloadText)
+  if (payloadText !== null && payloadBytes > limits.payloadCap) {
     const bytes = new TextEncoder().encode(payloadText)
     const hash = sha256Hex(bytes)
     spill = { hash, bytes }
@@ -137,16 +139,17 @@ export function seal(input: unknown, limits: SealLimits = DEFAULT_LIMITS, now = 
   const parent = draft.parent ?? null
 
   // Keys in RFC 8785 order (UTF-16 code units), so the column texts are reused verbatim.
-  let text = `{"artifacts":${artifactsText},"author":${JSON.stringify(draft.author)},"headers":${headersText}`
-  text += `,"parent":${parent === null ? 'null' : JSON.stringify(parent)}`
-  if (inlinePayload !== null) text += `,"payload":${inlinePayload}`
-  if (payloadRefText !== null) text += `,"payloadRef":${payloadRefText}`
-  if (draft.schema !== undefined) text += `,"schema":${JSON.stringify(draft.schema)}`
-  text += `,"time":${time},"topic":${JSON.stringify(draft.topic)},"type":${JSON.stringify(draft.type)},"v":"${ENVELOPE_V1}"}`
+  let head = `{"artifacts":${artifactsText},"author":${JSON.stringify(draft.author)},"headers":${headersText}`
+  head += `,"parent":${parent === null ? 'null' : JSON.stringify(parent)}`
+  let tail = ''
+  if (payloadRefText !== null) tail += `,"payloadRef":${payloadRefText}`
+  if (draft.schema !== undefined) tail += `,"schema":${JSON.stringify(draft.schema)}`
+  tail += `,"time":${time},"topic":${JSON.stringify(draft.topic)},"type":${JSON.stringify(draft.type)},"v":"${ENVELOPE_V1}"}`
+  const text = inlinePayload === null ? head + tail : `${head},"payload":${inlinePayload}${tail}`
 
-  const size = utf8Length(text)
+  const size = utf8Length(head) + utf8Length(tail) + (inlinePayload === null ? 0 : payloadBytes + 11)
   if (size > limits.envelopeCap) {
-    throw new NeuronError('ENVELOPE_TOO_LARGE', `envelope is ${size} bytes without its payload; the cap is ${limits.envelopeCap}`, {
+    throw new NeuronError('ENVELOPE_TOO_LARGE', `envelope is ${size} bytes; the cap is ${limits.envelopeCap} (payloads over ${limits.payloadCap} spill to artifacts, the rest must fit)`, {
       status: 413,
       details: { size, cap: limits.envelopeCap },
     })

@@ -69,11 +69,17 @@ describe('seal', () => {
     })
   })
 
-  it('refuses an envelope whose non-payload part exceeds the row budget', () => {
+  it('refuses an envelope that exceeds the row budget, counting an inline payload by its UTF-8 size', () => {
     const headers = [{ key: 'huge', value: 'h'.repeat(5000) }]
     expect(codeOf(() => seal({ ...draft, headers }, { payloadCap: 1024, envelopeCap: 4096 }))).toMatchObject({
       code: 'ENVELOPE_TOO_LARGE',
       status: 413,
     })
+    // An inline payload counts toward the envelope (multi-byte characters by their UTF-8 size).
+    const inline = { ...draft, headers: [], artifacts: [], payload: 'é'.repeat(400) }
+    const { id: _id, ...content } = seal(inline).envelope
+    const whole = new TextEncoder().encode(canonicalJson(content)).byteLength
+    expect(codeOf(() => seal(inline, { payloadCap: 4096, envelopeCap: whole - 1 }))).toMatchObject({ code: 'ENVELOPE_TOO_LARGE', details: { size: whole } })
+    expect(seal(inline, { payloadCap: 4096, envelopeCap: whole }).envelope.payload).toBe('é'.repeat(400))
   })
 })
