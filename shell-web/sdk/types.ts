@@ -38,14 +38,6 @@ export interface CallOptions {
   signal?: AbortSignal
 }
 
-export interface ToolDescriptor {
-  name: string
-  title: string
-  description: string
-  inputSchema: unknown
-  outputSchema: unknown
-}
-
 export interface AppSummary {
   id: string
   version: string
@@ -66,22 +58,12 @@ export interface EndpointSummary {
   kind: 'background' | 'tile' | 'tray'
 }
 
-export interface AuditEntry {
-  seq: number
-  at: number
-  caller: string
-  callerApp: string | null
-  target: string
-  tool: string
-  status: 'ok' | 'error' | 'ignored'
-  code?: string
-  durationMs: number
-  args?: string
-  result?: string
-  count: number
-}
 
 export interface StateChange {
   topic: string
   revision: number
 }
+
+/** The wire shapes the SDK hands to apps, defined once where the kernel defines them. */
+export type { ToolDescriptor } from '../protocol/envelope.ts'
+export type { AuditEntry } from '../kernel/audit.ts'
