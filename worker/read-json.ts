@@ -1,19 +1,12 @@
-import { NeuronError } from '../objects/errors.ts'
+import { parseJson } from '../objects/parse-json.ts'
 
 /**
- * Reads a request body as JSON, or throws `INVALID_JSON` (400) saying why.
+ * Reads a request body as JSON, or throws `INVALID_JSON` / `JSON_TOO_DEEP` (400) saying why.
+ * Every JSON body route reads its body here, so the nesting limit holds for all of them.
  *
  * @example
  * const body = await readJson(c.req.raw)
  */
 export async function readJson(request: Request): Promise<unknown> {
-  const text = await request.text()
-  try {
-    return JSON.parse(text)
-  } catch (error) {
-    throw new NeuronError('INVALID_JSON', `request body is not valid JSON: ${(error as Error).message}`, {
-      status: 400,
-      cause: error,
-    })
-  }
+  return parseJson(await request.text())
 }

@@ -49,7 +49,11 @@ export interface Envelope {
   artifacts: ArtifactLink[]
 }
 
-/** An envelope as the ledger holds it: with its aggregate sequence. */
+/**
+ * An envelope as the ledger hands it out: with its aggregate sequence, and always with its
+ * payload (read back from the artifact store when it spilled; `payloadRef` then says so, and
+ * the id is the one computed over the reference).
+ */
 export type Stored = Envelope & { seq: number }
 
 const ID = /^[0-9a-f]{64}$/

@@ -3,14 +3,20 @@
  * its artifact store and schema registry, and four paged query verbs. `fold`
  * is the only read that builds state.
  *
+ * Every read hands out envelopes with their payload, whether it is stored inline
+ * or spilled to the artifact store (`payloadRef`): readers never see the
+ * difference. Spilled payloads are read back page by page, and a page ends early
+ * once it holds `PAGE_PAYLOAD_BYTES`, so memory stays bounded whatever the sizes.
+ *
  * Appends are synchronous: no `await` between sealing and inserting, so each
  * append commits atomically and sequences are assigned without races.
  */
-import { and, asc, desc, eq, gt, gte, lt, sql } from 'drizzle-orm'
+import { and, desc, eq, gte, sql } from 'drizzle-orm'
 import { drizzle, type DrizzleSqliteDODatabase } from 'drizzle-orm/durable-sqlite'
 import { migrate } from 'drizzle-orm/durable-sqlite/migrator'
 import migrations from '../../migrations/ledger/migrations.js'
 import { NeuronError } from '../errors.ts'
+import { PAGE_PAYLOAD_BYTES } from '../limits.ts'
 import { ArtifactStore } from './artifacts.ts'
 import { DEFAULT_LIMITS, ENVELOPE_V1, type Envelope, type SealLimits, type Stored, seal } from './envelope.ts'
 import type { Json } from './json.ts'
@@ -23,7 +29,10 @@ export interface Appended {
   duplicate: boolean
 }
 
-/** One page of a query. `next` is the cursor to pass as `after`, or `null` at the end. */
+/**
+ * One page of a query. `next` is the cursor to pass as `after`, or `null` at the end.
+ * A page may hold fewer than `limit` items when their payloads reach `PAGE_PAYLOAD_BYTES`.
+ */
 export interface Page {
   items: Stored[]
   next: number | null
@@ -47,6 +56,8 @@ const FOLD_PAGE = 500
 
 type Row = typeof log.$inferSelect
 type InsertRow = Omit<Row, 'seq'>
+/** A row as `sql.exec` returns it: column names, not drizzle's field names. */
+type SqlRow = Omit<Row, 'payloadRef'> & { payload_ref: string | null }
 type Db = DrizzleSqliteDODatabase<Record<string, unknown>>
 
 /**
@@ -73,7 +84,6 @@ export class Ledger {
   private readonly insertSql: string
   private readonly insertOrder: (keyof InsertRow)[]
   private readonly seqOfId
-  private readonly topicPage
 
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -106,14 +116,6 @@ export class Ledger {
     this.insertSql = insert.sql
     this.insertOrder = insert.params.map(placeholderName)
     this.seqOfId = this.db.select({ seq: log.seq }).from(log).where(eq(log.id, p('id'))).prepare()
-    // By-topic is the hot read (every fold, replay and tail page): its statement is built once.
-    this.topicPage = this.db
-      .select()
-      .from(log)
-      .where(and(eq(log.topic, p('topic')), gt(log.seq, p('after'))))
-      .orderBy(asc(log.seq))
-      .limit(p('limit'))
-      .prepare()
   }
 
   /**
@@ -148,8 +150,10 @@ export class Ledger {
       const { changed, seq } = this.storage.sql
         .exec<{ changed: number; seq: number }>('select changes() as changed, last_insert_rowid() as seq')
         .one()
-      if (changed > 0) return { envelope: { ...envelope, seq }, duplicate: false }
-      return { envelope: { ...envelope, seq: this.seqOfId.get({ id: envelope.id })!.seq }, duplicate: true }
+      // A spilled payload is handed back as readers see it: present, with its reference.
+      const stored: Envelope = spill ? { ...envelope, payload: (draft as { payload: Json }).payload } : envelope
+      if (changed > 0) return { envelope: { ...stored, seq }, duplicate: false }
+      return { envelope: { ...stored, seq: this.seqOfId.get({ id: envelope.id })!.seq }, duplicate: true }
     }
     // Without an await, one append commits atomically anyway; the explicit
     // transaction only keeps a spilled blob and its envelope all-or-nothing.
@@ -159,7 +163,7 @@ export class Ledger {
   /** The envelope with this id, or `undefined`. */
   get(id: string): Stored | undefined {
     const [row] = this.db.select().from(log).where(eq(log.id, id)).all()
-    return row && toStored(row)
+    return row && this.hydrate(toStored(row))
   }
 
   /** The last sequence written, 0 for an empty log. */
@@ -171,7 +175,7 @@ export class Ledger {
   /** The newest envelope of a topic, or `undefined`. */
   latest(topic: string): Stored | undefined {
     const [row] = this.db.select().from(log).where(eq(log.topic, topic)).orderBy(desc(log.seq)).limit(1).all()
-    return row && toStored(row)
+    return row && this.hydrate(toStored(row))
   }
 
   /** How many envelopes of a topic are stamped at or after `time`. */
@@ -182,19 +186,17 @@ export class Ledger {
 
   /** Query verb 1: envelopes of one topic after a sequence. */
   byTopic(topic: string, options: PageOptions = {}): Page {
-    const limit = clampLimit(options.limit)
-    const rows = this.topicPage.all({ topic, after: options.after ?? 0, limit: limit + 1 })
-    return pageOf(rows.map(toStored), limit, (item) => item.seq)
+    return this.bySeq('topic = ?', [topic], options)
   }
 
   /** Query verb 2: envelopes of one type, across topics. */
   byType(type: string, options: PageOptions = {}): Page {
-    return this.page(eq(log.type, type), options)
+    return this.bySeq('type = ?', [type], options)
   }
 
   /** Query verb 3: envelopes whose time is in `[from, to)`, in sequence order. */
   byTime(from: number, to: number, options: PageOptions = {}): Page {
-    return this.page(and(gte(log.time, from), lt(log.time, to)), options)
+    return this.bySeq('time >= ? and time < ?', [from, to], options)
   }
 
   /**
@@ -204,8 +206,7 @@ export class Ledger {
   ancestors(id: string, options: PageOptions = {}): Page {
     const after = options.after ?? 0
     const limit = clampLimit(options.limit)
-    const rows = this.storage.sql
-      .exec<Row & { depth: number }>(
+    const rows = this.storage.sql.exec<SqlRow>(
         `with recursive chain(id, parent, depth) as (
            select id, parent, 0 from log where id = ?
            union all
@@ -214,34 +215,31 @@ export class Ledger {
          )
          select log.*, chain.depth as depth from chain join log on log.id = chain.id
          where chain.depth > ? order by chain.depth limit ?`,
-        id,
-        after + limit + 1,
-        after,
-        limit + 1,
-      )
-      .toArray()
-    return pageOf(rows.map(fromSqlRow), limit, (_, i) => after + i + 1)
+      id,
+      after + limit + 1,
+      after,
+      limit + 1,
+    )
+    return this.pageOf(rows, limit, (_, i) => after + i + 1)
   }
 
   /** Query verb 4b: walk causality downward: every envelope descending from `id`, in sequence order. */
   descendants(id: string, options: PageOptions = {}): Page {
     const after = options.after ?? 0
     const limit = clampLimit(options.limit)
-    const rows = this.storage.sql
-      .exec<Row>(
-        `with recursive tree(id) as (
+    const rows = this.storage.sql.exec<SqlRow>(
+      `with recursive tree(id) as (
            select id from log where parent = ?
            union
            select log.id from log join tree on log.parent = tree.id
          )
          select log.* from tree join log on log.id = tree.id
          where log.seq > ? order by log.seq limit ?`,
-        id,
-        after,
-        limit + 1,
-      )
-      .toArray()
-    return pageOf(rows.map(fromSqlRow), limit, (item) => item.seq)
+      id,
+      after,
+      limit + 1,
+    )
+    return this.pageOf(rows, limit, (item) => item.seq)
   }
 
   /**
@@ -264,7 +262,10 @@ export class Ledger {
     }
   }
 
-  /** The payload of an envelope, reading it from the artifact store when it spilled. */
+  /**
+   * The payload of an envelope, reading it from the artifact store when it spilled.
+   * The one place a spilled payload is read back; every read of the ledger goes through it.
+   */
   payload(envelope: Envelope): Json | undefined {
     if (!envelope.payloadRef) return envelope.payload
     const bytes = this.artifacts.get(envelope.payloadRef.hash)
@@ -277,17 +278,41 @@ export class Ledger {
     return JSON.parse(new TextDecoder().decode(bytes)) as Json
   }
 
-  private page(where: ReturnType<typeof eq> | undefined, options: PageOptions): Page {
-    const limit = clampLimit(options.limit)
-    const rows = this.db
-      .select()
-      .from(log)
-      .where(and(where, gt(log.seq, options.after ?? 0)))
-      .orderBy(asc(log.seq))
-      .limit(limit + 1)
-      .all()
-    return pageOf(rows.map(toStored), limit, (item) => item.seq)
+  /** The envelope with its payload present, read from the artifact store when it spilled. */
+  private hydrate(envelope: Stored): Stored {
+    return envelope.payloadRef ? { ...envelope, payload: this.payload(envelope)! } : envelope
   }
+
+  /** A page in sequence order; the statement text is constant per verb, so workerd reuses it. */
+  private bySeq(where: string, params: (string | number)[], options: PageOptions): Page {
+    const limit = clampLimit(options.limit)
+    const rows = this.storage.sql.exec<SqlRow>(`select * from log where ${where} and seq > ? order by seq limit ?`, ...params, options.after ?? 0, limit + 1)
+    return this.pageOf(rows, limit, (item) => item.seq)
+  }
+
+  /**
+   * Takes rows from a lazy cursor until the page holds `limit` envelopes or its payloads reach
+   * `PAGE_PAYLOAD_BYTES`; only the envelopes kept are read back from the artifact store.
+   */
+  private pageOf(rows: Iterable<SqlRow>, limit: number, cursorOf: (item: Stored, index: number) => number): Page {
+    const items: Stored[] = []
+    let bytes = 0
+    for (const row of rows) {
+      const weight = payloadWeight(row)
+      if (items.length === limit || (items.length > 0 && bytes + weight > PAGE_PAYLOAD_BYTES)) {
+        return { items, next: cursorOf(items[items.length - 1]!, items.length - 1) }
+      }
+      bytes += weight
+      items.push(this.hydrate(fromSqlRow(row)))
+    }
+    return { items, next: null }
+  }
+}
+
+/** A row's payload size: the inline text's length, or the spilled payload's recorded size. */
+function payloadWeight(row: SqlRow): number {
+  if (row.payload_ref !== null) return (JSON.parse(row.payload_ref) as { size: number }).size
+  return row.payload?.length ?? 0
 }
 
 /** drizzle wraps each placeholder in a `Param`; its name says which value binds there. */
@@ -304,12 +329,6 @@ function clampLimit(limit: number | undefined): number {
     throw new NeuronError('INVALID_LIMIT', `limit must be an integer in [1, ${MAX_PAGE}]`, { details: { limit } })
   }
   return limit
-}
-
-function pageOf(items: Stored[], limit: number, cursorOf: (item: Stored, index: number) => number): Page {
-  if (items.length <= limit) return { items, next: null }
-  const kept = items.slice(0, limit)
-  return { items: kept, next: cursorOf(kept[limit - 1]!, limit - 1) }
 }
 
 function toStored(row: Row): Stored {
@@ -332,6 +351,7 @@ function toStored(row: Row): Stored {
 }
 
 /** Raw `sql.exec` rows use column names; map them onto drizzle's field names. */
-function fromSqlRow(row: Record<string, unknown>): Stored {
-  return toStored({ ...(row as Row), payloadRef: row.payload_ref as string | null })
+function fromSqlRow(row: SqlRow): Stored {
+  const { payload_ref: payloadRef, ...rest } = row
+  return toStored({ ...rest, payloadRef })
 }

@@ -10,9 +10,12 @@ import { z } from 'zod'
 import type { Env } from '../../worker/env.ts'
 import { authorize, type Caller, gateHeaders } from '../access/authorize.ts'
 import { NeuronError } from '../errors.ts'
+import { MAX_BODY_BYTES } from '../limits.ts'
+import { parseJson } from '../parse-json.ts'
 import { Bus, on } from '../ledger/bus.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import type { Header } from '../ledger/headers.ts'
+import { utf8Length } from '../ledger/json.ts'
 import { Ledger, migrateLedger, type Page } from '../ledger/ledger.ts'
 import type { Catalog } from '../llm/catalog.ts'
 import { composeCatalog, type EnvVars } from '../llm/compose.ts'
@@ -177,14 +180,7 @@ export class SessionObject extends DurableObject<Env> {
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
     try {
       const { caller } = ws.deserializeAttachment() as SocketAttachment
-      const text = typeof message === 'string' ? message : new TextDecoder().decode(message)
-      let parsed: unknown
-      try {
-        parsed = JSON.parse(text)
-      } catch {
-        throw new NeuronError('INVALID_JSON', 'a WebSocket message must be one JSON object')
-      }
-      const msg = parseOrThrow(ClientMessageSchema, parsed, 'INVALID_MESSAGE')
+      const msg = parseOrThrow(ClientMessageSchema, readMessage(message), 'INVALID_MESSAGE')
       if (msg.type === 'ping') return ws.send(JSON.stringify({ type: 'pong', data: msg.data ?? '' }))
       if (msg.type === 'subscribe') {
         this.access.check(this.state, caller, 'read')
@@ -283,6 +279,18 @@ export class SessionObject extends DurableObject<Env> {
     const row = this.catalog.get(provider, model)?.model
     return row ? costOf(row, usage).total : null
   }
+}
+
+/** A client's WebSocket message as JSON, under the same size and nesting limits as an HTTP body. */
+function readMessage(message: string | ArrayBuffer): unknown {
+  const bytes = typeof message === 'string' ? utf8Length(message) : message.byteLength
+  if (bytes > MAX_BODY_BYTES) {
+    throw new NeuronError('PAYLOAD_TOO_LARGE', `a WebSocket message is ${bytes} bytes; the limit is ${MAX_BODY_BYTES}`, {
+      status: 413,
+      details: { maxBytes: MAX_BODY_BYTES },
+    })
+  }
+  return parseJson(typeof message === 'string' ? message : new TextDecoder().decode(message), { what: 'a WebSocket message' })
 }
 
 function afterOf(request: Request, url: URL): number {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { NeuronError } from '../../objects/errors.ts'
 import type { Stored } from '../../objects/ledger/envelope.ts'
+import { PAGE_PAYLOAD_BYTES } from '../../objects/limits.ts'
 import { uniqueName, withLedger } from '../support/ledger.ts'
 
 const note = (topic: string, i: number, extra: Record<string, unknown> = {}) => ({
@@ -53,15 +54,53 @@ describe('append', () => {
     withLedger(uniqueName(), (ledger, state) => {
       const text = 'λ'.repeat(1_600_000) // 3.2 MB of UTF-8: two chunks of the 2 MB-row-safe size, plus a tail
       const { envelope } = ledger.append({ ...note('session.big', 1), payload: { text } })
-      expect(envelope.payload).toBeUndefined()
+      // Readers see the payload whether it is inline or spilled; the reference says where it lives.
+      expect(envelope.payload).toEqual({ text })
       expect(envelope.payloadRef?.size).toBe(3_200_000 + '{"text":""}'.length)
       const chunks = state.storage.sql.exec<{ n: number }>('select count(*) as n from artifact_chunk').one()
       expect(chunks.n).toBe(4)
       const read = ledger.get(envelope.id)!
+      expect(read.payload).toEqual({ text })
       expect(ledger.payload(read)).toEqual({ text })
       // Identical bytes are stored once.
       ledger.artifacts.put(new TextEncoder().encode(JSON.stringify({ text })))
       expect(state.storage.sql.exec<{ n: number }>('select count(*) as n from artifact').one().n).toBe(1)
+    }))
+})
+
+describe('spilled payloads on every read', () => {
+  const big = (i: number) => ({ ...note('session.spill', i), payload: { i, text: String(i % 10).repeat(1_500_000) } })
+
+  it('every verb and fold reads spilled payloads back, and a page ends once it holds PAGE_PAYLOAD_BYTES', () =>
+    withLedger(uniqueName(), (ledger) => {
+      const first = ledger.append(big(0)).envelope
+      for (let i = 1; i < 6; i++) ledger.append({ ...big(i), parent: ledger.latest('session.spill')!.id })
+      expect(PAGE_PAYLOAD_BYTES).toBe(4 * 1024 * 1024)
+      // 1.5 MB each: two fit in a 4 MiB page, a third would pass it, even though `limit` allows 100.
+      const page = ledger.byTopic('session.spill', { limit: 100 })
+      expect(page.items.map((e) => (e.payload as { i: number }).i)).toEqual([0, 1])
+      expect(page.next).toBe(page.items[1]!.seq)
+      const seen: number[] = []
+      let after = 0
+      for (;;) {
+        const next = ledger.byTopic('session.spill', { after, limit: 100 })
+        for (const e of next.items) {
+          expect(e.payloadRef).toBeDefined()
+          expect((e.payload as { text: string }).text).toHaveLength(1_500_000)
+          seen.push((e.payload as { i: number }).i)
+        }
+        if (next.next === null) break
+        after = next.next
+      }
+      expect(seen).toEqual([0, 1, 2, 3, 4, 5])
+      expect(ledger.byType('note').items).toHaveLength(2)
+      expect(ledger.byTime(0, 10_000).items).toHaveLength(2)
+      expect(ledger.descendants(first.id).items.map((e) => (e.payload as { i: number }).i)).toEqual([1, 2])
+      const last = ledger.latest('session.spill')!
+      expect((last.payload as { i: number }).i).toBe(5)
+      expect(ledger.ancestors(last.id).items.map((e) => (e.payload as { i: number }).i)).toEqual([4, 3])
+      const { state } = ledger.fold('session.spill', (sum: number, e) => sum + (e.payload as { text: string }).text.length, 0)
+      expect(state).toBe(6 * 1_500_000)
     }))
 })
 

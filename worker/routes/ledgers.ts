@@ -10,14 +10,13 @@ import { z } from 'zod'
 import { authorize, type Caller, gateHeaders } from '../../objects/access/authorize.ts'
 import { NeuronError } from '../../objects/errors.ts'
 import { limitBody } from '../body-limit.ts'
+import { MAX_APPEND_BYTES } from '../../objects/limits.ts'
 import { callerOf } from '../caller.ts'
 import { MAX_PAGE } from '../../objects/ledger/ledger.ts'
 import { Identifier, parseOrThrow } from '../../objects/validate.ts'
 import type { AppEnv } from '../env.ts'
 import { readJson } from '../read-json.ts'
 
-/** Appends may carry payloads that spill to the artifact store; 16 MiB bounds one request. */
-export const MAX_APPEND_BYTES = 16 * 1024 * 1024
 
 const Paging = {
   after: z.coerce.number().int().nonnegative().optional(),

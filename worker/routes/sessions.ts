@@ -11,13 +11,12 @@ import { MAX_PAGE } from '../../objects/ledger/ledger.ts'
 import { CALLER_HEADER, TICKET_HEADER } from '../../objects/session/ws-protocol.ts'
 import { Identifier, parseOrThrow } from '../../objects/validate.ts'
 import { limitBody } from '../body-limit.ts'
+import { MAX_BODY_BYTES } from '../../objects/limits.ts'
 import { callerOf } from '../caller.ts'
 import type { AppEnv, Env } from '../env.ts'
 import { authenticatorFor } from '../gate/authenticate.ts'
 import { readJson } from '../read-json.ts'
 
-/** Request bodies over this size are refused with 413 before they are read. */
-export const MAX_BODY_BYTES = 1024 * 1024
 
 /** `?after=&limit=` of the paged session routes. */
 export const PageQuery = z.strictObject({

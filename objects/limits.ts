@@ -1,0 +1,23 @@
+/**
+ * Every size and shape limit on what clients send, in one table. The gate and
+ * the objects enforce these before anything is written; docs/api.md states them
+ * per route.
+ */
+
+/** Session request bodies (create, prompt) and each WebSocket message: 1 MiB of UTF-8. */
+export const MAX_BODY_BYTES = 1024 * 1024
+
+/** One ledger append. Payloads over 1 MiB spill to the artifact store, so a request may carry more. */
+export const MAX_APPEND_BYTES = 16 * 1024 * 1024
+
+/** One schema registration body. */
+export const MAX_SCHEMA_BYTES = 64 * 1024
+
+/** Nesting of arrays and objects in any JSON a client sends (bodies and WebSocket messages). */
+export const MAX_JSON_DEPTH = 64
+
+/**
+ * How many payload bytes one page of a ledger read may hold once spilled payloads are read back.
+ * A page ends early when the next envelope would pass it (it always holds at least one envelope).
+ */
+export const PAGE_PAYLOAD_BYTES = 4 * 1024 * 1024
