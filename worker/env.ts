@@ -1,3 +1,4 @@
+import type { DirectoryObject } from '../objects/directory/directory-object.ts'
 import type { LedgerObject } from '../objects/ledger-object/ledger-object.ts'
 import type { MeterObject } from '../objects/meter/meter-object.ts'
 import type { SessionObject } from '../objects/session/session-object.ts'
@@ -8,6 +9,7 @@ export interface Env {
   LEDGER: DurableObjectNamespace<LedgerObject>
   SESSIONS: DurableObjectNamespace<SessionObject>
   METERS: DurableObjectNamespace<MeterObject>
+  DIRECTORY: DurableObjectNamespace<DirectoryObject>
   NEURON_ENV?: string
   AUTH_ISSUER?: string
   AUTH_AUDIENCE?: string

@@ -9,7 +9,7 @@ import type { Env } from '../../worker/env.ts'
 import { Conversations, type Turn } from '../graph/conversation.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import type { Json } from '../ledger/json.ts'
-import { type Appended, Ledger, migrateLedger, type Page, type PageOptions } from '../ledger/ledger.ts'
+import { type Appended, envelopeNotFound, Ledger, migrateLedger, type Page, type PageOptions } from '../ledger/ledger.ts'
 import type { Plane, RegisteredSchema } from '../ledger/registry.ts'
 
 export class LedgerObject extends DurableObject<Env> {
@@ -47,16 +47,24 @@ export class LedgerObject extends DurableObject<Env> {
     return this.ledger.byTime(from, to, options)
   }
 
+  /** Walks up from `id`; `NOT_FOUND` (404) when no envelope has that id, like `get`. */
   ancestors(id: string, options?: PageOptions): Page {
+    this.mustHave(id)
     return this.ledger.ancestors(id, options)
   }
 
+  /** Walks down from `id`; `NOT_FOUND` (404) when no envelope has that id, like `get`. */
   descendants(id: string, options?: PageOptions): Page {
+    this.mustHave(id)
     return this.ledger.descendants(id, options)
   }
 
   registerSchema(ref: string, jsonSchema: Record<string, unknown>, plane: Plane = 3): RegisteredSchema {
     return this.ledger.schemas.register(ref, jsonSchema, plane)
+  }
+
+  private mustHave(id: string): void {
+    if (!this.ledger.has(id)) throw envelopeNotFound(id)
   }
 
   openConversation(id: string, author: string, meta: Json = {}): Stored {

@@ -166,6 +166,11 @@ export class Ledger {
     return row && this.hydrate(toStored(row))
   }
 
+  /** Whether an envelope with this id is stored (its payload is not read). */
+  has(id: string): boolean {
+    return this.seqOfId.get({ id }) !== undefined
+  }
+
   /** The last sequence written, 0 for an empty log. */
   head(): number {
     const [row] = this.db.select({ seq: log.seq }).from(log).orderBy(desc(log.seq)).limit(1).all()
@@ -313,6 +318,11 @@ export class Ledger {
 function payloadWeight(row: SqlRow): number {
   if (row.payload_ref !== null) return (JSON.parse(row.payload_ref) as { size: number }).size
   return row.payload?.length ?? 0
+}
+
+/** The answer for an envelope id that is not stored (or is not an id at all). */
+export function envelopeNotFound(id: string): NeuronError {
+  return new NeuronError('NOT_FOUND', `no envelope ${id}`, { status: 404, details: { id } })
 }
 
 /** drizzle wraps each placeholder in a `Param`; its name says which value binds there. */

@@ -63,6 +63,7 @@ export class SessionAccess {
   }
 }
 
-function notFound(id: string): NeuronError {
+/** The one answer for a session the caller may not see or that does not exist. */
+export function notFound(id: string): NeuronError {
   return new NeuronError('SESSION_NOT_FOUND', `no session ${id}`, { status: 404, details: { id } })
 }

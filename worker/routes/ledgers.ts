@@ -4,15 +4,22 @@
  * caller's own namespace: `name` is resolved under the authenticated principal,
  * so no one reaches another principal's ledger. Appended envelopes carry the
  * gate's headers (principal, claims, decision).
+ *
+ * A ledger comes into being with its first write (an append or a schema). Until
+ * then it reads as empty, answered here without addressing its object, so reads
+ * of names that were never written leave no storage behind.
  */
 import { type Context, Hono } from 'hono'
 import { z } from 'zod'
 import { authorize, type Caller, gateHeaders } from '../../objects/access/authorize.ts'
 import { NeuronError } from '../../objects/errors.ts'
 import { limitBody } from '../body-limit.ts'
-import { MAX_APPEND_BYTES } from '../../objects/limits.ts'
+import { MAX_APPEND_BYTES, MAX_SCHEMA_BYTES } from '../../objects/limits.ts'
 import { callerOf } from '../caller.ts'
-import { MAX_PAGE } from '../../objects/ledger/ledger.ts'
+import { exists, register } from '../directory.ts'
+import { isAddress } from '../../objects/ledger/address.ts'
+import { envelopeNotFound, MAX_PAGE, type Page } from '../../objects/ledger/ledger.ts'
+import type { LedgerObject } from '../../objects/ledger-object/ledger-object.ts'
 import { Identifier, parseOrThrow } from '../../objects/validate.ts'
 import type { AppEnv } from '../env.ts'
 import { readJson } from '../read-json.ts'
@@ -25,7 +32,7 @@ const Paging = {
 /** `GET …/envelopes`: exactly one of topic, type or a time range, plus paging. */
 export const ListQuery = z
   .strictObject({
-    topic: z.string().optional(),
+    topic: z.string().refine(isAddress, 'must be an address: dot-separated segments of [A-Za-z0-9_:-]').optional(),
     type: z.string().optional(),
     from: z.coerce.number().int().optional(),
     to: z.coerce.number().int().optional(),
@@ -38,49 +45,71 @@ export const ListQuery = z
 export const WalkQuery = z.strictObject(Paging)
 
 export const ledgers = new Hono<AppEnv>()
-  .post(
-    '/:name/envelopes',
-    limitBody(MAX_APPEND_BYTES),
-    async (c) => {
-      const caller = callerOf(c)
-      const draft = stamp(await readJson(c.req.raw), caller)
-      const appended = await stub(c, c.req.param('name')).append(draft)
-      return c.json(appended, appended.duplicate ? 200 : 201)
-    },
-  )
+  .post('/:name/envelopes', limitBody(MAX_APPEND_BYTES), async (c) => {
+    const draft = stamp(await readJson(c.req.raw), callerOf(c))
+    const appended = await written(c, (ledger) => ledger.append(draft))
+    return c.json(appended, appended.duplicate ? 200 : 201)
+  })
   .get('/:name/envelopes', async (c) => {
     const q = parseOrThrow(ListQuery, c.req.query(), 'INVALID_QUERY')
-    const ledger = stub(c, c.req.param('name'))
+    const ledger = await existing(c)
+    if (!ledger) return c.json({ items: [], next: null } satisfies Page)
     const paging = { after: q.after, limit: q.limit }
     if (q.topic !== undefined) return c.json(await ledger.byTopic(q.topic, paging))
     if (q.type !== undefined) return c.json(await ledger.byType(q.type, paging))
     return c.json(await ledger.byTime(q.from ?? 0, q.to ?? Number.MAX_SAFE_INTEGER, paging))
   })
   .get('/:name/envelopes/:id', async (c) => {
-    const envelope = await stub(c, c.req.param('name')).get(c.req.param('id'))
-    if (!envelope) throw new NeuronError('NOT_FOUND', `no envelope ${c.req.param('id')}`, { status: 404 })
+    const envelope = await (await envelopeOwner(c)).get(c.req.param('id'))
+    if (!envelope) throw envelopeNotFound(c.req.param('id'))
     return c.json(envelope)
   })
   .get('/:name/envelopes/:id/ancestors', async (c) => {
     const q = parseOrThrow(WalkQuery, c.req.query(), 'INVALID_QUERY')
-    return c.json(await stub(c, c.req.param('name')).ancestors(c.req.param('id'), q))
+    return c.json(await (await envelopeOwner(c)).ancestors(c.req.param('id'), q))
   })
   .get('/:name/envelopes/:id/descendants', async (c) => {
     const q = parseOrThrow(WalkQuery, c.req.query(), 'INVALID_QUERY')
-    return c.json(await stub(c, c.req.param('name')).descendants(c.req.param('id'), q))
+    return c.json(await (await envelopeOwner(c)).descendants(c.req.param('id'), q))
   })
-  .get('/:name/head', async (c) => c.json({ seq: await stub(c, c.req.param('name')).head() }))
-  .put('/:name/schemas/:ref', async (c) => {
+  .get('/:name/head', async (c) => c.json({ seq: (await (await existing(c))?.head()) ?? 0 }))
+  .put('/:name/schemas/:ref', limitBody(MAX_SCHEMA_BYTES), async (c) => {
     const schema = await readJson(c.req.raw)
     if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
       throw new NeuronError('INVALID_SCHEMA', 'a schema must be a JSON Schema object', { status: 400 })
     }
-    return c.json(await stub(c, c.req.param('name')).registerSchema(c.req.param('ref'), schema as Record<string, unknown>))
+    return c.json(await written(c, (ledger) => ledger.registerSchema(c.req.param('ref'), schema as Record<string, unknown>)))
   })
 
-function stub(c: Context<AppEnv>, name: string) {
-  return c.env.LEDGER.getByName(`${callerOf(c).id}/${parseOrThrow(Identifier, name, 'INVALID_NAME')}`)
+/** The directory key of the caller's ledger named in the path (validated). */
+function keyOf(c: Context<AppEnv>): string {
+  return `ledger:${callerOf(c).id}/${parseOrThrow(Identifier, c.req.param('name'), 'INVALID_NAME')}`
 }
+
+/** The caller's ledger if it was ever written, else `null` (its object is not addressed). */
+async function existing(c: Context<AppEnv>) {
+  const key = keyOf(c)
+  return (await exists(c.env, key)) ? c.env.LEDGER.getByName(key.slice('ledger:'.length)) : null
+}
+
+/** The ledger holding the envelope named in the path; 404 `NOT_FOUND` for a malformed id or an unwritten ledger. */
+async function envelopeOwner(c: Context<AppEnv>) {
+  const id = c.req.param('id')!
+  const ledger = ENVELOPE_ID.test(id) ? await existing(c) : null
+  if (!ledger) throw envelopeNotFound(id)
+  return ledger
+}
+
+/** Runs a write on the caller's ledger, then records that the ledger exists. */
+async function written<T>(c: Context<AppEnv>, write: (ledger: DurableObjectStub<LedgerObject>) => Promise<T>): Promise<T> {
+  const key = keyOf(c)
+  const result = await write(c.env.LEDGER.getByName(key.slice('ledger:'.length)))
+  await register(c.env, key)
+  return result
+}
+
+const ENVELOPE_ID = /^[0-9a-f]{64}$/
+
 
 /** Header keys only the gate injects; a client that sends one is refused. */
 const RESERVED_HEADERS = new Set(['principal', 'claims', 'authz'])

@@ -2,17 +2,20 @@
  * `/v1/sessions`: create, read, prompt, interrupt, history, denials, stream
  * tickets, and the two live streams (SSE and WebSocket). Each call carries the
  * authenticated caller to the session's Durable Object, which authorizes it
- * against the session's policy.
+ * against the session's policy. Only sessions the directory knows are
+ * addressed: an unknown id is 404 without creating the object's storage.
  */
 import { Hono } from 'hono'
 import { z } from 'zod'
 import { NeuronError } from '../../objects/errors.ts'
 import { MAX_PAGE } from '../../objects/ledger/ledger.ts'
+import { notFound } from '../../objects/session/access.ts'
 import { CALLER_HEADER, TICKET_HEADER } from '../../objects/session/ws-protocol.ts'
 import { Identifier, parseOrThrow } from '../../objects/validate.ts'
 import { limitBody } from '../body-limit.ts'
 import { MAX_BODY_BYTES } from '../../objects/limits.ts'
 import { callerOf } from '../caller.ts'
+import { exists, register } from '../directory.ts'
 import type { AppEnv, Env } from '../env.ts'
 import { authenticatorFor } from '../gate/authenticate.ts'
 import { readJson } from '../read-json.ts'
@@ -34,43 +37,49 @@ export const sessions = new Hono<AppEnv>()
     const body = await readJson(c.req.raw)
     const requested = (body as { id?: unknown } | null)?.id
     const id = requested === undefined ? crypto.randomUUID() : parseOrThrow(Identifier, requested, 'INVALID_REQUEST')
-    const { session, created } = await stub(c.env, id).create(callerOf(c), body)
+    const { session, created } = await c.env.SESSIONS.getByName(id).create(callerOf(c), body)
+    // Registered after the object holds it; an exact retry of the create registers it again.
+    await register(c.env, `session:${id}`)
     return c.json(session, created ? 201 : 200)
   })
-  .get('/:id', async (c) => c.json(await stub(c.env, c.req.param('id')).view(callerOf(c))))
+  .get('/:id', async (c) => c.json(await (await stub(c.env, c.req.param('id'))).view(callerOf(c))))
   .post('/:id/prompt', limitBody(MAX_BODY_BYTES), async (c) => {
-    const { receipt, duplicate } = await stub(c.env, c.req.param('id')).prompt(callerOf(c), await readJson(c.req.raw))
+    const body = await readJson(c.req.raw)
+    const { receipt, duplicate } = await (await stub(c.env, c.req.param('id'))).prompt(callerOf(c), body)
     return c.json(receipt, duplicate ? 200 : 202)
   })
-  .post('/:id/interrupt', async (c) => c.json(await stub(c.env, c.req.param('id')).interrupt(callerOf(c))))
+  .post('/:id/interrupt', async (c) => c.json(await (await stub(c.env, c.req.param('id'))).interrupt(callerOf(c))))
   .get('/:id/history', async (c) => {
     const q = parseOrThrow(PageQuery, c.req.query(), 'INVALID_QUERY')
-    return c.json(await stub(c.env, c.req.param('id')).history(callerOf(c), q.after, q.limit))
+    return c.json(await (await stub(c.env, c.req.param('id'))).history(callerOf(c), q.after, q.limit))
   })
   .get('/:id/denials', async (c) => {
     const q = parseOrThrow(PageQuery, c.req.query(), 'INVALID_QUERY')
-    return c.json(await stub(c.env, c.req.param('id')).denials(callerOf(c), q.after, q.limit))
+    return c.json(await (await stub(c.env, c.req.param('id'))).denials(callerOf(c), q.after, q.limit))
   })
   .post('/:id/tickets', async (c) => {
     const id = c.req.param('id')
     // Minting is an authorized read of the session: the object decides, then the gate signs.
-    await stub(c.env, id).view(callerOf(c))
+    await (await stub(c.env, id)).view(callerOf(c))
     return c.json(await authenticatorFor(c.env).mintTicket(c.get('principal'), id), 201)
   })
   .get('/:id/events', (c) => forward(c))
   .get('/:id/ws', (c) => forward(c))
 
-function stub(env: Env, id: string) {
-  return env.SESSIONS.getByName(parseOrThrow(Identifier, id, 'INVALID_SESSION_ID'))
+/** The stub of an existing session; an unknown id is `SESSION_NOT_FOUND` without addressing its object. */
+async function stub(env: Env, id: string) {
+  const valid = parseOrThrow(Identifier, id, 'INVALID_SESSION_ID')
+  if (!(await exists(env, `session:${valid}`))) throw notFound(valid)
+  return env.SESSIONS.getByName(valid)
 }
 
 /** Streams go to the object's fetch with the caller set by the gate; clients cannot supply these headers. */
-function forward(c: import('hono').Context<AppEnv>): Promise<Response> {
+async function forward(c: import('hono').Context<AppEnv>): Promise<Response> {
   parseOrThrow(StreamQuery, c.req.query(), 'INVALID_QUERY')
   const headers = new Headers(c.req.raw.headers)
   headers.delete(TICKET_HEADER)
   headers.set(CALLER_HEADER, JSON.stringify(callerOf(c)))
   const ticket = c.get('ticket')
   if (ticket) headers.set(TICKET_HEADER, JSON.stringify(ticket))
-  return stub(c.env, c.req.param('id')!).fetch(new Request(c.req.raw, { headers }))
+  return (await stub(c.env, c.req.param('id')!)).fetch(new Request(c.req.raw, { headers }))
 }

@@ -1,0 +1,49 @@
+/**
+ * Existence checks before an object is addressed: a read of a session or ledger
+ * that does not exist must leave nothing behind, and addressing a Durable Object
+ * creates its storage. Keys live in a fixed number of DirectoryObject shards (so
+ * the files a flood of unknown ids can touch are bounded by `SHARDS`), and each
+ * isolate remembers the keys it has seen exist (entries are never removed).
+ */
+import { sha256Hex } from '../objects/ledger/hash.ts'
+import type { Env } from './env.ts'
+
+/** Directory shards: each is one small object; this bounds both contention and files. */
+export const SHARDS = 16
+/** Known keys remembered per isolate; the oldest are forgotten first. */
+const REMEMBERED = 10_000
+const known = new Set<string>()
+
+function shardOf(env: Env, key: string) {
+  return env.DIRECTORY.getByName(`shard-${Number.parseInt(sha256Hex(key).slice(0, 8), 16) % SHARDS}`)
+}
+
+function remember(key: string): void {
+  if (known.size >= REMEMBERED) known.delete(known.values().next().value!)
+  known.add(key)
+}
+
+/**
+ * Whether a session (`session:<id>`) or ledger (`ledger:<principal>/<name>`) exists.
+ *
+ * @example
+ * if (!(await exists(c.env, `session:${id}`))) throw notFound(id)
+ */
+export async function exists(env: Env, key: string): Promise<boolean> {
+  if (known.has(key)) return true
+  const found = await shardOf(env, key).has(key)
+  if (found) remember(key)
+  return found
+}
+
+/**
+ * Records that a key exists; call after the object's first write succeeded.
+ *
+ * @example
+ * await register(c.env, `ledger:${owner}/${name}`)
+ */
+export async function register(env: Env, key: string): Promise<void> {
+  if (known.has(key)) return
+  await shardOf(env, key).add(key)
+  remember(key)
+}
