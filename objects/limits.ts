@@ -21,3 +21,6 @@ export const MAX_JSON_DEPTH = 64
  * A page ends early when the next envelope would pass it (it always holds at least one envelope).
  */
 export const PAGE_PAYLOAD_BYTES = 4 * 1024 * 1024
+
+/** Nesting of subschemas in one registered schema. */
+export const MAX_SCHEMA_DEPTH = 32

@@ -2,7 +2,9 @@
  * Schema registry (planes 1–3). Schemas are immutable JSON Schemas (draft
  * 2020-12) stored by ref; versions coexist as distinct refs (`note@1`,
  * `note@2`). Re-registering the same schema under a ref is a no-op; a
- * different schema under a taken ref is `SCHEMA_CONFLICT`.
+ * different schema under a taken ref is `SCHEMA_CONFLICT`. A schema is checked
+ * before it is stored (schema-check.ts): it compiles, its `$ref`s resolve and
+ * its patterns cannot stall the isolate, so every append can use it.
  */
 import { Validator } from '@cfworker/json-schema'
 import { eq } from 'drizzle-orm'
@@ -11,6 +13,7 @@ import { z } from 'zod'
 import { NeuronError, SchemaViolationError } from '../errors.ts'
 import { sha256Hex } from './hash.ts'
 import { canonicalJson } from './json.ts'
+import { checkSchema } from './schema-check.ts'
 import { schemaRegistry } from './schema.ts'
 
 /** Which plane a schema describes: 1 header values, 2 body contracts, 3 payloads. */
@@ -43,6 +46,7 @@ export class SchemaRegistry {
     const jsonSchema =
       schema instanceof z.ZodType ? (z.toJSONSchema(schema, { target: 'draft-2020-12' }) as Record<string, unknown>) : schema
     const text = canonicalJson(jsonSchema)
+    checkSchema(jsonSchema, text)
     const hash = sha256Hex(text)
     const existing = this.find(ref)
     if (existing) {

@@ -1,0 +1,73 @@
+/**
+ * What a schema must be to be registered: small, shallow, every `pattern` a
+ * regex that compiles and cannot backtrack exponentially (see regex-safety.ts),
+ * and every `$ref` resolvable within the schema. A schema that passes can be
+ * used by every later append; one that does not is refused with
+ * `INVALID_SCHEMA`, so no append can ever name a broken schema.
+ */
+import { dereference, schemaArrayKeyword, schemaKeyword, schemaMapKeyword } from '@cfworker/json-schema'
+import { NeuronError } from '../errors.ts'
+import { MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH } from '../limits.ts'
+import { utf8Length } from './json.ts'
+import { unsafePattern } from './regex-safety.ts'
+
+type Schema = Record<string, unknown>
+
+/**
+ * Throws `INVALID_SCHEMA` (400) with `details: { path, reason }` unless `schema` can be registered.
+ * `text` is its canonical JSON, already computed by the caller.
+ *
+ * @example
+ * checkSchema({ type: 'string', pattern: '^(a+)+$' }, '…') // throws INVALID_SCHEMA
+ */
+export function checkSchema(schema: Schema, text: string): void {
+  const bytes = utf8Length(text)
+  if (bytes > MAX_SCHEMA_BYTES) refuse('$', `the schema is ${bytes} bytes; the limit is ${MAX_SCHEMA_BYTES}`)
+  // dereference annotates the schema it is given, so it works on a copy.
+  const copy = JSON.parse(text) as Schema
+  let lookup: Record<string, unknown>
+  try {
+    lookup = dereference(copy as never) as Record<string, unknown>
+  } catch (error) {
+    refuse('$', `the schema cannot be read: ${(error as Error).message}`)
+  }
+  walk(copy, '$', 1, lookup)
+}
+
+function walk(schema: unknown, path: string, depth: number, lookup: Record<string, unknown>): void {
+  if (typeof schema === 'boolean') return
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) refuse(path, 'a subschema must be an object or a boolean')
+  if (depth > MAX_SCHEMA_DEPTH) refuse(path, `subschemas nest deeper than ${MAX_SCHEMA_DEPTH}`)
+  const node = schema as Schema
+  if (node.pattern !== undefined) checkPattern(node.pattern, `${path}.pattern`)
+  if (node.$ref !== undefined) {
+    const target = (node.__absolute_ref__ as string | undefined) ?? String(node.$ref)
+    if (!(target in lookup)) refuse(`${path}.$ref`, `$ref ${JSON.stringify(node.$ref)} does not resolve within the schema`)
+  }
+  for (const [key, value] of Object.entries(node)) {
+    if (key in schemaKeyword && !(key === 'items' && Array.isArray(value))) walk(value, `${path}.${key}`, depth + 1, lookup)
+    else if (key in schemaArrayKeyword && Array.isArray(value)) value.forEach((sub, i) => walk(sub, `${path}.${key}[${i}]`, depth + 1, lookup))
+    else if (key in schemaMapKeyword && typeof value === 'object' && value !== null) {
+      for (const [name, sub] of Object.entries(value)) {
+        if (key === 'patternProperties') checkPattern(name, `${path}.patternProperties`)
+        walk(sub, `${path}.${key}.${name}`, depth + 1, lookup)
+      }
+    }
+  }
+}
+
+/** Compiles like the validator does (`u` flag) and refuses exponential shapes. */
+function checkPattern(pattern: unknown, path: string): void {
+  if (typeof pattern !== 'string') refuse(path, 'a pattern must be a string')
+  try {
+    new RegExp(pattern, 'u')
+  } catch (error) {
+    refuse(path, `the pattern does not compile: ${(error as Error).message}`)
+  }
+  const unsafe = unsafePattern(pattern)
+  if (unsafe) refuse(path, `the pattern ${JSON.stringify(pattern)} is refused: ${unsafe}`)
+}
+
+function refuse(path: string, reason: string): never {
+  throw new NeuronError('INVALID_SCHEMA', `schema refused at ${path}: ${reason}`, { status: 400, details: { path, reason } })
+}
