@@ -3,11 +3,19 @@ import { NeuronError } from './errors.ts'
 
 /**
  * The shape of every client-chosen name: session ids, message ids, ledger names.
+ * 1–128 characters of address segments (`[A-Za-z0-9_:-]`, joined by single dots), so
+ * every address derived from a name (`session.<id>`, `session.<id>.notes`) is valid:
+ * `a.`, `.a` and `a..b` are refused here, at the edge, not later by the ledger.
  *
  * @example
  * Identifier.parse('demo-1') // 'demo-1'
+ * Identifier.parse('a.')     // throws
  */
-export const Identifier = z.string().regex(/^[A-Za-z0-9_.:\-]{1,128}$/, 'must be 1–128 of [A-Za-z0-9_.:-]')
+export const Identifier = z
+  .string()
+  .max(128, 'must be at most 128 characters')
+  // The same rule as `isAddress`, spelled as a regex so the OpenAPI document shows it.
+  .regex(/^[A-Za-z0-9_:-]+(?:\.[A-Za-z0-9_:-]+)*$/, 'must be segments of [A-Za-z0-9_:-] joined by single dots')
 
 /** One failing field of a validation: a dotted path and what is wrong with it. */
 export interface FieldIssue {
