@@ -50,6 +50,32 @@ describe('ledger over HTTP', () => {
     ['a body over 16 MiB', () => post('/v1/ledgers/a/envelopes', 'x'.repeat(16 * 1024 * 1024 + 1)), 413, 'PAYLOAD_TOO_LARGE'],
   ]
 
+  it('causality walks of an unknown or malformed id are 404 like a read of that id; ?topic= must be an address', async () => {
+    const name = uniqueName('walk')
+    const first = await post(`/v1/ledgers/${name}/envelopes`, JSON.stringify({ topic: 'a.b', type: 't', payload: 1 }))
+    const { envelope } = (await first.json()) as { envelope: { id: string } }
+    expect((await call(`/v1/ledgers/${name}/envelopes/${envelope.id}/descendants`)).status).toBe(200)
+    for (const id of ['0'.repeat(64), 'not-an-id', envelope.id.toUpperCase()]) {
+      for (const walk of ['ancestors', 'descendants', '']) {
+        const res = await call(`/v1/ledgers/${name}/envelopes/${id}${walk ? `/${walk}` : ''}`)
+        expect(res.status, `${walk} of ${id}`).toBe(404)
+        expect(((await res.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND')
+      }
+    }
+    for (const topic of ['a..b', 'a.', 'a b', '']) {
+      const res = await call(`/v1/ledgers/${name}/envelopes?topic=${encodeURIComponent(topic)}`)
+      expect(res.status, topic).toBe(400)
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('INVALID_QUERY')
+    }
+  })
+
+  it('a ledger that was never written reads as empty', async () => {
+    const name = uniqueName('never')
+    expect(await (await call(`/v1/ledgers/${name}/head`)).json()).toEqual({ seq: 0 })
+    expect(await (await call(`/v1/ledgers/${name}/envelopes?topic=a.b`)).json()).toEqual({ items: [], next: null })
+    expect((await call(`/v1/ledgers/${name}/envelopes/${'0'.repeat(64)}/ancestors`)).status).toBe(404)
+  })
+
   it.each(table)('%s → %i %s', async (_, send, status, code) => {
     const res = await send()
     expect(res.status).toBe(status)
