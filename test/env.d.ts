@@ -6,7 +6,7 @@ declare global {
     interface Env extends WorkerEnv {}
     interface GlobalProps {
       mainModule: typeof import('../worker/index.ts')
-      durableNamespaces: 'LedgerObject' | 'SessionObject' | 'MeterObject'
+      durableNamespaces: 'LedgerObject' | 'SessionObject' | 'MeterObject' | 'DirectoryObject'
     }
   }
 }

@@ -3,7 +3,7 @@
  * (JSON Schema 2020-12, which OpenAPI 3.1 uses as is).
  */
 import { z } from 'zod'
-import { AUTH_ERRORS, ROUTES, type RouteDoc } from './routes.ts'
+import { AUTH_ERRORS, COMMON_ERRORS, ROUTES, type ResponseBody, type RouteDoc } from './routes.ts'
 
 const ErrorBody = {
   type: 'object',
@@ -23,6 +23,11 @@ function jsonSchema(schema: z.ZodType): Record<string, unknown> {
   return rest
 }
 
+function content(body: ResponseBody) {
+  if ('mediaType' in body && typeof body.mediaType === 'string') return { [body.mediaType]: { schema: body.schema } }
+  return { 'application/json': { schema: body } }
+}
+
 function operation(route: RouteDoc) {
   const params = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }))
   const query = route.query ? (jsonSchema(route.query) as { properties?: Record<string, unknown>; required?: string[] }) : undefined
@@ -32,20 +37,24 @@ function operation(route: RouteDoc) {
     required: query?.required?.includes(name) ?? false,
     schema,
   }))
-  const errors = route.auth === 'none' ? route.errors : [...route.errors, ...AUTH_ERRORS]
+  const errors = [...route.errors, ...(route.auth === 'none' ? [] : AUTH_ERRORS), ...COMMON_ERRORS]
   const security = route.auth === 'none' ? [] : route.auth === 'bearer' ? [{ bearer: [] }] : [{ bearer: [] }, { ticket: [] }]
-  const ok = Object.fromEntries(Object.entries(route.ok).map(([status, description]) => [status, { description }]))
+  const ok = Object.fromEntries(
+    Object.entries(route.ok).map(([status, description]) => [status, status === '101' || !route.response ? { description } : { description, content: content(route.response) }]),
+  )
   const failure = {
     description: `An error. Codes: ${errors.join(', ')}`,
     content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
   }
   return {
+    operationId: route.operationId,
     summary: route.summary,
     security,
     parameters: [...params, ...queryParams],
     ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body) } } } } : {}),
-    responses: errors.length > 0 ? { ...ok, default: failure } : ok,
+    responses: { ...ok, default: failure },
     'x-error-codes': errors,
+    ...(route.maxBodyBytes === undefined ? {} : { 'x-max-body-bytes': route.maxBodyBytes }),
   }
 }
 

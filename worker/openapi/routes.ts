@@ -1,110 +1,146 @@
 /**
- * Every /v1 route, described once for the OpenAPI document: its auth, the zod
- * schemas its handler validates with, and the error codes it can answer. A test
- * checks this table against the routes Hono actually serves.
+ * Every /v1 route, described once for the OpenAPI document and docs/api.md: its
+ * auth, the zod schemas its handler validates with, its body limit, its success
+ * bodies and the error codes it can answer. Tests check this table against the
+ * routes Hono serves, the limits they enforce, the codes they answer, and the
+ * limits docs/api.md states.
  */
 import type { z } from 'zod'
 import { EnvelopeDraftSchema } from '../../objects/ledger/envelope.ts'
 import { PromptSchema } from '../../objects/session/admission.ts'
 import { CreateSessionSchema } from '../../objects/session/session-object.ts'
-import { ListQuery, WalkQuery } from '../routes/ledgers.ts'
+import { ListQuery, SchemaBody, WalkQuery } from '../routes/ledgers.ts'
 import { PageQuery, StreamQuery } from '../routes/sessions.ts'
+import { MAX_APPEND_BYTES, MAX_BODY_BYTES, MAX_SCHEMA_BYTES } from '../../objects/limits.ts'
+import * as R from './responses.ts'
 
 export type Auth = 'none' | 'bearer' | 'bearer-or-ticket'
+
+/** A success body: a JSON Schema, or a non-JSON media type with its schema. */
+export type ResponseBody = Record<string, unknown> | { mediaType: string; schema: Record<string, unknown> }
 
 export interface RouteDoc {
   method: 'get' | 'post' | 'put'
   path: string
+  /** Unique, stable name of the operation (what generated clients call it). */
+  operationId: string
   summary: string
   auth: Auth
   body?: z.ZodType
+  /** The largest body the route reads; larger is 413 `PAYLOAD_TOO_LARGE` before it is read. */
+  maxBodyBytes?: number
   query?: z.ZodType
   /** Success statuses and what they mean. */
   ok: Record<number, string>
-  /** Error codes this route can answer, beyond the gate's 401s. */
+  /** The body of every success status but 101. */
+  response?: ResponseBody
+  /** Error codes this route can answer, beyond the gate's 401s and `COMMON_ERRORS`. */
   errors: string[]
 }
 
 const SESSION_ERRORS = ['SESSION_NOT_FOUND', 'INVALID_SESSION_ID']
 const LEDGER_ERRORS = ['INVALID_NAME']
+/** What reading any JSON body can answer (worker/read-json.ts, worker/body-limit.ts). */
+const BODY_ERRORS = ['INVALID_JSON', 'JSON_TOO_DEEP', 'PAYLOAD_TOO_LARGE']
 
 export const ROUTES: RouteDoc[] = [
-  { method: 'get', path: '/v1/openapi.json', summary: 'This OpenAPI 3.1 document', auth: 'none', ok: { 200: 'the document' }, errors: [] },
-  { method: 'get', path: '/v1/docs', summary: 'A readable page of this API', auth: 'none', ok: { 200: 'HTML' }, errors: [] },
-  { method: 'get', path: '/v1/me', summary: 'The authenticated principal and its claims', auth: 'bearer', ok: { 200: 'the principal' }, errors: [] },
-  { method: 'get', path: '/v1/me/usage', summary: "The principal's metered requests and model usage", auth: 'bearer', ok: { 200: 'totals' }, errors: [] },
+  { method: 'get', path: '/v1/openapi.json', operationId: 'getOpenApi', summary: 'This OpenAPI 3.1 document', auth: 'none', ok: { 200: 'the document' }, response: R.OpenApi, errors: [] },
+  { method: 'get', path: '/v1/docs', operationId: 'getDocs', summary: 'A readable page of this API', auth: 'none', ok: { 200: 'HTML' }, response: R.HTML, errors: [] },
+  { method: 'get', path: '/v1/me', operationId: 'getMe', summary: 'The authenticated principal and its claims', auth: 'bearer', ok: { 200: 'the principal' }, response: R.Me, errors: [] },
+  { method: 'get', path: '/v1/me/usage', operationId: 'getUsage', summary: "The principal's metered requests and model usage", auth: 'bearer', ok: { 200: 'totals' }, response: R.Usage, errors: [] },
   {
     method: 'post',
     path: '/v1/sessions',
+    operationId: 'createSession',
     summary: 'Create a session (client-chosen id allowed); the caller owns it',
     auth: 'bearer',
     body: CreateSessionSchema,
+    maxBodyBytes: MAX_BODY_BYTES,
     ok: { 201: 'created', 200: 'the same session already existed' },
-    errors: ['INVALID_JSON', 'INVALID_REQUEST', 'UNKNOWN_MODEL', 'PROVIDER_NOT_CONFIGURED', 'SESSION_EXISTS', 'PAYLOAD_TOO_LARGE'],
+    response: R.SessionView,
+    errors: [...BODY_ERRORS, 'INVALID_REQUEST', 'UNKNOWN_MODEL', 'PROVIDER_NOT_CONFIGURED', 'SESSION_EXISTS'],
   },
-  { method: 'get', path: '/v1/sessions/{id}', summary: 'The session projection, folded from its log', auth: 'bearer', ok: { 200: 'the session' }, errors: SESSION_ERRORS },
+  { method: 'get', path: '/v1/sessions/{id}', operationId: 'getSession', summary: 'The session projection, folded from its log', auth: 'bearer', ok: { 200: 'the session' }, response: R.SessionView, errors: SESSION_ERRORS },
   {
     method: 'post',
     path: '/v1/sessions/{id}/prompt',
+    operationId: 'promptSession',
     summary: 'Admit a prompt durably; never waits for execution',
     auth: 'bearer',
     body: PromptSchema,
+    maxBodyBytes: MAX_BODY_BYTES,
     ok: { 202: 'admitted: the inbox receipt', 200: 'exact retry: the same receipt' },
-    errors: [...SESSION_ERRORS, 'INVALID_JSON', 'INVALID_REQUEST', 'PROMPT_CONFLICT', 'PAYLOAD_TOO_LARGE'],
+    response: R.Receipt,
+    errors: [...SESSION_ERRORS, ...BODY_ERRORS, 'INVALID_REQUEST', 'PROMPT_CONFLICT'],
   },
-  { method: 'post', path: '/v1/sessions/{id}/interrupt', summary: 'Stop the running turn; pending prompts are kept', auth: 'bearer', ok: { 200: 'whether a turn was interrupted' }, errors: SESSION_ERRORS },
-  { method: 'get', path: '/v1/sessions/{id}/history', summary: 'A finite page of durable events', auth: 'bearer', query: PageQuery, ok: { 200: 'a page' }, errors: [...SESSION_ERRORS, 'INVALID_QUERY'] },
+  { method: 'post', path: '/v1/sessions/{id}/interrupt', operationId: 'interruptSession', summary: 'Stop the running turn; pending prompts are kept', auth: 'bearer', ok: { 200: 'whether a turn was interrupted' }, response: R.Interrupted, errors: SESSION_ERRORS },
+  { method: 'get', path: '/v1/sessions/{id}/history', operationId: 'getSessionHistory', summary: 'A finite page of durable events', auth: 'bearer', query: PageQuery, ok: { 200: 'a page' }, response: R.Page, errors: [...SESSION_ERRORS, 'INVALID_QUERY'] },
   {
     method: 'get',
     path: '/v1/sessions/{id}/denials',
+    operationId: 'getSessionDenials',
     summary: 'Denied attempts on the session (owner only, at most 100 recorded an hour)',
     auth: 'bearer',
     query: PageQuery,
     ok: { 200: 'a page, plus how many denials this hour were counted but not stored' },
+    response: R.Denials,
     errors: [...SESSION_ERRORS, 'OWNER_REQUIRED', 'INVALID_QUERY'],
   },
-  { method: 'post', path: '/v1/sessions/{id}/tickets', summary: 'Mint a one-use, 30-second ticket for a stream of this session', auth: 'bearer', ok: { 201: '{ ticket, expiresAt }' }, errors: SESSION_ERRORS },
+  { method: 'post', path: '/v1/sessions/{id}/tickets', operationId: 'mintStreamTicket', summary: 'Mint a one-use, 30-second ticket for a stream of this session', auth: 'bearer', ok: { 201: '{ ticket, expiresAt }' }, response: R.Ticket, errors: SESSION_ERRORS },
   {
     method: 'get',
     path: '/v1/sessions/{id}/events',
+    operationId: 'streamSessionEvents',
     summary: 'SSE: replay after `after` / Last-Event-ID, a replay-end marker, then the live tail',
     auth: 'bearer-or-ticket',
     query: StreamQuery,
     ok: { 200: 'text/event-stream' },
+    response: R.EVENT_STREAM,
     errors: [...SESSION_ERRORS, 'INVALID_QUERY', 'TICKET_REPLAYED', 'TICKET_WRONG_SESSION'],
   },
   {
     method: 'get',
     path: '/v1/sessions/{id}/ws',
-    summary: 'WebSocket: subscribe from a sequence, prompt and interrupt on one socket',
+    operationId: 'openSessionSocket',
+    summary: 'WebSocket: subscribe from a sequence, prompt and interrupt on one socket (messages ≤ 1 MiB)',
     auth: 'bearer-or-ticket',
     query: StreamQuery,
     ok: { 101: 'switching protocols' },
-    errors: [...SESSION_ERRORS, 'UPGRADE_REQUIRED', 'TICKET_REPLAYED', 'TICKET_WRONG_SESSION'],
+    errors: [...SESSION_ERRORS, 'INVALID_QUERY', 'UPGRADE_REQUIRED', 'TICKET_REPLAYED', 'TICKET_WRONG_SESSION'],
   },
   {
     method: 'post',
     path: '/v1/ledgers/{name}/envelopes',
+    operationId: 'appendEnvelope',
     summary: "Append an envelope to one of the caller's ledgers",
     auth: 'bearer',
     body: EnvelopeDraftSchema,
+    maxBodyBytes: MAX_APPEND_BYTES,
     ok: { 201: 'appended', 200: 'identical content was already there' },
-    errors: [...LEDGER_ERRORS, 'INVALID_JSON', 'INVALID_ENVELOPE', 'NOT_JSON_COMPATIBLE', 'UNKNOWN_SCHEMA', 'SCHEMA_VIOLATION', 'ENVELOPE_TOO_LARGE', 'AUTHOR_MISMATCH', 'PAYLOAD_TOO_LARGE'],
+    response: R.Appended,
+    errors: [...LEDGER_ERRORS, ...BODY_ERRORS, 'INVALID_ENVELOPE', 'NOT_JSON_COMPATIBLE', 'RESERVED_HEADER', 'UNKNOWN_SCHEMA', 'SCHEMA_VIOLATION', 'ENVELOPE_TOO_LARGE', 'AUTHOR_MISMATCH'],
   },
-  { method: 'get', path: '/v1/ledgers/{name}/envelopes', summary: 'Query by topic, by type, or by time range; paged by sequence', auth: 'bearer', query: ListQuery, ok: { 200: 'a page' }, errors: [...LEDGER_ERRORS, 'INVALID_QUERY'] },
-  { method: 'get', path: '/v1/ledgers/{name}/envelopes/{id}', summary: 'One envelope by content id', auth: 'bearer', ok: { 200: 'the envelope' }, errors: [...LEDGER_ERRORS, 'NOT_FOUND'] },
-  { method: 'get', path: '/v1/ledgers/{name}/envelopes/{id}/ancestors', summary: 'Walk causality upward, nearest first', auth: 'bearer', query: WalkQuery, ok: { 200: 'a page' }, errors: [...LEDGER_ERRORS, 'INVALID_QUERY'] },
-  { method: 'get', path: '/v1/ledgers/{name}/envelopes/{id}/descendants', summary: 'Walk causality downward, in sequence order', auth: 'bearer', query: WalkQuery, ok: { 200: 'a page' }, errors: [...LEDGER_ERRORS, 'INVALID_QUERY'] },
-  { method: 'get', path: '/v1/ledgers/{name}/head', summary: 'The last sequence written', auth: 'bearer', ok: { 200: '{ seq }' }, errors: LEDGER_ERRORS },
+  { method: 'get', path: '/v1/ledgers/{name}/envelopes', operationId: 'listEnvelopes', summary: 'Query by topic, by type, or by time range; paged by sequence', auth: 'bearer', query: ListQuery, ok: { 200: 'a page' }, response: R.Page, errors: [...LEDGER_ERRORS, 'INVALID_QUERY'] },
+  { method: 'get', path: '/v1/ledgers/{name}/envelopes/{id}', operationId: 'getEnvelope', summary: 'One envelope by content id', auth: 'bearer', ok: { 200: 'the envelope' }, response: R.Envelope, errors: [...LEDGER_ERRORS, 'NOT_FOUND'] },
+  { method: 'get', path: '/v1/ledgers/{name}/envelopes/{id}/ancestors', operationId: 'listAncestors', summary: 'Walk causality upward, nearest first', auth: 'bearer', query: WalkQuery, ok: { 200: 'a page' }, response: R.Page, errors: [...LEDGER_ERRORS, 'INVALID_QUERY', 'NOT_FOUND'] },
+  { method: 'get', path: '/v1/ledgers/{name}/envelopes/{id}/descendants', operationId: 'listDescendants', summary: 'Walk causality downward, in sequence order', auth: 'bearer', query: WalkQuery, ok: { 200: 'a page' }, response: R.Page, errors: [...LEDGER_ERRORS, 'INVALID_QUERY', 'NOT_FOUND'] },
+  { method: 'get', path: '/v1/ledgers/{name}/head', operationId: 'getLedgerHead', summary: 'The last sequence written (0 for a ledger never written)', auth: 'bearer', ok: { 200: '{ seq }' }, response: R.Head, errors: LEDGER_ERRORS },
   {
     method: 'put',
     path: '/v1/ledgers/{name}/schemas/{ref}',
-    summary: 'Register a JSON Schema under an immutable ref (name@version)',
+    operationId: 'registerSchema',
+    summary: 'Register a JSON Schema under an immutable ref (name@version); checked before it is stored',
     auth: 'bearer',
+    body: SchemaBody,
+    maxBodyBytes: MAX_SCHEMA_BYTES,
     ok: { 200: 'registered (or already identical)' },
-    errors: [...LEDGER_ERRORS, 'INVALID_JSON', 'INVALID_SCHEMA', 'INVALID_SCHEMA_REF', 'SCHEMA_CONFLICT'],
+    response: R.RegisteredSchema,
+    errors: [...LEDGER_ERRORS, ...BODY_ERRORS, 'INVALID_SCHEMA', 'INVALID_SCHEMA_REF', 'SCHEMA_CONFLICT', 'NOT_JSON_COMPATIBLE'],
   },
 ]
+
+/** Codes any route can answer: an unexpected failure is 500 `INTERNAL`. */
+export const COMMON_ERRORS = ['INTERNAL']
 
 /** The gate's refusals (401), common to every authenticated route. */
 export const AUTH_ERRORS = [

@@ -41,6 +41,8 @@ export const ListQuery = z
   .refine((q) => [q.topic, q.type, q.from ?? q.to].filter((v) => v !== undefined).length === 1, {
     message: 'give exactly one of topic, type, or from/to',
   })
+/** The body of `PUT …/schemas/:ref`: a JSON Schema object (checked further when it is registered). */
+export const SchemaBody = z.record(z.string(), z.unknown()).describe('A JSON Schema (draft 2020-12) object')
 /** Paging of the causality walks. */
 export const WalkQuery = z.strictObject(Paging)
 
@@ -74,11 +76,8 @@ export const ledgers = new Hono<AppEnv>()
   })
   .get('/:name/head', async (c) => c.json({ seq: (await (await existing(c))?.head()) ?? 0 }))
   .put('/:name/schemas/:ref', limitBody(MAX_SCHEMA_BYTES), async (c) => {
-    const schema = await readJson(c.req.raw)
-    if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
-      throw new NeuronError('INVALID_SCHEMA', 'a schema must be a JSON Schema object', { status: 400 })
-    }
-    return c.json(await written(c, (ledger) => ledger.registerSchema(c.req.param('ref'), schema as Record<string, unknown>)))
+    const schema = parseOrThrow(SchemaBody, await readJson(c.req.raw), 'INVALID_SCHEMA')
+    return c.json(await written(c, (ledger) => ledger.registerSchema(c.req.param('ref'), schema)))
   })
 
 /** The directory key of the caller's ledger named in the path (validated). */

@@ -1,0 +1,90 @@
+/**
+ * The JSON Schemas of success responses, one per shape the routes answer with.
+ * Plain JSON Schema (2020-12): these shapes are TypeScript interfaces in the
+ * objects, not validators, so they are written out here for the document.
+ */
+
+type Schema = Record<string, unknown>
+
+const str = { type: 'string' }
+const int = { type: 'integer' }
+const strings = { type: 'array', items: str }
+
+export const Envelope: Schema = {
+  type: 'object',
+  required: ['v', 'id', 'seq', 'topic', 'type', 'parent', 'author', 'time', 'headers', 'artifacts'],
+  properties: {
+    v: { const: 'event-bus-envelope-v1' },
+    id: { ...str, description: 'sha256 of the RFC 8785 canonical form of everything but id (with payloadRef, not payload, when spilled)' },
+    seq: int,
+    topic: str,
+    type: str,
+    parent: { type: ['string', 'null'] },
+    author: str,
+    time: int,
+    headers: { type: 'array', items: { type: 'object', required: ['key', 'value'], properties: { key: str, value: {}, reason: str, ref: str } } },
+    schema: str,
+    payload: { description: 'always present when the envelope has a payload, also when it was spilled' },
+    payloadRef: { type: 'object', required: ['ref', 'hash', 'size'], properties: { ref: str, hash: str, size: int }, description: 'set when the payload is kept in the artifact store' },
+    artifacts: { type: 'array', items: { type: 'object', required: ['ref'], properties: { ref: str, hash: str, kind: str } } },
+  },
+}
+
+export const Page: Schema = {
+  type: 'object',
+  required: ['items', 'next'],
+  properties: { items: { type: 'array', items: Envelope }, next: { type: ['integer', 'null'], description: 'pass as `after` for the next page' } },
+}
+
+export const Denials: Schema = { ...Page, required: ['items', 'next', 'suppressedThisHour'], properties: { ...(Page.properties as Schema), suppressedThisHour: int } }
+
+export const Appended: Schema = { type: 'object', required: ['envelope', 'duplicate'], properties: { envelope: Envelope, duplicate: { type: 'boolean' } } }
+
+export const Head: Schema = { type: 'object', required: ['seq'], properties: { seq: int } }
+
+export const RegisteredSchema: Schema = {
+  type: 'object',
+  required: ['ref', 'plane', 'hash', 'jsonSchema'],
+  properties: { ref: str, plane: { enum: [1, 2, 3] }, hash: str, jsonSchema: { type: 'object' } },
+}
+
+export const SessionView: Schema = {
+  type: 'object',
+  required: ['id', 'title', 'owner', 'share', 'model', 'status', 'createdAt', 'pending', 'counts', 'lastSequence'],
+  properties: {
+    id: str,
+    title: { type: ['string', 'null'] },
+    owner: str,
+    share: strings,
+    model: str,
+    status: { enum: ['idle', 'busy'] },
+    createdAt: int,
+    pending: int,
+    counts: { type: 'object', properties: { events: int, prompts: int, steps: int, toolCalls: int } },
+    lastSequence: int,
+  },
+}
+
+export const Receipt: Schema = {
+  type: 'object',
+  required: ['id', 'session', 'sequence', 'status'],
+  properties: { id: str, session: str, sequence: int, status: { const: 'admitted' } },
+}
+
+export const Interrupted: Schema = { type: 'object', required: ['interrupted', 'pending', 'message'], properties: { interrupted: { type: 'boolean' }, pending: int, message: str } }
+
+export const Ticket: Schema = { type: 'object', required: ['ticket', 'expiresAt'], properties: { ticket: str, expiresAt: int } }
+
+export const Me: Schema = { type: 'object', required: ['id', 'claims'], properties: { id: str, issuer: str, subject: str, claims: strings, via: str } }
+
+export const Usage: Schema = {
+  type: 'object',
+  required: ['requests', 'byRoute', 'turns', 'tokens', 'cost'],
+  properties: { requests: int, byRoute: { type: 'object', additionalProperties: int }, turns: int, tokens: { type: 'object' }, cost: { type: 'number' } },
+}
+
+export const OpenApi: Schema = { type: 'object', required: ['openapi', 'paths'], properties: { openapi: str, paths: { type: 'object' } } }
+
+/** Success bodies that are not JSON: their media type and a string schema. */
+export const HTML = { mediaType: 'text/html', schema: str }
+export const EVENT_STREAM = { mediaType: 'text/event-stream', schema: { ...str, description: 'SSE frames; see docs/api.md' } }
