@@ -18,6 +18,7 @@ import { MAX_APPEND_BYTES, MAX_SCHEMA_BYTES } from '../../objects/limits.ts'
 import { callerOf } from '../caller.ts'
 import { exists, register } from '../directory.ts'
 import { isAddress } from '../../objects/ledger/address.ts'
+import { EnvelopeDraftSchema } from '../../objects/ledger/envelope.ts'
 import { envelopeNotFound, MAX_PAGE, type Page } from '../../objects/ledger/ledger.ts'
 import type { LedgerObject } from '../../objects/ledger-object/ledger-object.ts'
 import { Identifier, parseOrThrow } from '../../objects/validate.ts'
@@ -49,6 +50,8 @@ export const WalkQuery = z.strictObject(Paging)
 export const ledgers = new Hono<AppEnv>()
   .post('/:name/envelopes', limitBody(MAX_APPEND_BYTES), async (c) => {
     const draft = stamp(await readJson(c.req.raw), callerOf(c))
+    // The draft's shape is checked here, so a malformed one registers nothing.
+    parseOrThrow(EnvelopeDraftSchema, draft, 'INVALID_ENVELOPE')
     const appended = await written(c, (ledger) => ledger.append(draft))
     return c.json(appended, appended.duplicate ? 200 : 201)
   })
@@ -99,12 +102,15 @@ async function envelopeOwner(c: Context<AppEnv>) {
   return ledger
 }
 
-/** Runs a write on the caller's ledger, then records that the ledger exists. */
+/**
+ * Records that the caller's ledger exists, then runs a write on it. Registering first means a
+ * request never writes durably and then fails; a write that is refused leaves at most a directory
+ * entry for an empty ledger.
+ */
 async function written<T>(c: Context<AppEnv>, write: (ledger: DurableObjectStub<LedgerObject>) => Promise<T>): Promise<T> {
   const key = keyOf(c)
-  const result = await write(c.env.LEDGER.getByName(key.slice('ledger:'.length)))
   await register(c.env, key)
-  return result
+  return write(c.env.LEDGER.getByName(key.slice('ledger:'.length)))
 }
 
 const ENVELOPE_ID = /^[0-9a-f]{64}$/

@@ -10,6 +10,7 @@ import { z } from 'zod'
 import { NeuronError } from '../../objects/errors.ts'
 import { MAX_PAGE } from '../../objects/ledger/ledger.ts'
 import { notFound } from '../../objects/session/access.ts'
+import { CreateSessionSchema } from '../../objects/session/session-object.ts'
 import { CALLER_HEADER, TICKET_HEADER } from '../../objects/session/ws-protocol.ts'
 import { Identifier, parseOrThrow } from '../../objects/validate.ts'
 import { limitBody } from '../body-limit.ts'
@@ -37,9 +38,10 @@ export const sessions = new Hono<AppEnv>()
     const body = await readJson(c.req.raw)
     const requested = (body as { id?: unknown } | null)?.id
     const id = requested === undefined ? crypto.randomUUID() : parseOrThrow(Identifier, requested, 'INVALID_REQUEST')
-    const { session, created } = await c.env.SESSIONS.getByName(id).create(callerOf(c), body)
-    // Registered after the object holds it; an exact retry of the create registers it again.
+    // Checked here, then registered before the object writes: a request never writes and then fails.
+    parseOrThrow(CreateSessionSchema, body, 'INVALID_REQUEST')
     await register(c.env, `session:${id}`)
+    const { session, created } = await c.env.SESSIONS.getByName(id).create(callerOf(c), body)
     return c.json(session, created ? 201 : 200)
   })
   .get('/:id', async (c) => c.json(await (await stub(c.env, c.req.param('id'))).view(callerOf(c))))
