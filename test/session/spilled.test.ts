@@ -8,32 +8,11 @@ import { evictDurableObject } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
 import { MAX_BODY_BYTES } from '../../objects/limits.ts'
 import { api, events, newSession, ownerCaller, types, waitIdle } from '../support/session.ts'
+import { promptBody } from '../support/prompt-body.ts'
 import { openSocket, readSse } from '../support/streams.ts'
 
 const MiB = 1024 * 1024
 const encoder = new TextEncoder()
-
-/**
- * A prompt body of exactly `bytes` UTF-8 bytes: two text parts filled with "€" (3 bytes) and
- * padded with ASCII. `euroAt` places a "€" so that its three bytes start at that body offset.
- */
-function promptBody(bytes: number, options: { id?: string; type?: 'prompt'; euroAt?: number; prefix?: string } = {}): string {
-  const head = options.type ? `{"type":"prompt",` : '{'
-  const skeleton = (a: string, b: string) => `${head}"id":"${options.id ?? 'p'}","parts":[{"type":"text","text":"${a}"},{"type":"text","text":"${b}"}]}`
-  const first = (options.prefix ?? '') + '€'.repeat(170_000)
-  const room = bytes - encoder.encode(skeleton(first, '')).byteLength
-  // The second part's text starts at this body offset.
-  const start = encoder.encode(skeleton(first, '')).byteLength - '"}]}'.length
-  const lead = options.euroAt === undefined ? 0 : options.euroAt - start
-  const second = 'a'.repeat(lead) + '€'.repeat(Math.floor((room - lead) / 3)) + 'a'.repeat((room - lead) % 3)
-  const body = skeleton(first, second)
-  if (encoder.encode(body).byteLength !== bytes) throw new Error('promptBody: size arithmetic is off')
-  if (options.euroAt !== undefined && encoder.encode(body).subarray(options.euroAt, options.euroAt + 3).join() !== encoder.encode('€').join()) {
-    throw new Error('promptBody: no "€" at the requested offset')
-  }
-  return body
-}
-
 const post = (id: string, body: string) => api(`/v1/sessions/${id}/prompt`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
 
 describe('prompts at the 1 MiB body limit', () => {
