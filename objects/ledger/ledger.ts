@@ -162,7 +162,7 @@ export class Ledger {
 
   /** The envelope with this id, or `undefined`. */
   get(id: string): Stored | undefined {
-    const [row] = this.db.select().from(log).where(eq(log.id, id)).all()
+    const [row] = this.storage.sql.exec<SqlRow>('select * from log where id = ?', id).toArray()
     return row && this.hydrate(toStored(row))
   }
 
@@ -179,7 +179,7 @@ export class Ledger {
 
   /** The newest envelope of a topic, or `undefined`. */
   latest(topic: string): Stored | undefined {
-    const [row] = this.db.select().from(log).where(eq(log.topic, topic)).orderBy(desc(log.seq)).limit(1).all()
+    const [row] = this.storage.sql.exec<SqlRow>('select * from log where topic = ? order by seq desc limit 1', topic).toArray()
     return row && this.hydrate(toStored(row))
   }
 
@@ -308,7 +308,7 @@ export class Ledger {
         return { items, next: cursorOf(items[items.length - 1]!, items.length - 1) }
       }
       bytes += weight
-      items.push(this.hydrate(fromSqlRow(row)))
+      items.push(this.hydrate(toStored(row)))
     }
     return { items, next: null }
   }
@@ -341,7 +341,7 @@ function clampLimit(limit: number | undefined): number {
   return limit
 }
 
-function toStored(row: Row): Stored {
+function toStored(row: SqlRow): Stored {
   const envelope: Stored = {
     v: ENVELOPE_V1,
     id: row.id,
@@ -356,12 +356,6 @@ function toStored(row: Row): Stored {
   }
   if (row.schema !== null) envelope.schema = row.schema
   if (row.payload !== null) envelope.payload = JSON.parse(row.payload)
-  if (row.payloadRef !== null) envelope.payloadRef = JSON.parse(row.payloadRef)
+  if (row.payload_ref !== null) envelope.payloadRef = JSON.parse(row.payload_ref)
   return envelope
-}
-
-/** Raw `sql.exec` rows use column names; map them onto drizzle's field names. */
-function fromSqlRow(row: SqlRow): Stored {
-  const { payload_ref: payloadRef, ...rest } = row
-  return toStored({ ...rest, payloadRef })
 }
