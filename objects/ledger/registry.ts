@@ -84,6 +84,8 @@ export class SchemaRegistry {
     if (cached) return cached
     const found = this.find(ref)
     if (!found) throw new NeuronError('UNKNOWN_SCHEMA', `no schema is registered as ${ref}`, { details: { ref } })
+    // A schema stored before registration checked it is held to the same rule before first use.
+    checkSchema(found.jsonSchema, canonicalJson(found.jsonSchema))
     const validator = new Validator(found.jsonSchema as never, '2020-12', false)
     this.validators.set(ref, validator)
     return validator

@@ -5,9 +5,12 @@
  * refused schema is never stored, so an append naming it is `UNKNOWN_SCHEMA`,
  * never a 500.
  */
+import { runInDurableObject } from 'cloudflare:test'
+import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
 import { MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH } from '../../objects/limits.ts'
 import { api } from '../support/api.ts'
+import { idOf } from '../support/auth.ts'
 import { uniqueName } from '../support/ledger.ts'
 
 const put = (ledger: string, ref: string, schema: unknown) =>
@@ -70,6 +73,22 @@ describe('schema registration', () => {
     const started = Date.now()
     const res = await append(ledger, { topic: 'a.b', type: 't', schema: 'name@1', payload: `${'a'.repeat(50_000)}b` })
     expect((await errorOf(res)).code).toBe('SCHEMA_VIOLATION')
+    expect(Date.now() - started).toBeLessThan(2_000)
+  })
+})
+
+describe('schemas stored before registration checked them', () => {
+  it('a stored catastrophic pattern is refused at first use (400 INVALID_SCHEMA), never run', async () => {
+    const ledger = uniqueName('legacy')
+    // Registered the way an older version would have: straight into the table.
+    expect((await append(ledger, { topic: 'a.b', type: 't' })).status).toBe(201)
+    await runInDurableObject(env.LEDGER.getByName(`${idOf('ada')}/${ledger}`), (_o, state) => {
+      state.storage.sql.exec("insert into schema_registry (ref, plane, json_schema, hash, time) values ('old@1', 3, '{\"pattern\":\"^(a+)+$\",\"type\":\"string\"}', 'x', 0)")
+    })
+    const started = Date.now()
+    const res = await append(ledger, { topic: 'a.b', type: 't', schema: 'old@1', payload: `${'a'.repeat(24)}b` })
+    expect(res.status).toBe(400)
+    expect((await errorOf(res)).code).toBe('INVALID_SCHEMA')
     expect(Date.now() - started).toBeLessThan(2_000)
   })
 })
