@@ -24,3 +24,9 @@ export const PAGE_PAYLOAD_BYTES = 4 * 1024 * 1024
 
 /** Nesting of subschemas in one registered schema. */
 export const MAX_SCHEMA_DEPTH = 32
+
+/**
+ * Directory shards (worker/directory.ts): the most objects that reads of unknown ids can
+ * address, so the storage a flood of such reads can create is bounded by this number.
+ */
+export const DIRECTORY_SHARDS = 16

@@ -2,20 +2,19 @@
  * Existence checks before an object is addressed: a read of a session or ledger
  * that does not exist must leave nothing behind, and addressing a Durable Object
  * creates its storage. Keys live in a fixed number of DirectoryObject shards (so
- * the files a flood of unknown ids can touch are bounded by `SHARDS`), and each
+ * the files a flood of unknown ids can touch are bounded by `DIRECTORY_SHARDS`), and each
  * isolate remembers the keys it has seen exist (entries are never removed).
  */
 import { sha256Hex } from '../objects/ledger/hash.ts'
+import { DIRECTORY_SHARDS } from '../objects/limits.ts'
 import type { Env } from './env.ts'
 
-/** Directory shards: each is one small object; this bounds both contention and files. */
-export const SHARDS = 16
 /** Known keys remembered per isolate; the oldest are forgotten first. */
 const REMEMBERED = 10_000
 const known = new Set<string>()
 
 function shardOf(env: Env, key: string) {
-  return env.DIRECTORY.getByName(`shard-${Number.parseInt(sha256Hex(key).slice(0, 8), 16) % SHARDS}`)
+  return env.DIRECTORY.getByName(`shard-${Number.parseInt(sha256Hex(key).slice(0, 8), 16) % DIRECTORY_SHARDS}`)
 }
 
 function remember(key: string): void {

@@ -6,7 +6,7 @@
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { SHARDS } from '../../worker/directory.ts'
+import { DIRECTORY_SHARDS } from '../../objects/limits.ts'
 import { devToken, startWrangler, type Wrangler } from '../support/wrangler.ts'
 
 /** The object databases of one class under the persist dir (`*.sqlite`, not workerd's metadata). */
@@ -38,7 +38,7 @@ describe('reads of unknown ids (real wrangler dev)', () => {
     expect(statuses.filter((s) => s === 200)).toHaveLength(20)
     expect(databases(dev.persistTo, 'SessionObject')).toEqual([])
     expect(databases(dev.persistTo, 'LedgerObject')).toEqual([])
-    expect(databases(dev.persistTo, 'DirectoryObject').length).toBeLessThanOrEqual(SHARDS)
+    expect(databases(dev.persistTo, 'DirectoryObject').length).toBeLessThanOrEqual(DIRECTORY_SHARDS)
 
     // A write creates exactly its object, and then reads reach it.
     const created = await fetch(`${dev.url}/v1/sessions`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"id":"real"}' })
