@@ -48,8 +48,9 @@ describe('prompts at the 1 MiB body limit', () => {
   it('WebSocket: the same limit, enforced before anything is written', { timeout: 90_000 }, async () => {
     const { id, stub } = await newSession('spill-ws')
     const socket = await openSocket(`/v1/sessions/${id}/ws`)
+    socket.ws.send(promptBody(MiB - 1, { id: 'under', type: 'prompt' }))
     socket.ws.send(promptBody(MiB, { id: 'at', type: 'prompt' }))
-    await socket.until((m) => m.some((x) => x.type === 'receipt'))
+    await socket.until((m) => m.filter((x) => x.type === 'receipt').length === 2)
     socket.ws.send(promptBody(MiB + 1, { id: 'over', type: 'prompt' }))
     socket.ws.send(promptBody(MiB + 6, { id: 'straddle', type: 'prompt', euroAt: MiB - 1 }))
     const replies = await socket.until((m) => m.filter((x) => x.type === 'error').length === 2)
@@ -57,7 +58,7 @@ describe('prompts at the 1 MiB body limit', () => {
     socket.close()
     await waitIdle(id, 60_000)
     const admitted = (await events(id)).filter((e) => e.type === 'session.next.admitted')
-    expect(admitted.map((e) => (e.payload as { messageId: string }).messageId)).toEqual(['at'])
+    expect(admitted.map((e) => (e.payload as { messageId: string }).messageId)).toEqual(['under', 'at'])
     expect((await stub.view(ownerCaller)).pending).toBe(0)
   })
 
