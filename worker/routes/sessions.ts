@@ -7,7 +7,6 @@
  */
 import { Hono } from 'hono'
 import { z } from 'zod'
-import { NeuronError } from '../../objects/errors.ts'
 import { MAX_PAGE } from '../../objects/ledger/ledger.ts'
 import { notFound } from '../../objects/session/access.ts'
 import { CreateSessionSchema } from '../../objects/session/session-object.ts'
