@@ -139,8 +139,11 @@ export const ROUTES: RouteDoc[] = [
   },
 ]
 
-/** Codes any route can answer: an unexpected failure is 500 `INTERNAL`. */
-export const COMMON_ERRORS = ['INTERNAL']
+/**
+ * Codes any route can answer, all 500s: an unexpected failure (`INTERNAL`), a deployment whose
+ * auth or model configuration is broken, and a spilled payload whose artifact is gone.
+ */
+export const COMMON_ERRORS = ['INTERNAL', 'AUTH_MISCONFIGURED', 'INVALID_CONFIG', 'ARTIFACT_MISSING']
 
 /** The gate's refusals (401), common to every authenticated route. */
 export const AUTH_ERRORS = [
