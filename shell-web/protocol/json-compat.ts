@@ -1,11 +1,22 @@
 /**
- * Is a value (as received after structured clone) plain JSON? One walk checks
- * the shape and counts the exact UTF-8 size of its JSON text, stopping early at
- * the first problem or once the byte budget is spent.
+ * Is a value (as received after structured clone) plain JSON, and how many
+ * bytes is its JSON text? One walk checks the shape and counts the exact UTF-8
+ * size, stopping early at the first problem or once the byte budget is spent.
  *
- * Rejected: cycles, class instances (Date, Map, Set, RegExp, Error, boxed
- * primitives, typed arrays, ArrayBuffer, Blob…), `undefined` (including array
- * holes), non-finite numbers, functions, symbols and bigints.
+ * The check is about what structured clone actually delivers. For a plain
+ * object that is its own enumerable string-keyed data properties, exactly what
+ * `Object.keys` lists and `JSON.stringify` prints (symbol keys and
+ * non-enumerable properties are not cloned, getters are read into data). For
+ * an array it is every own enumerable property, named ones included, which JSON
+ * cannot express — so an array is JSON only if its own keys are exactly its
+ * indices. Once a value passes, the received object *is* its JSON, so the
+ * kernel forwards it as is (a re-serialized copy would cost as much again).
+ *
+ * Rejected: cycles; objects whose prototype is not `Object.prototype`/`null`
+ * and arrays whose prototype is not `Array.prototype` (Date, Map, Set, RegExp,
+ * Error, boxed primitives, typed arrays, ArrayBuffer, Blob, class instances);
+ * arrays with holes or with any own key besides their indices; `undefined`;
+ * non-finite numbers; functions, symbols and bigints.
  *
  * @example
  * const verdict = checkJson(payload, LIMITS.maxPayloadBytes)
@@ -31,46 +42,51 @@ export function checkJson(value: unknown, maxBytes: number, maxDepth = 64): Json
     bytes += n
     if (bytes > maxBytes) throw new Stop('PAYLOAD_TOO_LARGE', `larger than ${maxBytes} bytes`)
   }
+  const notJson = (reason: string) => new Stop('NOT_JSON_COMPATIBLE', reason)
 
   const walk = (v: unknown, depth: number): void => {
     switch (typeof v) {
       case 'string':
         return add(stringBytes(v))
       case 'number':
-        if (!Number.isFinite(v)) throw new Stop('NOT_JSON_COMPATIBLE', `non-finite number ${v}`)
+        if (!Number.isFinite(v)) throw notJson(`non-finite number ${v}`)
         return add(String(v).length)
       case 'boolean':
         return add(v ? 4 : 5)
       case 'object':
         break
       default:
-        throw new Stop('NOT_JSON_COMPATIBLE', `${typeof v} is not JSON`)
+        throw notJson(`${typeof v} is not JSON`)
     }
     if (v === null) return add(4)
     if (depth >= maxDepth) throw new Stop('PAYLOAD_TOO_DEEP', `nested deeper than ${maxDepth}`)
-    if (ancestors.has(v)) throw new Stop('NOT_JSON_COMPATIBLE', 'cyclic reference')
+    if (ancestors.has(v)) throw notJson('cyclic reference')
     ancestors.add(v)
+    const proto: unknown = Object.getPrototypeOf(v)
     if (Array.isArray(v)) {
-      add(2 + Math.max(0, v.length - 1))
-      for (let i = 0; i < v.length; i++) {
-        const item: unknown = v[i]
+      if (proto !== Array.prototype) throw notJson(`class instance ${className(v)}`)
+      const length = v.length
+      add(2 + Math.max(0, length - 1)) // before listing keys: a huge length stops here
+      // An array is JSON only if its own keys are exactly its indices: as many enumerable keys
+      // as its length, none of them a hole (checked below), so none of them a name.
+      // (Object.keys lists what structured clone delivers, and costs a fifth of Reflect.ownKeys.)
+      if (Object.keys(v).length !== length) throw notJson('an array with holes or properties besides its indices')
+      for (let i = 0; i < length; i++) {
         path.push(i)
-        if (item === undefined) throw new Stop('NOT_JSON_COMPATIBLE', 'undefined (or an array hole)')
+        const item: unknown = v[i]
+        if (item === undefined) throw notJson('undefined (or an array hole)')
         walk(item, depth + 1)
         path.pop()
       }
     } else {
-      const proto: unknown = Object.getPrototypeOf(v)
-      if (proto !== Object.prototype && proto !== null) {
-        throw new Stop('NOT_JSON_COMPATIBLE', `class instance ${className(v)}`)
-      }
+      if (proto !== Object.prototype && proto !== null) throw notJson(`class instance ${className(v)}`)
       const keys = Object.keys(v)
       add(2 + Math.max(0, keys.length - 1))
       for (const key of keys) {
-        const item: unknown = (v as Record<string, unknown>)[key]
         path.push(key)
-        if (item === undefined) throw new Stop('NOT_JSON_COMPATIBLE', 'undefined')
         add(stringBytes(key) + 1)
+        const item: unknown = (v as Record<string, unknown>)[key]
+        if (item === undefined) throw notJson('undefined')
         walk(item, depth + 1)
         path.pop()
       }
@@ -82,7 +98,10 @@ export function checkJson(value: unknown, maxBytes: number, maxDepth = 64): Json
     walk(value, 0)
     return { ok: true, bytes }
   } catch (error) {
-    if (!(error instanceof Stop)) throw error
+    if (!(error instanceof Stop)) {
+      // A getter or proxy trap threw (only possible before structured clone, in the SDK).
+      return { ok: false, code: 'NOT_JSON_COMPATIBLE', path: formatPath(path), reason: 'reading the value threw' }
+    }
     return { ok: false, code: error.code, path: formatPath(path), reason: error.reason }
   }
 }
@@ -102,8 +121,12 @@ export function stringBytes(s: string): number {
 }
 
 function className(v: object): string {
-  const name = (v as { constructor?: { name?: unknown } }).constructor?.name
-  return typeof name === 'string' && name ? name : Object.prototype.toString.call(v)
+  try {
+    const name = (v as { constructor?: { name?: unknown } }).constructor?.name
+    return typeof name === 'string' && name ? name : Object.prototype.toString.call(v)
+  } catch {
+    return 'object'
+  }
 }
 
 function formatPath(path: (string | number)[]): string {

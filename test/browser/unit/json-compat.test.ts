@@ -23,10 +23,18 @@ describe('checkJson', () => {
     ['NaN', { n: NaN }, 'non-finite'],
     ['Infinity', [Infinity], 'non-finite'],
     ['undefined', { u: undefined }, 'undefined'],
-    ['an array hole', [1, , 3], 'undefined'],
+    ['an array hole', [1, , 3], 'hole'],
     ['a function', { f() {} }, 'function'],
     ['a bigint', 1n, 'bigint'],
     ['a symbol', Symbol('s'), 'symbol'],
+    ['an array with a named property', Object.assign([1], { hidden: 'x' }), 'besides its indices'],
+    ['an array hiding a Date and bytes in named properties', Object.assign([1], { when: new Date(), bytes: new Uint8Array(16) }), 'besides its indices'],
+    ['an array whose hole is balanced by a name', Object.assign([1, , 3], { a: 1 }), 'hole'],
+    ['an Array subclass', new (class Tagged extends Array {})(), 'Tagged'],
+    ['a Set', new Set([1]), 'Set'],
+    ['a boxed number', new Number(1), 'Number'],
+    ['a RegExp', /x/, 'RegExp'],
+    ['an Error', new Error('x'), 'Error'],
   ])('rejects %s as NOT_JSON_COMPATIBLE', (_name, value, reason) => {
     const verdict = checkJson(value, MiB)
     expect(verdict.ok).toBe(false)
@@ -54,6 +62,34 @@ describe('checkJson', () => {
   it('rejects nesting deeper than the limit', () => {
     let deep: unknown = 0
     for (let i = 0; i < 70; i++) deep = [deep]
+    expect(checkJson(deep, MiB, 64)).toMatchObject({ ok: false, code: 'PAYLOAD_TOO_DEEP' })
+  })
+
+  it('measures what structured clone delivers: an array with named properties never passes, whatever their size', () => {
+    const a: unknown[] & Record<string, unknown> = Object.assign([1], { hidden: 'x'.repeat(2 << 20) })
+    expect(checkJson({ a }, MiB)).toMatchObject({ ok: false, code: 'NOT_JSON_COMPATIBLE', path: '$.a' })
+    expect(structuredClone(a).hidden).toHaveLength(2 << 20) // what the check is about
+  })
+
+  it('refuses a sparse array of length 2^32-1 by its length, without listing it', () => {
+    const a: unknown[] = []
+    a[2 ** 32 - 2] = 1
+    expect(checkJson(a, MiB)).toMatchObject({ ok: false, code: 'PAYLOAD_TOO_LARGE' })
+  })
+
+  it('counts near-1 MiB multibyte strings exactly', () => {
+    const three = '\u6f22'.repeat((MiB - 2) / 2) // 3 bytes each in UTF-8
+    expect(checkJson(three, MiB)).toMatchObject({ ok: false, code: 'PAYLOAD_TOO_LARGE' })
+    const fits = '\u00e9'.repeat((MiB - 2) / 2) // 2 bytes each: exactly 1 MiB with the quotes
+    expect(checkJson(fits, MiB)).toEqual({ ok: true, bytes: MiB })
+    expect(checkJson(fits + 'x', MiB)).toMatchObject({ ok: false, code: 'PAYLOAD_TOO_LARGE' })
+    const emoji = '\ud83d\ude00'.repeat((MiB - 4) / 4) + 'xx'
+    expect(checkJson(emoji, MiB)).toEqual({ ok: true, bytes: new TextEncoder().encode(JSON.stringify(emoji)).length })
+  })
+
+  it('stops at the depth limit without walking 10,000 levels', () => {
+    let deep: unknown = 0
+    for (let i = 0; i < 10_000; i++) deep = { d: deep }
     expect(checkJson(deep, MiB, 64)).toMatchObject({ ok: false, code: 'PAYLOAD_TOO_DEEP' })
   })
 
