@@ -1,9 +1,13 @@
 /**
  * The audit ring: the last 200 routed calls and security events, in memory.
  * Fairness: one app can hold at most half the ring, so a noisy or hostile app
- * evicts its own entries rather than everyone else's. Repeated security events
- * (a flood of spoofed window messages, late progress…) from one source within
- * a second fold into one entry with a `count`.
+ * evicts its own entries rather than everyone else's. Denials (refusals,
+ * policy denials, security events) outlive ordinary entries: whoever needs
+ * room evicts an ordinary entry first, and an app's denials have a lane of
+ * their own (at most 60 per app) that only that app's newer denials can push
+ * out — so an app cannot erase its own refusal by making harmless calls.
+ * Repeated security events (a flood of spoofed window messages, late
+ * progress…) from one source within a second fold into one entry with a `count`.
  *
  * @example
  * audit.record({ caller, callerApp: 'planner', target: 'app:notes:background', tool: 'notes_search', status: 'ok', durationMs: 3 })
@@ -33,11 +37,19 @@ export interface AuditEntry {
 
 export type AuditInput = Omit<AuditEntry, 'seq' | 'at' | 'count'>
 
+/** Error codes that are ordinary outcomes of a permitted call, not a refusal by the kernel. */
+const ORDINARY_ERRORS = new Set<AuditCode>(['TOOL_ERROR', 'TIMEOUT', 'CANCELLED', 'ENDPOINT_GONE'])
+
+/** A refusal, a policy denial or a security event: kept ahead of ordinary entries. */
+export function isDenial(entry: Pick<AuditEntry, 'status' | 'code'>): boolean {
+  return entry.status !== 'ok' && entry.code !== undefined && !ORDINARY_ERRORS.has(entry.code)
+}
+
 const COALESCE_MS = 1_000
 
 export class AuditRing {
   #entries: AuditEntry[] = []
-  #perApp = new Map<string | null, number>()
+  #perApp = new Map<string | null, { all: number; denials: number }>()
   #seq = 0
   #recent = new Map<string, AuditEntry>()
   #listeners = new Set<() => void>()
@@ -45,15 +57,18 @@ export class AuditRing {
   constructor(
     readonly capacity: number = LIMITS.auditEntries,
     readonly perApp: number = LIMITS.auditEntriesPerApp,
+    readonly denialsPerApp: number = LIMITS.auditDenialsPerApp,
     private readonly now: () => number = Date.now,
   ) {}
 
   /** Appends one entry. */
   record(input: AuditInput): AuditEntry {
     const entry: AuditEntry = { ...input, seq: ++this.#seq, at: this.now(), count: 1 }
-    this.#evictFor(entry.callerApp)
+    this.#makeRoom(entry)
     this.#entries.push(entry)
-    this.#perApp.set(entry.callerApp, (this.#perApp.get(entry.callerApp) ?? 0) + 1)
+    const counts = this.#counts(entry.callerApp)
+    counts.all++
+    if (isDenial(entry)) counts.denials++
     this.#changed()
     return entry
   }
@@ -90,15 +105,36 @@ export class AuditRing {
     return () => this.#listeners.delete(listener)
   }
 
-  #evictFor(app: string | null) {
-    let index = -1
-    if ((this.#perApp.get(app) ?? 0) >= this.perApp) index = this.#entries.findIndex((e) => e.callerApp === app)
-    else if (this.#entries.length >= this.capacity) index = 0
+  #counts(app: string | null) {
+    let counts = this.#perApp.get(app)
+    if (!counts) this.#perApp.set(app, (counts = { all: 0, denials: 0 }))
+    return counts
+  }
+
+  /**
+   * Eviction order: a denial over its app's denial lane evicts that app's oldest denial; an app
+   * over its share evicts its own oldest ordinary entry (there is one: the denial lane is smaller
+   * than the share); a full ring evicts the oldest ordinary entry of anyone, and only a ring of
+   * nothing but denials evicts the oldest denial.
+   */
+  #makeRoom(entry: AuditEntry) {
+    const app = entry.callerApp
+    const counts = this.#counts(app)
+    const oldest = (match: (e: AuditEntry) => boolean) => this.#entries.findIndex(match)
+    if (isDenial(entry) && counts.denials >= this.denialsPerApp) this.#evict(oldest((e) => e.callerApp === app && isDenial(e)))
+    else if (counts.all >= this.perApp) this.#evict(oldest((e) => e.callerApp === app && !isDenial(e)))
+    if (this.#entries.length < this.capacity) return
+    const ordinary = oldest((e) => !isDenial(e))
+    this.#evict(ordinary >= 0 ? ordinary : 0)
+  }
+
+  #evict(index: number) {
     if (index < 0) return
     const [evicted] = this.#entries.splice(index, 1)
-    const left = (this.#perApp.get(evicted!.callerApp) ?? 1) - 1
-    if (left > 0) this.#perApp.set(evicted!.callerApp, left)
-    else this.#perApp.delete(evicted!.callerApp)
+    const counts = this.#counts(evicted!.callerApp)
+    counts.all--
+    if (isDenial(evicted!)) counts.denials--
+    if (!counts.all) this.#perApp.delete(evicted!.callerApp)
   }
 
   #changed() {

@@ -168,7 +168,11 @@ export class FrameHost {
     for (const port of event.ports) port.close()
     const data: unknown = event.data
     if (!record) {
-      return this.#audit('window:unregistered', null, 'UNKNOWN_SOURCE', describe(data))
+      // A frame an app nests inside its own frame is charged to that app (its audit share), so
+      // its messages cannot push other apps' entries out of the ring.
+      const host = this.#hostOf(event.source)
+      const caller = host ? `${host.endpoint?.id ?? `frame:${host.spec.app}:${host.spec.kind}`}>nested` : 'window:unregistered'
+      return this.#audit(caller, host?.spec.app ?? null, 'UNKNOWN_SOURCE', describe(data))
     }
     const who = record.endpoint?.id ?? `frame:${record.spec.app}:${record.spec.kind}`
     const isReady = isRecord(data) && data.neutron === 'ready' && typeof data.nonce === 'string' && Object.keys(data).length === 2
@@ -181,6 +185,22 @@ export class FrameHost {
     // Only a new document (a load event) gets fresh probes: one handshake per document.
     const code = record.spent.has(nonce) ? 'HANDSHAKE_REPEATED' : 'HANDSHAKE_REJECTED'
     this.#audit(who, record.spec.app, code, 'handshake')
+  }
+
+  /** The kernel-created frame that `source` is nested in, if any (at most 16 levels up). */
+  #hostOf(source: MessageEventSource | null): FrameRecord | undefined {
+    let w = source as Window | null
+    try {
+      for (let i = 0; w && i < 16 && w !== window; i++) {
+        const found = this.#byWindow.get(w)
+        if (found) return found
+        if (w.parent === w) return undefined
+        w = w.parent
+      }
+    } catch {
+      // a window we cannot walk up from is simply unattributed
+    }
+    return undefined
   }
 
   #bind(record: FrameRecord, nonce: string) {

@@ -24,6 +24,8 @@ export const LIMITS = {
   auditEntries: 200,
   /** No single app may hold more than this share of the audit ring. */
   auditEntriesPerApp: 100,
+  /** An app's refusals and denials kept ahead of ordinary entries (less than its share). */
+  auditDenialsPerApp: 60,
   auditSummaryChars: 160,
   maxToolsPerEndpoint: 64,
   maxSchemaBytes: 64 * 1024,

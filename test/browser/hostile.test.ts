@@ -64,7 +64,7 @@ describe('window messages are not a bridge', () => {
     await run('nestedFrame')
     await expect.poll(async () => (await auditSince(shell.page, since)).find((e) => e.code === 'UNKNOWN_SOURCE')).toBeTruthy()
     const entry = audited(await auditSince(shell.page, since), { code: 'UNKNOWN_SOURCE' })
-    expect(entry).toMatchObject({ caller: 'window:unregistered', callerApp: null, count: 2 })
+    expect(entry).toMatchObject({ caller: `${hostileTile}>nested`, callerApp: 'hostile', count: 2 }) // charged to the app it is nested in
     expect(await targetCalls()).toMatchObject({ echo: 0, invokes: 0 })
   })
 

@@ -23,9 +23,40 @@ describe('audit ring', () => {
     expect(ring.forApp('noisy')).toHaveLength(100)
   })
 
+  it('a refusal is not erased by the same app making harmless calls', () => {
+    const ring = new AuditRing()
+    ring.record({ ...entry('h', 'echo'), status: 'error', code: 'GRANT_REQUIRED', target: 'app:target:background' })
+    for (let i = 0; i < 1_000; i++) ring.record(entry('h'))
+    expect(ring.forApp('h').filter((e) => e.code === 'GRANT_REQUIRED')).toHaveLength(1)
+    expect(ring.forApp('h')).toHaveLength(100)
+    // ordinary failures of a permitted call are not denials: they go first too
+    ring.record({ ...entry('h'), status: 'error', code: 'TOOL_ERROR' })
+    for (let i = 0; i < 100; i++) ring.record(entry('h'))
+    expect(ring.forApp('h').some((e) => e.code === 'TOOL_ERROR')).toBe(false)
+  })
+
+  it("an app's denials have a lane of 60 that only its own newer denials push out", () => {
+    const ring = new AuditRing()
+    const denial = (app: string, n: number) => ({ ...entry(app, `t${n}`), status: 'error' as const, code: 'BAD_REQUEST' as const })
+    for (let i = 0; i < 70; i++) ring.record(denial('h', i))
+    for (let i = 0; i < 500; i++) ring.record(entry('h'))
+    for (let i = 0; i < 500; i++) ring.record(entry('other'))
+    const kept = ring.forApp('h').filter((e) => e.code === 'BAD_REQUEST').map((e) => e.tool)
+    expect(kept).toEqual(Array.from({ length: 60 }, (_, i) => `t${i + 10}`))
+    expect(ring.list()).toHaveLength(200)
+  })
+
+  it('a full ring evicts the oldest ordinary entry of anyone before any denial', () => {
+    const ring = new AuditRing()
+    for (const app of ['a', 'b', 'c']) ring.record({ ...entry(app), status: 'ignored', code: 'UNKNOWN_SOURCE' })
+    for (const app of ['a', 'b', 'c', 'd']) for (let i = 0; i < 100; i++) ring.record(entry(app))
+    expect(ring.list().filter((e) => e.code === 'UNKNOWN_SOURCE')).toHaveLength(3)
+    expect(ring.list()).toHaveLength(200)
+  })
+
   it('folds a burst of identical security events into one entry with a count', () => {
     let now = 0
-    const ring = new AuditRing(200, 100, () => now)
+    const ring = new AuditRing(200, 100, 60, () => now)
     for (let i = 0; i < 500; i++) ring.note({ ...entry('h'), code: 'LATE_PROGRESS', status: 'ignored' })
     expect(ring.list()).toHaveLength(1)
     expect(ring.list()[0]!.count).toBe(500)
