@@ -22,9 +22,13 @@ import { TOOL_NAME, hasExactKeys, isId, isRecord } from '../protocol/envelope.ts
 import { checkJson } from '../protocol/json-compat.ts'
 import { LIMITS } from '../protocol/limits.ts'
 import { summarize } from './summary.ts'
+import type { WorkBudget } from './work-budget.ts'
+import type { SchemaVerdict, ValidationBudget } from '../protocol/schema.ts'
 
 export interface BrokerDeps {
   audit: AuditRing
+  /** Each app's share of the kernel's checking time. */
+  work: WorkBudget
   calls: Calls
   endpoints: Endpoints
   grants: Grants
@@ -76,7 +80,9 @@ export class Broker {
     const action = envelope.action.slice(0, 64)
     const payload = envelope.payload
     const label = isRecord(payload) ? { target: String(payload.target ?? KERNEL).slice(0, 128), tool: String(payload.name ?? action).slice(0, 64) } : { target: KERNEL, tool: action }
-    const json = checkJson(payload, LIMITS.maxPayloadBytes, LIMITS.maxDepth)
+    const metered = this.k.work.meter(ep.app, () => checkJson(payload, LIMITS.maxPayloadBytes, LIMITS.maxDepth))
+    if (!metered.ok) return this.#refuse(ep, id, label.target, label.tool, undefined, overBudget(metered.retryAfterMs))
+    const json = metered.value
     if (!json.ok) return this.#refuse(ep, id, label.target, label.tool, undefined, fail(json.code, `${json.path}: ${json.reason}`))
     if (action === 'tools.call') return this.#call(ep, id, payload)
     if (action === 'tools.list') return this.#list(ep, id, payload)
@@ -103,12 +109,13 @@ export class Broker {
     if (!target) return
     const tool: RegisteredTool | undefined = target.tools.get(p.name)
     if (!tool) return this.k.calls.finish(call, { error: fail('UNKNOWN_TOOL', `${target.id} exposes no tool ${p.name}`) })
-    const issue = tool.validateInput(p.arguments)
-    if (issue) return this.k.calls.finish(call, { error: fail('SCHEMA_VIOLATION', `input ${issue}`) })
+    const issue = this.#validate(ep.app, tool.validateInput, p.arguments, 'input')
+    if (issue) return this.k.calls.finish(call, { error: issue })
     const invoke = { name: p.name, arguments: p.arguments, caller: { endpoint: ep.id, app: ep.app }, progress: p.progress === true, timeoutMs }
+    // The caller's app pays for checking the answer it asked for, as it paid for its arguments.
     this.k.calls.forward(call, target, { action: 'tool.invoke', payload: invoke }, (ok) => {
-      const outputIssue = tool.validateOutput(ok)
-      return outputIssue ? { error: fail('SCHEMA_VIOLATION', `output ${outputIssue}`) } : { ok }
+      const outputIssue = this.#validate(ep.app, tool.validateOutput, ok, 'output')
+      return outputIssue ? { error: outputIssue } : { ok }
     })
   }
 
@@ -148,8 +155,8 @@ export class Broker {
   async #kernelTool(call: Call, name: string, args: unknown) {
     const tool = this.k.kernelTools.get(name)
     if (!tool) return this.k.calls.finish(call, { error: fail('UNKNOWN_TOOL', `the kernel has no tool ${name}`) })
-    const issue = tool.validate(args)
-    if (issue) return this.k.calls.finish(call, { error: fail('SCHEMA_VIOLATION', `input ${issue}`) })
+    const issue = this.#validate(call.caller.app, tool.validate, args, 'input')
+    if (issue) return this.k.calls.finish(call, { error: issue })
     let outcome: Outcome
     try {
       outcome = await tool.run(call.caller, args as never, call.abort.signal)
@@ -158,6 +165,15 @@ export class Broker {
       outcome = { error: fail('INTERNAL', `${name} failed`) }
     }
     this.k.calls.finish(call, outcome)
+  }
+
+  /** Schema validation, metered against `app`'s share and bounded by what is left of it. */
+  #validate(app: string, validate: (value: unknown, budget: ValidationBudget) => SchemaVerdict, value: unknown, which: 'input' | 'output'): BusErrorShape | null {
+    const metered = this.k.work.meter(app, (ms) => validate(value, { deadline: performance.now() + Math.min(ms, LIMITS.maxValidationMs) }))
+    if (!metered.ok) return overBudget(metered.retryAfterMs)
+    const verdict = metered.value
+    if (!verdict) return null
+    return verdict.code === 'VALIDATION_BUDGET' ? fail(verdict.code, `${which}: ${verdict.reason}`, LIMITS.retryAfterMs) : fail(verdict.code, `${which} ${verdict.reason}`)
   }
 
   /** Refusals that never became a call still reply and still leave an audit entry. */
@@ -179,6 +195,11 @@ export class Broker {
   #malformed(ep: Endpoint, what: string) {
     this.k.audit.note({ caller: ep.id, callerApp: ep.app, target: KERNEL, tool: 'port.message', status: 'ignored', code: 'MALFORMED_MESSAGE', durationMs: 0, args: what })
   }
+}
+
+/** The app has spent its share of the kernel's checking time for now. */
+export function overBudget(retryAfterMs: number): BusErrorShape {
+  return fail('VALIDATION_BUDGET', "this app has used its share of the kernel's checking time; retry later", retryAfterMs)
 }
 
 /** Filters a discovery answer down to descriptors the endpoint has registered, unchanged. */

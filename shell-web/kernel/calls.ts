@@ -15,6 +15,7 @@ import type { AuditRing } from './audit.ts'
 import type { Endpoint } from './endpoints.ts'
 import { InFlight, judgeProgress } from './limits.ts'
 import { summarize } from './summary.ts'
+import type { WorkBudget } from './work-budget.ts'
 import { type BusErrorShape, fail, isCode } from '../protocol/codes.ts'
 import { hasExactKeys, isId, isRecord } from '../protocol/envelope.ts'
 import { checkJson } from '../protocol/json-compat.ts'
@@ -43,7 +44,7 @@ export interface Call {
 }
 
 /** Error codes a target endpoint may report; anything else becomes TOOL_ERROR. */
-const ENDPOINT_CODES = new Set(['TOOL_ERROR', 'SCHEMA_VIOLATION', 'UNKNOWN_TOOL', 'CANCELLED', 'NOT_JSON_COMPATIBLE', 'PAYLOAD_TOO_LARGE', 'PAYLOAD_TOO_DEEP'])
+const ENDPOINT_CODES = new Set(['TOOL_ERROR', 'SCHEMA_VIOLATION', 'UNKNOWN_TOOL', 'CANCELLED', 'NOT_JSON_COMPATIBLE', 'PAYLOAD_TOO_LARGE', 'PAYLOAD_TOO_DEEP', 'VALIDATION_BUDGET'])
 
 export class Calls {
   readonly inFlight = new InFlight()
@@ -51,7 +52,10 @@ export class Calls {
   #byTarget = new Map<Endpoint, Map<number, Call>>()
   #nextKid = 1
 
-  constructor(private readonly audit: AuditRing) {}
+  constructor(
+    private readonly audit: AuditRing,
+    private readonly work: WorkBudget,
+  ) {}
 
   /** Opens a call: claims an in-flight slot and arms the timeout. */
   begin(caller: Endpoint, reqId: number, action: string, target: string, tool: string, args: unknown, timeoutMs: number, wantsProgress = false): Call | BusErrorShape {
@@ -128,7 +132,10 @@ export class Calls {
       return this.finish(call, { error: fail('TOOL_ERROR', 'the target sent a malformed result') })
     }
     if (!hasOk) return this.finish(call, { error: sanitize(msg.error) })
-    const json = checkJson(msg.ok, LIMITS.maxPayloadBytes, LIMITS.maxDepth)
+    // Checking the answer is charged to the app that asked for it.
+    const metered = this.work.meter(call.caller.app, () => checkJson(msg.ok, LIMITS.maxPayloadBytes, LIMITS.maxDepth))
+    if (!metered.ok) return this.finish(call, { error: fail('VALIDATION_BUDGET', "the caller's app has used its share of the kernel's checking time", metered.retryAfterMs) })
+    const json = metered.value
     if (!json.ok) return this.finish(call, { error: fail(json.code, `result ${json.path}: ${json.reason}`) })
     this.finish(call, call.accept ? call.accept(msg.ok) : { ok: msg.ok })
   }
@@ -137,7 +144,8 @@ export class Calls {
   onProgress(target: Endpoint, msg: Record<string, unknown>): void {
     const call = isId(msg.id) ? this.#byTarget.get(target)?.get(msg.id) : undefined
     if (!call || call.action !== 'tools.call') return this.#late(target, 'LATE_PROGRESS', 'progress')
-    const verdict = judgeProgress(msg.value, call.progress)
+    const metered = this.work.meter(call.caller.app, () => judgeProgress(msg.value, call.progress))
+    const verdict = metered.ok ? metered.value : ({ forward: false, code: 'PROGRESS_REJECTED', reason: "over the caller's share of the kernel's checking time" } as const)
     if (!verdict.forward) {
       if (verdict.code === 'PROGRESS_LIMIT' && call.progressLimitAudited) return
       call.progressLimitAudited ||= verdict.code === 'PROGRESS_LIMIT'

@@ -12,13 +12,14 @@
  */
 import type { EndpointKind } from '../protocol/endpoint-id.ts'
 import type { PortMessage, ToolDescriptor } from '../protocol/envelope.ts'
+import type { SchemaVerdict, ValidationBudget } from '../protocol/schema.ts'
 
 export interface RegisteredTool {
   descriptor: ToolDescriptor
   /** The descriptor's JSON text, to recognise it again in discovery answers. */
   key: string
-  validateInput: (value: unknown) => string | null
-  validateOutput: (value: unknown) => string | null
+  validateInput: (value: unknown, budget?: ValidationBudget) => SchemaVerdict
+  validateOutput: (value: unknown, budget?: ValidationBudget) => SchemaVerdict
 }
 
 let sessions = 0

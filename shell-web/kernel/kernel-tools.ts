@@ -15,7 +15,7 @@ import { decideGrantRequest } from './policy.ts'
 import { type BusErrorShape, fail } from '../protocol/codes.ts'
 import type { ToolDescriptor } from '../protocol/envelope.ts'
 import { LIMITS } from '../protocol/limits.ts'
-import { compileSchema } from '../protocol/schema.ts'
+import { type SchemaVerdict, type ValidationBudget, compileSchema } from '../protocol/schema.ts'
 
 export interface KernelToolDeps {
   apps(): AppManifest[]
@@ -27,7 +27,7 @@ export interface KernelToolDeps {
 
 export interface KernelTool {
   descriptor: ToolDescriptor
-  validate(args: unknown): string | null
+  validate(args: unknown, budget?: ValidationBudget): SchemaVerdict
   run(caller: Endpoint, args: never, signal: AbortSignal): Outcome | Promise<Outcome>
 }
 

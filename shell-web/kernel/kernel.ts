@@ -15,6 +15,7 @@ import { Calls } from './calls.ts'
 import { Endpoint, Endpoints } from './endpoints.ts'
 import { FrameHost, type FrameRecord } from './frames.ts'
 import { Grants } from './grants.ts'
+import { WorkBudget } from './work-budget.ts'
 import { createKernelTools } from './kernel-tools.ts'
 import { type AppManifest, parseManifest } from './manifest.ts'
 import { createPrivateActions } from './private-actions.ts'
@@ -42,7 +43,8 @@ export class Kernel {
   readonly audit = new AuditRing()
   readonly grants = new Grants()
   readonly endpoints = new Endpoints()
-  readonly calls = new Calls(this.audit)
+  readonly work = new WorkBudget()
+  readonly calls = new Calls(this.audit, this.work)
   readonly frames: FrameHost
   readonly broker: Broker
   #apps = new Map<string, { manifest: AppManifest; frames: Set<FrameRecord> }>()
@@ -51,6 +53,7 @@ export class Kernel {
   constructor(private readonly host: KernelHost) {
     this.broker = new Broker({
       audit: this.audit,
+      work: this.work,
       calls: this.calls,
       endpoints: this.endpoints,
       grants: this.grants,

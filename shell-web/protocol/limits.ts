@@ -32,6 +32,18 @@ export const LIMITS = {
   maxSchemaDepth: 32,
   /** Schema nodes visited with every local $ref expanded: bounds kernel validation work. */
   maxSchemaNodes: 2_048,
+  /** Alternatives of one anyOf / oneOf / allOf. */
+  maxSchemaAlternatives: 64,
+  /** Nodes of a subschema applied to every element or property (items, additionalProperties, …). */
+  maxRepeatedSchemaNodes: 256,
+  /** Schema-node evaluations one validation may make (VALIDATION_BUDGET past it). */
+  maxValidationSteps: 50_000,
+  /** Wall-clock bound on one validation, a backstop for steps that are slow (big enums, wide objects). */
+  maxValidationMs: 15,
+  /** Main-thread time (JSON checks + validation) one app may spend at once… */
+  kernelWorkBurstMs: 20,
+  /** …refilled at this share of wall time. */
+  kernelWorkShare: 0.25,
   maxTitleChars: 120,
   maxDescriptionChars: 2_000,
   maxPendingGrantsPerApp: 4,

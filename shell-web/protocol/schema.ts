@@ -5,18 +5,27 @@
  * bounded size, depth and $ref-expanded node count, local JSON-pointer $refs
  * only (no remote or recursive refs, no $id / $dynamicRef), no regular
  * expressions (`pattern`, `patternProperties`: ReDoS), no `uniqueItems`
- * (quadratic), and only formats with linear-time checks.
+ * (quadratic), and only formats with linear-time checks. A schema that passes
+ * can still cost schema size × payload size (say, an `items` that is an
+ * `anyOf` of 2,000 alternatives), so two more bounds apply: at checking, a
+ * combinator (`anyOf`/`oneOf`/`allOf`) has at most 64 alternatives and a
+ * subschema applied to every element or property (`items`,
+ * `additionalProperties`, …) at most 256 nodes; at validating, every call
+ * has a work budget — schema-node evaluations and a deadline — and fails with
+ * VALIDATION_BUDGET when it is spent, so no payload keeps the trusted page busy.
  *
  * @example
  * const issue = checkSchema({ type: 'object', properties: { query: { type: 'string' } } })
  * if (issue) throw new Error(issue)
  * const validate = compileSchema(schema)
- * validate({ query: 'roadmap' }) // null when valid, else a short reason
+ * validate({ query: 'roadmap' }) // null when valid, else { code, reason }
  */
 import { Validator } from '@cfworker/json-schema'
 import { checkJson } from './json-compat.ts'
 import { LIMITS } from './limits.ts'
 
+/** Keywords whose subschema is applied to every element or property: its cost multiplies. */
+const REPEATED = new Set(['additionalProperties', 'unevaluatedProperties', 'propertyNames', 'contains', 'items', 'unevaluatedItems'])
 const SINGLE = ['additionalProperties', 'unevaluatedProperties', 'propertyNames', 'contains', 'not', 'if', 'then', 'else', 'items', 'unevaluatedItems', 'contentSchema']
 const LISTS = ['prefixItems', 'allOf', 'anyOf', 'oneOf']
 const MAPS = ['properties', '$defs', 'definitions', 'dependentSchemas']
@@ -66,12 +75,17 @@ export function checkSchema(schema: unknown): string | null {
       if (issue) return issue
     }
     for (const key of SINGLE) if (key in s) {
+      const before = nodes
       const issue = visit(s[key], `${where}/${key}`)
       if (issue) return issue
+      if (REPEATED.has(key) && nodes - before > LIMITS.maxRepeatedSchemaNodes) {
+        return `${where}/${key}: applied to every element, so at most ${LIMITS.maxRepeatedSchemaNodes} schema nodes (has ${nodes - before})`
+      }
     }
     for (const key of LISTS) if (key in s) {
       const list = s[key]
       if (!Array.isArray(list)) return `${where}/${key}: must be an array`
+      if (key !== 'prefixItems' && list.length > LIMITS.maxSchemaAlternatives) return `${where}/${key}: at most ${LIMITS.maxSchemaAlternatives} alternatives`
       for (let i = 0; i < list.length; i++) {
         const issue = visit(list[i], `${where}/${key}/${i}`)
         if (issue) return issue
@@ -90,19 +104,70 @@ export function checkSchema(schema: unknown): string | null {
   return visit(schema, '#')
 }
 
-/** Compiles a checked schema into `value → null | reason`. Never throws. */
-export function compileSchema(schema: unknown): (value: unknown) => string | null {
-  const validator = new Validator(structuredClone(schema) as object, '2020-12', true)
-  return (value) => {
+/** A validation verdict: null when valid. */
+export type SchemaVerdict = null | { code: 'SCHEMA_VIOLATION' | 'VALIDATION_BUDGET'; reason: string }
+
+/** One call's validation budget: schema-node evaluations, and a `performance.now()` deadline. */
+export interface ValidationBudget {
+  steps?: number
+  deadline?: number
+}
+
+const SPENT = Symbol('validation budget spent')
+
+/**
+ * Compiles a checked schema into `(value, budget?) → verdict`. Never throws.
+ * Each evaluation of a schema node costs one step; past `budget.steps`
+ * (default {@link LIMITS.maxValidationSteps}) or `budget.deadline` (default
+ * {@link LIMITS.maxValidationMs} from now) validation stops with VALIDATION_BUDGET.
+ */
+export function compileSchema(schema: unknown): (value: unknown, budget?: ValidationBudget) => SchemaVerdict {
+  const clone = countable(structuredClone(schema))
+  const validator = new Validator(clone as object, '2020-12', true)
+  let steps = 0
+  let maxSteps = 0
+  let deadline = 0
+  const tick = () => {
+    if (++steps > maxSteps || performance.now() > deadline) throw SPENT
+  }
+  // The validator reads `$recursiveRef` once each time it evaluates a schema node (the kernel
+  // never accepts that keyword), so a getter there counts the work as it happens.
+  forEachNode(clone, (node) => Object.defineProperty(node, '$recursiveRef', { get: () => void tick(), enumerable: false, configurable: true }))
+  return (value, budget = {}) => {
+    steps = 0
+    maxSteps = budget.steps ?? LIMITS.maxValidationSteps
+    deadline = budget.deadline ?? performance.now() + LIMITS.maxValidationMs
     try {
       const result = validator.validate(value)
       if (result.valid) return null
       const first = result.errors.find((e) => e.keyword !== 'properties' && e.keyword !== '$ref') ?? result.errors[0]
-      return first ? `${first.instanceLocation}: ${first.error}`.slice(0, 300) : 'invalid'
+      return { code: 'SCHEMA_VIOLATION', reason: first ? `${first.instanceLocation}: ${first.error}`.slice(0, 300) : 'invalid' }
     } catch (error) {
-      return `schema could not be evaluated: ${String(error).slice(0, 200)}`
+      if (error === SPENT) return { code: 'VALIDATION_BUDGET', reason: `validation took more than ${maxSteps} schema steps or its time budget` }
+      return { code: 'SCHEMA_VIOLATION', reason: `schema could not be evaluated: ${String(error).slice(0, 200)}` }
     }
   }
+}
+
+/** Boolean subschemas become objects (`true` ≡ `{}`, `false` ≡ `{ not: {} }`) so that they count too. */
+function countable(node: unknown): unknown {
+  if (node === true) return {}
+  if (node === false) return { not: {} }
+  if (typeof node !== 'object' || node === null || Array.isArray(node)) return node
+  const s = node as Record<string, unknown>
+  for (const key of SINGLE) if (key in s) s[key] = countable(s[key])
+  for (const key of LISTS) if (Array.isArray(s[key])) s[key] = (s[key] as unknown[]).map(countable)
+  for (const key of MAPS) if (s[key] && typeof s[key] === 'object') for (const name of Object.keys(s[key] as object)) (s[key] as Record<string, unknown>)[name] = countable((s[key] as Record<string, unknown>)[name])
+  return s
+}
+
+function forEachNode(node: unknown, fn: (node: object) => void): void {
+  if (typeof node !== 'object' || node === null || Array.isArray(node)) return
+  const s = node as Record<string, unknown>
+  fn(s)
+  for (const key of SINGLE) if (key in s) forEachNode(s[key], fn)
+  for (const key of LISTS) if (Array.isArray(s[key])) for (const sub of s[key] as unknown[]) forEachNode(sub, fn)
+  for (const key of MAPS) if (s[key] && typeof s[key] === 'object') for (const sub of Object.values(s[key] as object)) forEachNode(sub, fn)
 }
 
 function resolvePointer(root: unknown, ref: string): unknown {

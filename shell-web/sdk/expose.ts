@@ -15,13 +15,13 @@ import type { ToolContext, ToolHandler, ToolOptions } from './types.ts'
 import { TOOL_NAME, type InvokePayload, type ToolDescriptor, isRecord } from '../protocol/envelope.ts'
 import { checkJson } from '../protocol/json-compat.ts'
 import { LIMITS } from '../protocol/limits.ts'
-import { checkSchema, compileSchema } from '../protocol/schema.ts'
+import { type SchemaVerdict, checkSchema, compileSchema } from '../protocol/schema.ts'
 
 interface Exposed {
   descriptor: ToolDescriptor
   handler: ToolHandler<never, unknown>
-  validateInput: (value: unknown) => string | null
-  validateOutput: (value: unknown) => string | null
+  validateInput: (value: unknown) => SchemaVerdict
+  validateOutput: (value: unknown) => SchemaVerdict
 }
 
 export class ToolHost {
@@ -72,7 +72,7 @@ export class ToolHost {
     }
     if (!tool) return reply({ error: new BusError('UNKNOWN_TOOL', `no tool ${call.name} here`) })
     const inputIssue = tool.validateInput(call.arguments)
-    if (inputIssue) return reply({ error: new BusError('SCHEMA_VIOLATION', `input ${inputIssue}`) })
+    if (inputIssue) return reply({ error: new BusError(inputIssue.code, `input ${inputIssue.reason}`) })
     this.#running.set(id, controller)
     let done = false
     const context: ToolContext = {
@@ -96,7 +96,7 @@ export class ToolHost {
     const json = checkJson(result, LIMITS.maxPayloadBytes, LIMITS.maxDepth)
     if (!json.ok) return reply({ error: new BusError(json.code, `result ${json.path}: ${json.reason}`) })
     const outputIssue = tool.validateOutput(result)
-    if (outputIssue) return reply({ error: new BusError('SCHEMA_VIOLATION', `output ${outputIssue}`) })
+    if (outputIssue) return reply({ error: new BusError(outputIssue.code, `output ${outputIssue.reason}`) })
     reply({ ok: result })
   }
 }

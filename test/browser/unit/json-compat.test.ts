@@ -66,7 +66,7 @@ describe('checkJson', () => {
   })
 
   it('measures what structured clone delivers: an array with named properties never passes, whatever their size', () => {
-    const a: unknown[] & Record<string, unknown> = Object.assign([1], { hidden: 'x'.repeat(2 << 20) })
+    const a = Object.assign([1], { hidden: 'x'.repeat(2 << 20) })
     expect(checkJson({ a }, MiB)).toMatchObject({ ok: false, code: 'NOT_JSON_COMPATIBLE', path: '$.a' })
     expect(structuredClone(a).hidden).toHaveLength(2 << 20) // what the check is about
   })

@@ -32,6 +32,16 @@ describe('checkSchema', () => {
     expect(checkSchema(schema)).toContain(reason)
   })
 
+  it('refuses wide combinators and big subschemas applied to every element', () => {
+    const alternatives = (n: number) => Array.from({ length: n }, (_, i) => ({ const: i }))
+    expect(checkSchema({ anyOf: alternatives(64) })).toBeNull()
+    expect(checkSchema({ anyOf: alternatives(65) })).toContain('at most 64 alternatives')
+    expect(checkSchema({ type: 'array', items: { anyOf: alternatives(2_000) } })).toContain('alternatives')
+    // within the width limit, but 4 × 64 + 2 nodes for every element
+    expect(checkSchema({ type: 'array', items: { allOf: Array.from({ length: 4 }, () => ({ anyOf: alternatives(64) })) } })).toContain('applied to every element')
+    expect(checkSchema({ type: 'object', additionalProperties: { oneOf: [{ anyOf: alternatives(64) }, { anyOf: alternatives(64) }, { anyOf: alternatives(64) }, { anyOf: alternatives(64) }] } })).toContain('applied to every element')
+  })
+
   it('a property named "pattern" is a property, not the keyword', () => {
     expect(checkSchema({ type: 'object', properties: { pattern: { type: 'string' } } })).toBeNull()
   })
@@ -52,9 +62,9 @@ describe('compileSchema', () => {
   it('validates with draft 2020-12 semantics and explains the first failure', () => {
     const validate = compileSchema({ type: 'object', required: ['query'], properties: { query: { type: 'string' } }, additionalProperties: false })
     expect(validate({ query: 'x' })).toBeNull()
-    expect(validate({})).toMatch(/query/)
-    expect(validate({ query: 'x', caller: 'app:notes:background' })).toMatch(/caller/)
-    expect(validate({ query: 1 })).toMatch(/string/)
+    expect(validate({})).toMatchObject({ code: 'SCHEMA_VIOLATION', reason: expect.stringMatching(/query/) })
+    expect(validate({ query: 'x', caller: 'app:notes:background' })?.reason).toMatch(/caller/)
+    expect(validate({ query: 1 })?.reason).toMatch(/string/)
   })
 
   it('does not mutate the schema it was given', () => {
@@ -62,5 +72,25 @@ describe('compileSchema', () => {
     const copy = structuredClone(schema)
     compileSchema(schema)({ a: 'x' })
     expect(schema).toEqual(copy)
+  })
+
+  it('every validation has a work budget: it stops with VALIDATION_BUDGET, never runs on', () => {
+    // Passes every static rule, yet costs 64 × 3 steps per element: the budget is what stops it.
+    const validate = compileSchema({ type: 'array', items: { anyOf: Array.from({ length: 64 }, (_, i) => ({ type: 'object', required: [`k${i}`] })) } })
+    const payload = Array.from({ length: 10_000 }, () => ({ k63: 1 })) // valid: only the last alternative matches
+    const started = performance.now()
+    expect(validate(payload)).toMatchObject({ code: 'VALIDATION_BUDGET' })
+    expect(performance.now() - started).toBeLessThan(500)
+    expect(validate(payload.slice(0, 10))).toBeNull()
+    expect(validate([{ nope: 1 }])).toMatchObject({ code: 'SCHEMA_VIOLATION' })
+    expect(validate(payload, { steps: 10 })).toMatchObject({ code: 'VALIDATION_BUDGET' })
+    expect(validate([{ k0: 1 }], { steps: 100, deadline: performance.now() - 1 })).toMatchObject({ code: 'VALIDATION_BUDGET' }) // past its deadline
+    expect(validate([{ k0: 1 }])).toBeNull() // the budget is per call
+  })
+
+  it('boolean subschemas count as steps too', () => {
+    const validate = compileSchema({ type: 'array', items: { anyOf: [false, false, false, true] } })
+    expect(validate([1, 2, 3])).toBeNull()
+    expect(validate(Array(20_000).fill(1))).toMatchObject({ code: 'VALIDATION_BUDGET' })
   })
 })
