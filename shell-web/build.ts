@@ -16,7 +16,7 @@ import { dirname, join, relative, resolve } from 'node:path'
 
 const SRC = import.meta.dirname
 const OUT = resolve(SRC, '../dist/shell')
-const ENTRY = /^(tile|tray|background|nested)\.ts$/
+const ENTRY = /^(tile|tray|background|nested|racer)\.ts$/
 
 /** App frames: sandboxed and opaque even when navigated to directly; no network. */
 const APP_CSP = "sandbox allow-scripts allow-forms; default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'none'; frame-ancestors 'self'; base-uri 'none'; form-action 'none'"

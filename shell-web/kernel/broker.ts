@@ -36,14 +36,39 @@ export interface BrokerDeps {
   privateActions: Map<string, PrivateAction>
   /** The endpoint's document is going away (its SDK said `bye`). */
   bye(ep: Endpoint): void
+  /** A message of `ep` was dropped or refused unread (counts toward disconnecting a flood). */
+  strike(ep: Endpoint): void
 }
+
 
 export class Broker {
   constructor(private readonly k: BrokerDeps) {}
 
   attach(ep: Endpoint): void {
-    ep.port.onmessage = (event) => this.onMessage(ep, event.data)
+    ep.port.onmessage = (event) => {
+      // Ports ride along only where the wire defines them (nowhere, yet): never adopt one.
+      if (event.ports.length) {
+        for (const port of event.ports) port.close()
+        return this.#malformed(ep, 'a message transferring ports')
+      }
+      // Whoever sends a message pays for handling it, from its app's share of the kernel's time.
+      const metered = this.k.work.meter(ep.app, () => this.onMessage(ep, event.data))
+      if (!metered.ok) this.#overBudget(ep, event.data, metered.retryAfterMs)
+    }
     ep.port.onmessageerror = () => this.#malformed(ep, 'undeserializable message')
+  }
+
+  /**
+   * The sender's app has spent its share: handle only what must not be lost (results end calls,
+   * cancel and bye end work), refuse an exec at once, drop the rest unread — and count a strike.
+   */
+  #overBudget(ep: Endpoint, data: unknown, retryAfterMs: number) {
+    const type = isRecord(data) ? data.type : undefined
+    if (type === 'result' || type === 'cancel' || type === 'bye') return this.onMessage(ep, data)
+    this.k.strike(ep)
+    if (!ep.live) return
+    if (type === 'exec' && isRecord(data) && isId(data.id)) ep.post({ type: 'result', id: data.id, error: overBudget(retryAfterMs) })
+    this.k.audit.note({ caller: ep.id, callerApp: ep.app, target: KERNEL, tool: `port.${String(type).slice(0, 20)}`, status: 'error', code: 'VALIDATION_BUDGET', durationMs: 0 })
   }
 
   onMessage(ep: Endpoint, data: unknown): void {
@@ -80,9 +105,7 @@ export class Broker {
     const action = envelope.action.slice(0, 64)
     const payload = envelope.payload
     const label = isRecord(payload) ? { target: String(payload.target ?? KERNEL).slice(0, 128), tool: String(payload.name ?? action).slice(0, 64) } : { target: KERNEL, tool: action }
-    const metered = this.k.work.meter(ep.app, () => checkJson(payload, LIMITS.maxPayloadBytes, LIMITS.maxDepth))
-    if (!metered.ok) return this.#refuse(ep, id, label.target, label.tool, undefined, overBudget(metered.retryAfterMs))
-    const json = metered.value
+    const json = checkJson(payload, LIMITS.maxPayloadBytes, LIMITS.maxDepth)
     if (!json.ok) return this.#refuse(ep, id, label.target, label.tool, undefined, fail(json.code, `${json.path}: ${json.reason}`))
     if (action === 'tools.call') return this.#call(ep, id, payload)
     if (action === 'tools.list') return this.#list(ep, id, payload)
@@ -112,9 +135,9 @@ export class Broker {
     const issue = this.#validate(ep.app, tool.validateInput, p.arguments, 'input')
     if (issue) return this.k.calls.finish(call, { error: issue })
     const invoke = { name: p.name, arguments: p.arguments, caller: { endpoint: ep.id, app: ep.app }, progress: p.progress === true, timeoutMs }
-    // The caller's app pays for checking the answer it asked for, as it paid for its arguments.
+    // Whoever sends the bytes pays for checking them: the caller its arguments, the target its answer.
     this.k.calls.forward(call, target, { action: 'tool.invoke', payload: invoke }, (ok) => {
-      const outputIssue = this.#validate(ep.app, tool.validateOutput, ok, 'output')
+      const outputIssue = this.#validate(target.app, tool.validateOutput, ok, 'output')
       return outputIssue ? { error: outputIssue } : { ok }
     })
   }
@@ -167,11 +190,10 @@ export class Broker {
     this.k.calls.finish(call, outcome)
   }
 
-  /** Schema validation, metered against `app`'s share and bounded by what is left of it. */
+  /** Schema validation, bounded by its own budget and by what is left of the sender app's share. */
   #validate(app: string, validate: (value: unknown, budget: ValidationBudget) => SchemaVerdict, value: unknown, which: 'input' | 'output'): BusErrorShape | null {
-    const metered = this.k.work.meter(app, (ms) => validate(value, { deadline: performance.now() + Math.min(ms, LIMITS.maxValidationMs) }))
-    if (!metered.ok) return overBudget(metered.retryAfterMs)
-    const verdict = metered.value
+    const ms = Math.max(0, Math.min(this.k.work.left(app), LIMITS.maxValidationMs))
+    const verdict = validate(value, { deadline: performance.now() + ms })
     if (!verdict) return null
     return verdict.code === 'VALIDATION_BUDGET' ? fail(verdict.code, `${which}: ${verdict.reason}`, LIMITS.retryAfterMs) : fail(verdict.code, `${which} ${verdict.reason}`)
   }
@@ -179,6 +201,7 @@ export class Broker {
   /** Refusals that never became a call still reply and still leave an audit entry. */
   #refuse(ep: Endpoint, id: number, target: string, tool: string, args: unknown, error: BusErrorShape) {
     ep.post({ type: 'result', id, error })
+    this.k.strike(ep) // refused before any call began: a sender that keeps drawing these is flooding
     this.k.audit.record({
       caller: ep.id,
       callerApp: ep.app,
@@ -193,6 +216,7 @@ export class Broker {
   }
 
   #malformed(ep: Endpoint, what: string) {
+    this.k.strike(ep)
     this.k.audit.note({ caller: ep.id, callerApp: ep.app, target: KERNEL, tool: 'port.message', status: 'ignored', code: 'MALFORMED_MESSAGE', durationMs: 0, args: what })
   }
 }

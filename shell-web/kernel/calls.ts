@@ -13,9 +13,8 @@
  */
 import type { AuditRing } from './audit.ts'
 import type { Endpoint } from './endpoints.ts'
-import { InFlight, judgeProgress } from './limits.ts'
+import { InFlight, type ProgressVerdict, judgeProgress } from './limits.ts'
 import { summarize } from './summary.ts'
-import type { WorkBudget } from './work-budget.ts'
 import { type BusErrorShape, fail, isCode } from '../protocol/codes.ts'
 import { hasExactKeys, isId, isRecord } from '../protocol/envelope.ts'
 import { checkJson } from '../protocol/json-compat.ts'
@@ -54,7 +53,8 @@ export class Calls {
 
   constructor(
     private readonly audit: AuditRing,
-    private readonly work: WorkBudget,
+    /** A message of `ep` was dropped unread (counts toward disconnecting a flood). */
+    private readonly strike: (ep: Endpoint) => void = () => {},
   ) {}
 
   /** Opens a call: claims an in-flight slot and arms the timeout. */
@@ -132,10 +132,7 @@ export class Calls {
       return this.finish(call, { error: fail('TOOL_ERROR', 'the target sent a malformed result') })
     }
     if (!hasOk) return this.finish(call, { error: sanitize(msg.error) })
-    // Checking the answer is charged to the app that asked for it.
-    const metered = this.work.meter(call.caller.app, () => checkJson(msg.ok, LIMITS.maxPayloadBytes, LIMITS.maxDepth))
-    if (!metered.ok) return this.finish(call, { error: fail('VALIDATION_BUDGET', "the caller's app has used its share of the kernel's checking time", metered.retryAfterMs) })
-    const json = metered.value
+    const json = checkJson(msg.ok, LIMITS.maxPayloadBytes, LIMITS.maxDepth)
     if (!json.ok) return this.finish(call, { error: fail(json.code, `result ${json.path}: ${json.reason}`) })
     this.finish(call, call.accept ? call.accept(msg.ok) : { ok: msg.ok })
   }
@@ -144,9 +141,13 @@ export class Calls {
   onProgress(target: Endpoint, msg: Record<string, unknown>): void {
     const call = isId(msg.id) ? this.#byTarget.get(target)?.get(msg.id) : undefined
     if (!call || call.action !== 'tools.call') return this.#late(target, 'LATE_PROGRESS', 'progress')
-    const metered = this.work.meter(call.caller.app, () => judgeProgress(msg.value, call.progress))
-    const verdict = metered.ok ? metered.value : ({ forward: false, code: 'PROGRESS_REJECTED', reason: "over the caller's share of the kernel's checking time" } as const)
+    // The rate comes first and costs nothing: a flood is dropped before any of it is read.
+    const verdict: ProgressVerdict = target.progress.take()
+      ? judgeProgress(msg.value, call.progress)
+      : { forward: false, code: 'PROGRESS_LIMIT', reason: `more than ${LIMITS.progressBurst} progress events at once (${LIMITS.progressPerSecond}/s)` }
     if (!verdict.forward) {
+      this.strike(target)
+      if (!target.live) return
       if (verdict.code === 'PROGRESS_LIMIT' && call.progressLimitAudited) return
       call.progressLimitAudited ||= verdict.code === 'PROGRESS_LIMIT'
       this.audit.note({ caller: target.id, callerApp: target.app, target: call.caller.id, tool: call.tool, status: 'ignored', code: verdict.code, durationMs: 0, args: verdict.reason })
@@ -183,6 +184,8 @@ export class Calls {
   }
 
   #late(source: Endpoint, code: 'LATE_RESULT' | 'LATE_PROGRESS', what: string) {
+    this.strike(source)
+    if (!source.live) return
     this.audit.note({ caller: source.id, callerApp: source.app, target: 'kernel', tool: what, status: 'ignored', code, durationMs: 0 })
   }
 }

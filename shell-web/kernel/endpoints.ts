@@ -12,7 +12,9 @@
  */
 import type { EndpointKind } from '../protocol/endpoint-id.ts'
 import type { PortMessage, ToolDescriptor } from '../protocol/envelope.ts'
+import { LIMITS } from '../protocol/limits.ts'
 import type { SchemaVerdict, ValidationBudget } from '../protocol/schema.ts'
+import { Rate } from './limits.ts'
 
 export interface RegisteredTool {
   descriptor: ToolDescriptor
@@ -29,6 +31,10 @@ export class Endpoint {
   readonly session = ++sessions
   readonly connectedAt = Date.now()
   readonly tools = new Map<string, RegisteredTool>()
+  /** Progress this session may send, across all its calls. */
+  readonly progress = new Rate(LIMITS.progressBurst, LIMITS.progressPerSecond)
+  /** Messages of this session dropped or refused unread; running out disconnects it. */
+  readonly strikes = new Rate(LIMITS.maxStrikesPerSecond, LIMITS.maxStrikesPerSecond)
 
   constructor(
     readonly id: string,

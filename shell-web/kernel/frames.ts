@@ -67,6 +67,8 @@ export interface FrameDeps {
 
 export class FrameHost {
   #byWindow = new Map<Window, FrameRecord>()
+  /** Windows nested in an app's frame, and that frame (so a flood of their messages costs one walk). */
+  #nested = new WeakMap<object, FrameRecord | null>()
 
   constructor(private readonly deps: FrameDeps) {
     window.addEventListener('message', this.#onMessage)
@@ -189,7 +191,16 @@ export class FrameHost {
 
   /** The kernel-created frame that `source` is nested in, if any (at most 16 levels up). */
   #hostOf(source: MessageEventSource | null): FrameRecord | undefined {
-    let w = source as Window | null
+    if (!source) return undefined
+    const known = this.#nested.get(source)
+    if (known !== undefined) return known ?? undefined
+    const host = this.#walkUp(source as Window)
+    this.#nested.set(source, host ?? null)
+    return host
+  }
+
+  #walkUp(source: Window): FrameRecord | undefined {
+    let w: Window | null = source
     try {
       for (let i = 0; w && i < 16 && w !== window; i++) {
         const found = this.#byWindow.get(w)

@@ -82,7 +82,8 @@ export function createKernelTools(deps: KernelToolDeps): Map<string, KernelTool>
       },
     ),
     tool<{ limit?: number }>('audit.list', 'My audit entries', "The calling app's own entries in the audit ring.", OBJECT({ limit: { type: 'integer', minimum: 1, maximum: LIMITS.auditEntries } }), (caller, { limit }) => ({
-      ok: { entries: deps.audit.forApp(caller.app).slice(-(limit ?? LIMITS.auditEntries)).map((e) => ({ ...e })) },
+      // JSON only: an entry's absent fields are left out, never sent as `undefined`
+      ok: { entries: deps.audit.forApp(caller.app).slice(-(limit ?? LIMITS.auditEntries)).map((e) => Object.fromEntries(Object.entries(e).filter(([, v]) => v !== undefined))) },
     })),
     tool<{ app: string; params?: Record<string, string> }>(
       'workspace.open_tile',

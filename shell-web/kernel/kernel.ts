@@ -44,7 +44,7 @@ export class Kernel {
   readonly grants = new Grants()
   readonly endpoints = new Endpoints()
   readonly work = new WorkBudget()
-  readonly calls = new Calls(this.audit, this.work)
+  readonly calls = new Calls(this.audit, (ep) => this.#strike(ep))
   readonly frames: FrameHost
   readonly broker: Broker
   #apps = new Map<string, { manifest: AppManifest; frames: Set<FrameRecord> }>()
@@ -60,6 +60,7 @@ export class Kernel {
       kernelTools: createKernelTools({ apps: () => this.apps(), endpoints: this.endpoints, grants: this.grants, audit: this.audit, openTile: host.openTile }),
       privateActions: createPrivateActions({ endpoints: this.endpoints, manifest: (app) => this.#apps.get(app)?.manifest }),
       bye: (ep) => this.frames.documentGone(ep),
+      strike: (ep) => this.#strike(ep),
     })
     this.frames = new FrameHost({
       audit: this.audit,
@@ -140,6 +141,17 @@ export class Kernel {
   onChange(listener: () => void): () => void {
     this.#listeners.add(listener)
     return () => this.#listeners.delete(listener)
+  }
+
+  /**
+   * One more message of `ep` dropped or refused unread. Past the strike rate the endpoint is
+   * flooding: it is disconnected (closing its port discards whatever it still has queued) and
+   * stays so until its frame loads a new document.
+   */
+  #strike(ep: Endpoint) {
+    if (!ep.live || ep.strikes.take()) return
+    this.audit.record({ caller: ep.id, callerApp: ep.app, target: 'kernel', tool: 'port.message', status: 'error', code: 'FLOODED', durationMs: 0, args: `more than ${LIMITS.maxStrikesPerSecond} messages dropped or refused unread in a second; disconnected` })
+    this.frames.documentGone(ep)
   }
 
   #changed() {

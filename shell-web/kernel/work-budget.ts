@@ -1,16 +1,16 @@
 /**
- * The kernel's checking time, shared fairly. Every JSON check and schema
- * validation runs on the trusted page's main thread, so each app draws it from
- * a bucket of its own: a burst of {@link LIMITS.kernelWorkBurstMs} that refills
- * at {@link LIMITS.kernelWorkShare} of wall time. An app that has spent its
- * bucket is refused at once with VALIDATION_BUDGET and `retryAfterMs` (before
- * any work), and a validation never runs past what is left of the bucket — so
- * no app, however it shapes its payloads and schemas, holds the page for more
- * than a burst, and everyone else's calls are answered in between.
+ * The trusted page's time, shared fairly between apps. Handling a message (JSON
+ * checks, schema validation, routing) runs on the page's main thread, so the
+ * app that sent it pays from a bucket of its own: a burst of
+ * {@link LIMITS.kernelWorkBurstMs} that refills at {@link LIMITS.kernelWorkShare}
+ * of wall time. An app that has spent its bucket has its calls refused at once
+ * with VALIDATION_BUDGET and `retryAfterMs` (before any work), and a validation
+ * never runs past what is left of the bucket — so no app, however it shapes its
+ * payloads, schemas or traffic, keeps the kernel busy for long at a time.
  *
  * @example
- * const metered = work.meter('planner', (ms) => validate(args, { deadline: performance.now() + ms }))
- * if (!metered.ok) return fail('VALIDATION_BUDGET', 'retry later', metered.retryAfterMs)
+ * const metered = work.meter('planner', () => broker.onMessage(ep, data))
+ * if (!metered.ok) return refuse('VALIDATION_BUDGET', metered.retryAfterMs)
  */
 import { LIMITS } from '../protocol/limits.ts'
 
@@ -18,6 +18,8 @@ export type Metered<T> = { ok: true; value: T } | { ok: false; retryAfterMs: num
 
 export class WorkBudget {
   #apps = new Map<string, { ms: number; at: number }>()
+  /** The longest single piece of metered work so far, in ms (a figure for tests and benchmarks). */
+  longestMs = 0
 
   constructor(
     readonly burstMs: number = LIMITS.kernelWorkBurstMs,
@@ -36,7 +38,9 @@ export class WorkBudget {
     try {
       return { ok: true, value: work(bucket.ms) }
     } finally {
-      bucket.ms -= this.now() - started
+      const took = this.now() - started
+      bucket.ms -= took
+      if (took > this.longestMs) this.longestMs = took
     }
   }
 

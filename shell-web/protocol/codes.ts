@@ -43,6 +43,7 @@ export const AUDIT_ONLY_CODES = [
   'PROGRESS_LIMIT',
   'PROGRESS_REJECTED',
   'MALFORMED_MESSAGE',
+  'FLOODED',
 ] as const
 
 export type AuditCode = Code | (typeof AUDIT_ONLY_CODES)[number]

@@ -35,7 +35,9 @@ class Stop {
 
 export function checkJson(value: unknown, maxBytes: number, maxDepth = 64): JsonVerdict {
   const path: (string | number)[] = []
-  const ancestors = new Set<object>()
+  // The containers being walked, by depth: a cycle is an ancestor met again. (A stack scanned up
+  // to the depth limit costs less than a Set churning through every container of a big payload.)
+  const ancestors: object[] = []
   let bytes = 0
 
   const add = (n: number) => {
@@ -60,8 +62,8 @@ export function checkJson(value: unknown, maxBytes: number, maxDepth = 64): Json
     }
     if (v === null) return add(4)
     if (depth >= maxDepth) throw new Stop('PAYLOAD_TOO_DEEP', `nested deeper than ${maxDepth}`)
-    if (ancestors.has(v)) throw notJson('cyclic reference')
-    ancestors.add(v)
+    for (let i = 0; i < depth; i++) if (ancestors[i] === v) throw notJson('cyclic reference')
+    ancestors[depth] = v
     const proto: unknown = Object.getPrototypeOf(v)
     if (Array.isArray(v)) {
       if (proto !== Array.prototype) throw notJson(`class instance ${className(v)}`)
@@ -80,18 +82,19 @@ export function checkJson(value: unknown, maxBytes: number, maxDepth = 64): Json
       }
     } else {
       if (proto !== Object.prototype && proto !== null) throw notJson(`class instance ${className(v)}`)
-      const keys = Object.keys(v)
-      add(2 + Math.max(0, keys.length - 1))
-      for (const key of keys) {
+      let count = 0
+      for (const key in v) {
+        if (!Object.hasOwn(v, key)) continue
         path.push(key)
-        add(stringBytes(key) + 1)
+        add(stringBytes(key) + 2) // "key": and a comma (one too many, taken back below)
+        count++
         const item: unknown = (v as Record<string, unknown>)[key]
         if (item === undefined) throw notJson('undefined')
         walk(item, depth + 1)
         path.pop()
       }
+      add(count ? 1 : 2) // the braces, less the one comma too many
     }
-    ancestors.delete(v)
   }
 
   try {

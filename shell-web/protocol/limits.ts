@@ -20,6 +20,17 @@ export const LIMITS = {
   describeTimeoutMs: 5_000,
   maxProgressBytes: 64 * 1024,
   maxProgressEvents: 2_000,
+  /** Progress one endpoint may send at once across all its calls, refilled per second… */
+  progressBurst: 256,
+  progressPerSecond: 256,
+  /** …and the SDK sends at most one event per call this often (the latest value wins). */
+  sdkProgressIntervalMs: 50,
+  /**
+   * Messages of one endpoint the kernel drops or refuses without doing the work (progress over
+   * its rate, late answers, malformed messages, calls over the in-flight or time budget) within a
+   * second, past which the endpoint is disconnected: closing its port discards what it queued.
+   */
+  maxStrikesPerSecond: 512,
   maxResidentBackgrounds: 32,
   auditEntries: 200,
   /** No single app may hold more than this share of the audit ring. */
@@ -39,11 +50,11 @@ export const LIMITS = {
   /** Schema-node evaluations one validation may make (VALIDATION_BUDGET past it). */
   maxValidationSteps: 50_000,
   /** Wall-clock bound on one validation, a backstop for steps that are slow (big enums, wide objects). */
-  maxValidationMs: 15,
-  /** Main-thread time (JSON checks + validation) one app may spend at once… */
+  maxValidationMs: 8,
+  /** Trusted-page time handling one app's messages (checks, validation, routing) it may spend at once… */
   kernelWorkBurstMs: 20,
-  /** …refilled at this share of wall time. */
-  kernelWorkShare: 0.25,
+  /** …refilled at this share of wall time (the busiest honest traffic measured needs about a third). */
+  kernelWorkShare: 0.5,
   maxTitleChars: 120,
   maxDescriptionChars: 2_000,
   maxPendingGrantsPerApp: 4,

@@ -75,13 +75,28 @@ export class ToolHost {
     if (inputIssue) return reply({ error: new BusError(inputIssue.code, `input ${inputIssue.reason}`) })
     this.#running.set(id, controller)
     let done = false
+    let latest: { value: unknown } | undefined
+    let lastSent = -Infinity
+    let flush: ReturnType<typeof setTimeout> | undefined
+    const send = () => {
+      clearTimeout(flush)
+      flush = undefined
+      if (done || controller.signal.aborted || !latest) return
+      this.transport.post({ type: 'progress', id, value: latest.value })
+      latest = undefined
+      lastSent = performance.now()
+    }
     const context: ToolContext = {
       caller: call.caller,
       signal: controller.signal,
       reportProgress: (value) => {
         if (done || controller.signal.aborted || !call.progress) return false
         if (!checkJson(value, LIMITS.maxProgressBytes, LIMITS.maxDepth).ok) return false
-        this.transport.post({ type: 'progress', id, value })
+        // At most one event per interval: the latest value wins and goes out when the interval ends.
+        latest = { value }
+        const wait = lastSent + LIMITS.sdkProgressIntervalMs - performance.now()
+        if (wait <= 0) send()
+        else flush ??= setTimeout(send, wait)
         return true
       },
     }

@@ -28,6 +28,8 @@ export interface RequestOptions {
 }
 
 interface Pending {
+  /** A routed call (tools.call / tools.list): counts toward the in-flight limit. */
+  routed: boolean
   resolve(value: unknown): void
   reject(error: BusError): void
   onProgress?: (value: unknown) => void
@@ -78,6 +80,11 @@ export class Transport {
     const json = checkJson(payload, LIMITS.maxPayloadBytes, LIMITS.maxDepth)
     if (!json.ok) return Promise.reject(new BusError(json.code, `${json.path}: ${json.reason}`))
     if (options.signal?.aborted) return Promise.reject(new BusError('CANCELLED', 'aborted before sending'))
+    const routed = action === 'tools.call' || action === 'tools.list'
+    // The kernel would refuse the 9th too; refusing it here keeps an honest app's burst off the kernel.
+    if (routed && [...this.#pending.values()].filter((p) => p.routed).length >= LIMITS.maxInFlightPerSource) {
+      return Promise.reject(new BusError('TOO_MANY_IN_FLIGHT', `at most ${LIMITS.maxInFlightPerSource} routed calls in flight per endpoint`, LIMITS.retryAfterMs))
+    }
     const id = this.#nextId++
     const backstop = (options.timeoutMs ?? LIMITS.defaultTimeoutMs) + 2_000
     return new Promise((resolve, reject) => {
@@ -88,7 +95,7 @@ export class Transport {
       }
       const signal = options.signal
       signal?.addEventListener('abort', onAbort, { once: true })
-      this.#pending.set(id, { resolve, reject, onProgress: options.onProgress, timer, cleanup: signal && (() => signal.removeEventListener('abort', onAbort)) })
+      this.#pending.set(id, { routed, resolve, reject, onProgress: options.onProgress, timer, cleanup: signal && (() => signal.removeEventListener('abort', onAbort)) })
       const send = () => {
         if (!this.#pending.has(id)) return
         try {
