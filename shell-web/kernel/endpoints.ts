@@ -14,7 +14,7 @@ import type { EndpointKind } from '../protocol/endpoint-id.ts'
 import type { PortMessage, ToolDescriptor } from '../protocol/envelope.ts'
 import { LIMITS } from '../protocol/limits.ts'
 import type { SchemaVerdict, ValidationBudget } from '../protocol/schema.ts'
-import { Rate } from './limits.ts'
+import { Rate } from '../protocol/rate.ts'
 
 export interface RegisteredTool {
   descriptor: ToolDescriptor

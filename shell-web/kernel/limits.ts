@@ -34,37 +34,6 @@ export class InFlight {
   }
 }
 
-/**
- * A token bucket counting events: `take()` is false once `burst` events came
- * faster than `perSecond` refills them.
- *
- * @example
- * const progress = new Rate(LIMITS.progressBurst, LIMITS.progressPerSecond)
- * if (!progress.take()) return drop()
- */
-export class Rate {
-  #tokens: number
-  #at: number
-
-  constructor(
-    readonly burst: number,
-    readonly perSecond: number,
-    private readonly now: () => number = () => performance.now(),
-  ) {
-    this.#tokens = burst
-    this.#at = now()
-  }
-
-  take(): boolean {
-    const now = this.now()
-    this.#tokens = Math.min(this.burst, this.#tokens + ((now - this.#at) * this.perSecond) / 1000)
-    this.#at = now
-    if (this.#tokens < 1) return false
-    this.#tokens--
-    return true
-  }
-}
-
 /** The kernel's bound on a call: the caller's wish, clamped; a default when absent. */
 export function clampTimeout(requestedMs: unknown): number | null {
   if (requestedMs === undefined) return LIMITS.defaultTimeoutMs

@@ -20,11 +20,9 @@ export const LIMITS = {
   describeTimeoutMs: 5_000,
   maxProgressBytes: 64 * 1024,
   maxProgressEvents: 2_000,
-  /** Progress one endpoint may send at once across all its calls, refilled per second… */
+  /** Progress one endpoint may send at once across all its calls, refilled per second (the SDK holds back the excess, latest value first). */
   progressBurst: 256,
   progressPerSecond: 256,
-  /** …and the SDK sends at most one event per call this often (the latest value wins). */
-  sdkProgressIntervalMs: 50,
   /**
    * Messages of one endpoint the kernel drops or refuses without doing the work (progress over
    * its rate, late answers, malformed messages, calls over the in-flight or time budget) within a

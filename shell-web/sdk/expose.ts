@@ -15,6 +15,7 @@ import type { ToolContext, ToolHandler, ToolOptions } from './types.ts'
 import { TOOL_NAME, type InvokePayload, type ToolDescriptor, isRecord } from '../protocol/envelope.ts'
 import { checkJson } from '../protocol/json-compat.ts'
 import { LIMITS } from '../protocol/limits.ts'
+import { Rate } from '../protocol/rate.ts'
 import { type SchemaVerdict, checkSchema, compileSchema } from '../protocol/schema.ts'
 
 interface Exposed {
@@ -27,6 +28,8 @@ interface Exposed {
 export class ToolHost {
   #tools = new Map<string, Exposed>()
   #running = new Map<number, AbortController>()
+  /** Progress this endpoint may send, mirroring the kernel's rate for it. */
+  #progress = new Rate(LIMITS.progressBurst, LIMITS.progressPerSecond)
 
   constructor(private readonly transport: Transport) {
     transport.on('exec', (msg) => this.#onExec(msg))
@@ -75,16 +78,16 @@ export class ToolHost {
     if (inputIssue) return reply({ error: new BusError(inputIssue.code, `input ${inputIssue.reason}`) })
     this.#running.set(id, controller)
     let done = false
+    // Within the kernel's progress rate every event goes out at once; beyond it the latest value
+    // waits for the next token (the kernel would drop the excess, and count it against a flood).
     let latest: { value: unknown } | undefined
-    let lastSent = -Infinity
     let flush: ReturnType<typeof setTimeout> | undefined
     const send = () => {
-      clearTimeout(flush)
       flush = undefined
       if (done || controller.signal.aborted || !latest) return
+      if (!this.#progress.take()) return void (flush = setTimeout(send, 1_000 / LIMITS.progressPerSecond))
       this.transport.post({ type: 'progress', id, value: latest.value })
       latest = undefined
-      lastSent = performance.now()
     }
     const context: ToolContext = {
       caller: call.caller,
@@ -94,9 +97,7 @@ export class ToolHost {
         if (!checkJson(value, LIMITS.maxProgressBytes, LIMITS.maxDepth).ok) return false
         // At most one event per interval: the latest value wins and goes out when the interval ends.
         latest = { value }
-        const wait = lastSent + LIMITS.sdkProgressIntervalMs - performance.now()
-        if (wait <= 0) send()
-        else flush ??= setTimeout(send, wait)
+        if (!flush) send()
         return true
       },
     }
