@@ -61,7 +61,8 @@ async function duringAttack<T>(name: string, attack: () => Promise<T>, options: 
   await shell.page.evaluate(() => {
     const probe = { samples: [] as number[], stop: false, long: [] as number[], observer: new PerformanceObserver((list) => list.getEntries().forEach((e) => probe.long.push(Math.round(e.duration)))) }
     probe.observer.observe({ type: 'longtask' })
-    ;(window as any).neutron.kernel.work.longestMs = 0
+    const work = (window as any).neutron.kernel.work
+    if (work) work.longestMs = 0
     const channel = new MessageChannel()
     let sent = 0
     channel.port1.onmessage = () => {
@@ -85,7 +86,7 @@ async function duringAttack<T>(name: string, attack: () => Promise<T>, options: 
     p.stop = true
     p.observer.disconnect()
     const sorted = [...p.samples].sort((a: number, b: number) => a - b)
-    return { max: Math.round(sorted.at(-1) ?? 0), p95: Math.round(sorted[Math.floor(sorted.length * 0.95)] ?? 0), count: sorted.length, long: p.long.sort((a: number, b: number) => b - a).slice(0, 5), kernel: Math.round((window as any).neutron.kernel.work.longestMs * 10) / 10 }
+    return { max: Math.round(sorted.at(-1) ?? 0), p95: Math.round(sorted[Math.floor(sorted.length * 0.95)] ?? 0), count: sorted.length, long: p.long.sort((a: number, b: number) => b - a).slice(0, 5), kernel: Math.round(((window as any).neutron.kernel.work?.longestMs ?? -1) * 10) / 10 }
   })
   figures.push(`${name}: longest kernel handling of one message ${probe.kernel} ms; trusted-page queue worst ${probe.max} ms, p95 ${probe.p95} ms (${probe.count} probes; longest tasks ${probe.long.join(', ') || 'none'} ms)` + (witness ? `; witness round trip worst ${ping.max} ms, median ${ping.p50} ms (${ping.count} calls)` : ''))
   if (witness) expect(ping.errors).toEqual([])
