@@ -1,8 +1,10 @@
 /**
  * Pending grant requests and active grants, drawn by the trusted page. The
- * dialog shows the oldest pending request; its buttons arm after a short delay
- * so a click aimed at an app cannot land on "Allow". App titles and reasons
- * are untrusted text and are shown as such.
+ * dialog shows the oldest pending request. Every decision button — in the
+ * dialog and in the pending list — arms only a short delay after its request
+ * first appeared, so a click aimed at an app (or at a request an app has just
+ * swapped for another) cannot land on "Allow". App titles and reasons are
+ * untrusted text and are shown as such.
  *
  * @example
  * new GrantsView(kernel, document.querySelector('#grants')!, document.querySelector('dialog')!)
@@ -15,6 +17,9 @@ const ARM_DELAY_MS = 400
 
 export class GrantsView {
   #shown?: number
+  /** When each pending request was first drawn (its buttons arm ARM_DELAY_MS later). */
+  #firstDrawn = new Map<number, number>()
+  #rearm?: ReturnType<typeof setTimeout>
 
   constructor(
     private readonly kernel: Kernel,
@@ -33,9 +38,15 @@ export class GrantsView {
   render(): void {
     const pending = this.kernel.grants.pending()
     const sessions = this.kernel.grants.sessions()
+    const now = performance.now()
+    for (const id of this.#firstDrawn.keys()) if (!pending.some((p) => p.id === id)) this.#firstDrawn.delete(id)
+    for (const p of pending) if (!this.#firstDrawn.has(p.id)) this.#firstDrawn.set(p.id, now)
+    const unarmed = pending.filter((p) => now - this.#firstDrawn.get(p.id)! < ARM_DELAY_MS)
+    clearTimeout(this.#rearm)
+    if (unarmed.length) this.#rearm = setTimeout(() => this.render(), ARM_DELAY_MS - (now - Math.min(...unarmed.map((p) => this.#firstDrawn.get(p.id)!))) + 1)
     this.panel.replaceChildren(
       h('h2', {}, 'Pending grants'),
-      pending.length ? h('ul', { class: 'pending' }, ...pending.map((p) => h('li', { 'data-grant': p.id }, this.#describe(p), ...this.#buttons(p, false)))) : h('p', { class: 'muted' }, 'None.'),
+      pending.length ? h('ul', { class: 'pending' }, ...pending.map((p) => h('li', { 'data-grant': p.id }, this.#describe(p), ...this.#buttons(p, unarmed.includes(p))))) : h('p', { class: 'muted' }, 'None.'),
       h('h2', {}, 'Active grants'),
       sessions.length
         ? h('ul', { class: 'active-grants' }, ...sessions.map((g) => h('li', {}, `${g.sourceApp} → ${g.targetApp} (session) `, h('button', { onclick: () => this.kernel.grants.revoke(g.sourceApp, g.targetApp) }, 'Revoke'))))

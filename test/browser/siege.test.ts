@@ -261,10 +261,17 @@ describe('nothing non-JSON or over 1 MiB reaches a target', () => {
       // after the kernel disconnects the sender (a known limit, reported with the figures).
       const { value: counts } = await duringAttack(name, () => s.evaluate(([t, n, a]) => (globalThis as any).siege.refusalFlood(20_000, t, n, a), [target, tool, args] as const), { guard: false })
       figures.push(`  outcomes: ${JSON.stringify(counts)}`)
-      expect(counts[code]).toBeGreaterThan(0)
-      expect(counts.NO_ANSWER).toBeGreaterThan(10_000) // discarded unread
-      one(await auditSince(shell.page, since), { caller: siegeTile, code: 'FLOODED' })
-      expect(await liveEndpoints(shell.page)).not.toContain(siegeTile)
+      expect(counts[code]).toBeGreaterThan(0) // it never got more than its share
+      const flooded = (await auditSince(shell.page, since)).filter((e) => e.caller === siegeTile && e.code === 'FLOODED')
+      if (code === 'TOO_MANY_IN_FLIGHT' || flooded.length) {
+        // every refusal is a strike: past 512 a second the port is closed and the rest is never read
+        expect(flooded).toHaveLength(1)
+        expect(counts.NO_ANSWER).toBeGreaterThan(10_000)
+        expect(await liveEndpoints(shell.page)).not.toContain(siegeTile)
+      } else {
+        // a kernel fast enough to serve the flood within the app's share never had to refuse 512 a second
+        expect(counts.NO_ANSWER ?? 0).toBe(0)
+      }
     } finally {
       await reloadSiegeTile()
     }
@@ -307,6 +314,25 @@ describe('grants and the person', () => {
     expect(await shell.page.evaluate(() => (window as any).neutron.kernel.grants.sessions())).toEqual([])
     expect(await shell.page.isVisible('#grant-dialog[open]')).toBe(false)
     expect((await auditSince(shell.page, since)).filter((e) => e.callerApp === 'siege').length).toBeLessThanOrEqual(100)
+  })
+
+  it('a request an app swaps in is never drawn with armed buttons, in the dialog or in the pending list', async () => {
+    const abort = s.evaluate(() => {
+      const x = (globalThis as any).siege
+      const first = new AbortController()
+      void x.bus.requestPermission({ app: 'witness', scope: 'call' }, { signal: first.signal }).catch(() => {})
+      return new Promise<void>((r) => setTimeout(() => { first.abort(); void x.bus.requestPermission({ app: 'witness', scope: 'session', reason: 'swapped' }).catch(() => {}); r() }, 600))
+    })
+    await abort
+    await shell.page.waitForSelector('#grants li[data-grant]')
+    await shell.page.waitForFunction(() => document.querySelector('#grant-dialog')?.textContent?.includes('swapped'))
+    const drawn = await shell.page.evaluate(() => [...document.querySelectorAll('#grants li[data-grant] button, #grant-dialog button')].map((b) => (b as HTMLButtonElement).disabled))
+    expect(drawn.length).toBeGreaterThan(0)
+    expect(drawn.every((disabled) => disabled)).toBe(true)
+    await shell.page.waitForTimeout(500)
+    expect(await shell.page.evaluate(() => [...document.querySelectorAll('#grants li[data-grant] button')].every((b) => !(b as HTMLButtonElement).disabled))).toBe(true)
+    await shell.page.click('#grant-dialog button[data-decision="deny"]')
+    await expect.poll(() => shell.page.evaluate(() => (window as any).neutron.kernel.grants.pending().length)).toBe(0)
   })
 
   it('a one-call grant survives the target reloading, is used once by the new document, then is gone', async () => {
