@@ -132,12 +132,11 @@ export class Broker {
     if (!target) return
     const tool: RegisteredTool | undefined = target.tools.get(p.name)
     if (!tool) return this.k.calls.finish(call, { error: fail('UNKNOWN_TOOL', `${target.id} exposes no tool ${p.name}`) })
-    const issue = this.#validate(ep.app, tool.validateInput, p.arguments, 'input')
+    const issue = this.#validate(tool.validateInput, p.arguments, 'input')
     if (issue) return this.k.calls.finish(call, { error: issue })
     const invoke = { name: p.name, arguments: p.arguments, caller: { endpoint: ep.id, app: ep.app }, progress: p.progress === true, timeoutMs }
-    // Whoever sends the bytes pays for checking them: the caller its arguments, the target its answer.
     this.k.calls.forward(call, target, { action: 'tool.invoke', payload: invoke }, (ok) => {
-      const outputIssue = this.#validate(target.app, tool.validateOutput, ok, 'output')
+      const outputIssue = this.#validate(tool.validateOutput, ok, 'output')
       return outputIssue ? { error: outputIssue } : { ok }
     })
   }
@@ -178,7 +177,7 @@ export class Broker {
   async #kernelTool(call: Call, name: string, args: unknown) {
     const tool = this.k.kernelTools.get(name)
     if (!tool) return this.k.calls.finish(call, { error: fail('UNKNOWN_TOOL', `the kernel has no tool ${name}`) })
-    const issue = this.#validate(call.caller.app, tool.validate, args, 'input')
+    const issue = this.#validate(tool.validate, args, 'input')
     if (issue) return this.k.calls.finish(call, { error: issue })
     let outcome: Outcome
     try {
@@ -190,10 +189,9 @@ export class Broker {
     this.k.calls.finish(call, outcome)
   }
 
-  /** Schema validation, bounded by its own budget and by what is left of the sender app's share. */
-  #validate(app: string, validate: (value: unknown, budget: ValidationBudget) => SchemaVerdict, value: unknown, which: 'input' | 'output'): BusErrorShape | null {
-    const ms = Math.max(0, Math.min(this.k.work.left(app), LIMITS.maxValidationMs))
-    const verdict = validate(value, { deadline: performance.now() + ms })
+  /** Schema validation within its own budget (steps and a deadline); the sender's share only admits the message. */
+  #validate(validate: (value: unknown, budget: ValidationBudget) => SchemaVerdict, value: unknown, which: 'input' | 'output'): BusErrorShape | null {
+    const verdict = validate(value, { deadline: performance.now() + LIMITS.maxValidationMs })
     if (!verdict) return null
     return verdict.code === 'VALIDATION_BUDGET' ? fail(verdict.code, `${which}: ${verdict.reason}`, LIMITS.retryAfterMs) : fail(verdict.code, `${which} ${verdict.reason}`)
   }

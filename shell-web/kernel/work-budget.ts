@@ -3,10 +3,13 @@
  * checks, schema validation, routing) runs on the page's main thread, so the
  * app that sent it pays from a bucket of its own: a burst of
  * {@link LIMITS.kernelWorkBurstMs} that refills at {@link LIMITS.kernelWorkShare}
- * of wall time. An app that has spent its bucket has its calls refused at once
- * with VALIDATION_BUDGET and `retryAfterMs` (before any work), and a validation
- * never runs past what is left of the bucket — so no app, however it shapes its
- * payloads, schemas or traffic, keeps the kernel busy for long at a time.
+ * of wall time. While another app is using the kernel too (it sent something
+ * within the last second), an app that has spent its bucket has its calls
+ * refused at once with VALIDATION_BUDGET and `retryAfterMs` (before any work);
+ * an app alone may use all the time there is (nobody is waiting). So no app,
+ * however it shapes its payloads, schemas or traffic, keeps the others waiting
+ * for long. (A message once admitted runs to its end — its validation has a
+ * budget of its own — and what it overran is debt paid off before the next.)
  *
  * @example
  * const metered = work.meter('planner', () => broker.onMessage(ep, data))
@@ -14,10 +17,13 @@
  */
 import { LIMITS } from '../protocol/limits.ts'
 
+/** An app that sent something this recently is using the kernel too. */
+const ACTIVE_MS = 1_000
+
 export type Metered<T> = { ok: true; value: T } | { ok: false; retryAfterMs: number }
 
 export class WorkBudget {
-  #apps = new Map<string, { ms: number; at: number }>()
+  #apps = new Map<string, { ms: number; at: number; active: number }>()
   /** The longest single piece of metered work so far, in ms (a figure for tests and benchmarks). */
   longestMs = 0
 
@@ -27,16 +33,14 @@ export class WorkBudget {
     private readonly now: () => number = () => performance.now(),
   ) {}
 
-  /**
-   * Runs `work` for `app` if its bucket has time left, telling it how many
-   * milliseconds it may take, and charges what it took.
-   */
-  meter<T>(app: string, work: (allowanceMs: number) => T): Metered<T> {
+  /** Runs `work` for `app` unless it must wait for its share, and charges what it took. */
+  meter<T>(app: string, work: () => T): Metered<T> {
     const bucket = this.#refill(app)
-    if (bucket.ms <= 0) return { ok: false, retryAfterMs: Math.ceil(-bucket.ms / this.share) + 1 }
     const started = this.now()
+    if (bucket.ms <= 0 && this.#othersActive(app, started)) return { ok: false, retryAfterMs: Math.ceil(-bucket.ms / this.share) + 1 }
+    bucket.active = started
     try {
-      return { ok: true, value: work(bucket.ms) }
+      return { ok: true, value: work() }
     } finally {
       const took = this.now() - started
       bucket.ms -= took
@@ -49,10 +53,15 @@ export class WorkBudget {
     return this.#refill(app).ms
   }
 
+  #othersActive(app: string, now: number): boolean {
+    for (const [other, bucket] of this.#apps) if (other !== app && now - bucket.active < ACTIVE_MS) return true
+    return false
+  }
+
   #refill(app: string) {
     const now = this.now()
     let bucket = this.#apps.get(app)
-    if (!bucket) this.#apps.set(app, (bucket = { ms: this.burstMs, at: now }))
+    if (!bucket) this.#apps.set(app, (bucket = { ms: this.burstMs, at: now, active: -Infinity }))
     bucket.ms = Math.min(this.burstMs, bucket.ms + (now - bucket.at) * this.share)
     bucket.at = now
     return bucket

@@ -48,7 +48,7 @@ export const LIMITS = {
   /** Schema-node evaluations one validation may make (VALIDATION_BUDGET past it). */
   maxValidationSteps: 50_000,
   /** Wall-clock bound on one validation, a backstop for steps that are slow (big enums, wide objects). */
-  maxValidationMs: 8,
+  maxValidationMs: 20,
   /** Trusted-page time handling one app's messages (checks, validation, routing) it may spend at once… */
   kernelWorkBurstMs: 20,
   /** …refilled at this share of wall time (the busiest honest traffic measured needs about a third). */

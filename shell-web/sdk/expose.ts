@@ -16,13 +16,16 @@ import { TOOL_NAME, type InvokePayload, type ToolDescriptor, isRecord } from '..
 import { checkJson } from '../protocol/json-compat.ts'
 import { LIMITS } from '../protocol/limits.ts'
 import { Rate } from '../protocol/rate.ts'
-import { type SchemaVerdict, checkSchema, compileSchema } from '../protocol/schema.ts'
+import { type SchemaVerdict, type ValidationBudget, checkSchema, compileSchema } from '../protocol/schema.ts'
+
+/** In its own frame an app's validation needs no deadline: only the step count, the kernel's verdict on the same schema. */
+const OWN_FRAME: ValidationBudget = { deadline: Infinity }
 
 interface Exposed {
   descriptor: ToolDescriptor
   handler: ToolHandler<never, unknown>
-  validateInput: (value: unknown) => SchemaVerdict
-  validateOutput: (value: unknown) => SchemaVerdict
+  validateInput: (value: unknown, budget?: ValidationBudget) => SchemaVerdict
+  validateOutput: (value: unknown, budget?: ValidationBudget) => SchemaVerdict
 }
 
 export class ToolHost {
@@ -74,7 +77,7 @@ export class ToolHost {
       this.transport.post('ok' in outcome ? { type: 'result', id, ok: outcome.ok } : { type: 'result', id, error: outcome.error.toJSON() })
     }
     if (!tool) return reply({ error: new BusError('UNKNOWN_TOOL', `no tool ${call.name} here`) })
-    const inputIssue = tool.validateInput(call.arguments)
+    const inputIssue = tool.validateInput(call.arguments, OWN_FRAME)
     if (inputIssue) return reply({ error: new BusError(inputIssue.code, `input ${inputIssue.reason}`) })
     this.#running.set(id, controller)
     let done = false
@@ -111,7 +114,7 @@ export class ToolHost {
     done = true
     const json = checkJson(result, LIMITS.maxPayloadBytes, LIMITS.maxDepth)
     if (!json.ok) return reply({ error: new BusError(json.code, `result ${json.path}: ${json.reason}`) })
-    const outputIssue = tool.validateOutput(result)
+    const outputIssue = tool.validateOutput(result, OWN_FRAME)
     if (outputIssue) return reply({ error: new BusError(outputIssue.code, `output ${outputIssue.reason}`) })
     reply({ ok: result })
   }

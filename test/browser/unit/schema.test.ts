@@ -60,7 +60,8 @@ describe('checkSchema', () => {
 
 describe('compileSchema', () => {
   it('validates with draft 2020-12 semantics and explains the first failure', () => {
-    const validate = compileSchema({ type: 'object', required: ['query'], properties: { query: { type: 'string' } }, additionalProperties: false })
+    const schema = compileSchema({ type: 'object', required: ['query'], properties: { query: { type: 'string' } }, additionalProperties: false })
+    const validate = (value: unknown) => schema(value, { deadline: Infinity }) // verdicts, not the clock
     expect(validate({ query: 'x' })).toBeNull()
     expect(validate({})).toMatchObject({ code: 'SCHEMA_VIOLATION', reason: expect.stringMatching(/query/) })
     expect(validate({ query: 'x', caller: 'app:notes:background' })?.reason).toMatch(/caller/)
@@ -78,19 +79,21 @@ describe('compileSchema', () => {
     // Passes every static rule, yet costs 64 × 3 steps per element: the budget is what stops it.
     const validate = compileSchema({ type: 'array', items: { anyOf: Array.from({ length: 64 }, (_, i) => ({ type: 'object', required: [`k${i}`] })) } })
     const payload = Array.from({ length: 10_000 }, () => ({ k63: 1 })) // valid: only the last alternative matches
+    const late = () => ({ deadline: performance.now() + 60_000 }) // only the step count decides (a loaded machine cannot change the verdict)
     const started = performance.now()
-    expect(validate(payload)).toMatchObject({ code: 'VALIDATION_BUDGET' })
-    expect(performance.now() - started).toBeLessThan(500)
-    expect(validate(payload.slice(0, 10))).toBeNull()
-    expect(validate([{ nope: 1 }])).toMatchObject({ code: 'SCHEMA_VIOLATION' })
-    expect(validate(payload, { steps: 10 })).toMatchObject({ code: 'VALIDATION_BUDGET' })
-    expect(validate([{ k0: 1 }], { steps: 100, deadline: performance.now() - 1 })).toMatchObject({ code: 'VALIDATION_BUDGET' }) // past its deadline
-    expect(validate([{ k0: 1 }])).toBeNull() // the budget is per call
+    expect(validate(payload, late())).toMatchObject({ code: 'VALIDATION_BUDGET' })
+    expect(performance.now() - started).toBeLessThan(2_000)
+    expect(validate(payload.slice(0, 10), late())).toBeNull()
+    expect(validate([{ nope: 1 }], late())).toMatchObject({ code: 'SCHEMA_VIOLATION' })
+    expect(validate(payload, { steps: 10, deadline: late().deadline })).toMatchObject({ code: 'VALIDATION_BUDGET' })
+    expect(validate(payload.slice(0, 100), { deadline: performance.now() - 1 })).toMatchObject({ code: 'VALIDATION_BUDGET', reason: expect.stringContaining('time') }) // past its deadline
+    expect(validate([], { deadline: performance.now() - 1 })).toBeNull() // a few steps always get their verdict
+    expect(validate([{ k0: 1 }], late())).toBeNull() // the budget is per call
   })
 
   it('boolean subschemas count as steps too', () => {
     const validate = compileSchema({ type: 'array', items: { anyOf: [false, false, false, true] } })
-    expect(validate([1, 2, 3])).toBeNull()
-    expect(validate(Array(20_000).fill(1))).toMatchObject({ code: 'VALIDATION_BUDGET' })
+    expect(validate([1, 2, 3], { deadline: performance.now() + 60_000 })).toBeNull()
+    expect(validate(Array(20_000).fill(1), { deadline: performance.now() + 60_000 })).toMatchObject({ code: 'VALIDATION_BUDGET' })
   })
 })
