@@ -186,7 +186,8 @@ export class Broker {
       console.error('kernel tool', name, error)
       outcome = { error: fail('INTERNAL', `${name} failed`) }
     }
-    this.k.calls.finish(call, outcome)
+    // The kernel tool ran after the message's metered handling: its answer is still the caller's to pay for.
+    this.k.work.charge(call.caller.app, () => this.k.calls.finish(call, outcome))
   }
 
   /** Schema validation within its own budget (steps and a deadline); the sender's share only admits the message. */

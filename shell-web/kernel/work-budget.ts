@@ -48,6 +48,17 @@ export class WorkBudget {
     }
   }
 
+  /** Runs `work` for `app` in any case (it finishes something already admitted), and charges what it took. */
+  charge<T>(app: string, work: () => T): T {
+    const bucket = this.#refill(app)
+    const started = this.now()
+    try {
+      return work()
+    } finally {
+      bucket.ms -= this.now() - started
+    }
+  }
+
   /** Milliseconds `app` may still spend right now (negative: in debt). */
   left(app: string): number {
     return this.#refill(app).ms
