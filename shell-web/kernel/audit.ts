@@ -40,7 +40,13 @@ export type AuditInput = Omit<AuditEntry, 'seq' | 'at' | 'count'>
 /** Error codes that are ordinary outcomes of a permitted call, not a refusal by the kernel. */
 const ORDINARY_ERRORS = new Set<AuditCode>(['TOOL_ERROR', 'TIMEOUT', 'CANCELLED', 'ENDPOINT_GONE'])
 
-/** A refusal, a policy denial or a security event: kept ahead of ordinary entries. */
+/**
+ * A refusal, a policy denial or a security event: kept ahead of ordinary entries.
+ *
+ * @example
+ * isDenial({ status: 'error', code: 'GRANT_REQUIRED' }) // true
+ * isDenial({ status: 'error', code: 'TOOL_ERROR' })     // false: the call was permitted
+ */
 export function isDenial(entry: Pick<AuditEntry, 'status' | 'code'>): boolean {
   return entry.status !== 'ok' && entry.code !== undefined && !ORDINARY_ERRORS.has(entry.code)
 }

@@ -220,7 +220,12 @@ export class Broker {
   }
 }
 
-/** The app has spent its share of the kernel's checking time for now. */
+/**
+ * The refusal for an app that has spent its share of the kernel's time for now.
+ *
+ * @example
+ * ep.post({ type: 'result', id, error: overBudget(120) }) // { code: 'VALIDATION_BUDGET', …, retryAfterMs: 120 }
+ */
 export function overBudget(retryAfterMs: number): BusErrorShape {
   return fail('VALIDATION_BUDGET', "this app has used its share of the kernel's checking time; retry later", retryAfterMs)
 }
