@@ -90,7 +90,7 @@ export async function waitForEndpoint(page: Page, id: string, tools: string[] = 
       return !!ep && tools.every((t: string) => ep.tools.has(t))
     },
     [id, tools] as const,
-    { timeout: 20_000 },
+    { timeout: 60_000 }, // a shared, loaded machine can take this long to start a frame
   )
 }
 
