@@ -97,9 +97,12 @@ describe('nothing non-JSON or over 1 MiB reaches a target', () => {
   })
 
   it('progress within the rate is checked and forwarded; nothing of it is non-JSON', async () => {
-    const { value } = await duringAttack('8 concurrent calls with 30 progress events of 1 KiB each', () => run<{ outcomes: Outcome[]; progress: number }>('floods', 8, 30, 1_024))
-    expect(value.outcomes.map((o) => o.ok?.sent ?? o.error?.code)).toEqual(Array(8).fill(30))
-    expect(value.progress).toBe(240)
+    // Wait for the siege app's share of the kernel's time to be whole again after the probes
+    // above: progress over an app's share is dropped unread, which is not what this probe is about.
+    await shell.page.waitForFunction(() => (window as any).neutron.kernel.work.left('siege') >= 20)
+    const { value } = await duringAttack('8 concurrent calls with 10 progress events of 1 KiB each', () => run<{ outcomes: Outcome[]; progress: number }>('floods', 8, 10, 1_024))
+    expect(value.outcomes.map((o) => o.ok?.sent ?? o.error?.code)).toEqual(Array(8).fill(10))
+    expect(value.progress).toBe(80)
   })
 
   it('a progress flood across 8 concurrent calls: the target is disconnected (FLOODED), its queue discarded, ordinary calls stay fast', async () => {
@@ -109,7 +112,7 @@ describe('nothing non-JSON or over 1 MiB reaches a target', () => {
         run<{ outcomes: Outcome[]; progress: number }>('floods', 8, 2_500, 1_024),
       )
       expect(value.outcomes.map((o) => o.error?.code)).toEqual(Array(8).fill('ENDPOINT_GONE'))
-      expect(value.progress).toBeLessThanOrEqual(256)
+      expect(value.progress).toBeLessThan(400) // the burst of 256 and what refilled meanwhile, never the 8 × 2,000 the caps allow
       one(await auditSince(shell.page, since), { caller: SIEGE_BG, code: 'FLOODED' })
     } finally {
       await reloadSiegeBackground() // a disconnected frame comes back only with a new document
@@ -126,7 +129,8 @@ describe('nothing non-JSON or over 1 MiB reaches a target', () => {
       // after the kernel disconnects the sender (a known limit, reported with the figures).
       const { value: counts } = await duringAttack(name, () => s.evaluate(([t, n, a]) => (globalThis as any).siege.refusalFlood(20_000, t, n, a), [target, tool, args] as const), { guard: false })
       figures.push(`  outcomes: ${JSON.stringify(counts)}`)
-      expect(Object.keys(counts).every((c) => ['ok', code, 'NO_ANSWER'].includes(c))).toBe(true)
+      // refused for its slots, or for its share of the kernel's time (which comes first depends on the machine)
+      expect(Object.keys(counts).every((c) => ['ok', 'TOO_MANY_IN_FLIGHT', 'VALIDATION_BUDGET', 'NO_ANSWER'].includes(c)), JSON.stringify(counts)).toBe(true)
       const flooded = (await auditSince(shell.page, since)).filter((e) => e.caller === siegeTile && e.code === 'FLOODED')
       if (code === 'TOO_MANY_IN_FLIGHT' || flooded.length) {
         // every refusal is a strike: past 512 a second the port is closed and the rest is never read
