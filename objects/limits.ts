@@ -30,3 +30,9 @@ export const MAX_SCHEMA_DEPTH = 32
  * address, so the storage a flood of such reads can create is bounded by this number.
  */
 export const DIRECTORY_SHARDS = 16
+
+/**
+ * Prompts admitted and not yet promoted, per session. The inbox is part of the session's
+ * in-memory projection, so it is bounded; a prompt past it is 429 `INBOX_FULL`, written nowhere.
+ */
+export const MAX_PENDING = 1000

@@ -10,6 +10,8 @@ export type Frame =
   | { kind: 'event'; envelope: Stored }
   | { kind: 'delta'; delta: Delta }
   | { kind: 'replay-end'; seq: number }
+  /** WebSocket only: a replay page ended at `seq` and more history waits (send `subscribe` after it). */
+  | { kind: 'replay-page'; seq: number }
 
 /** Server-sent events: `id: <seq>` on durable events only. */
 export function sseFrame(frame: Frame): string {
@@ -19,7 +21,8 @@ export function sseFrame(frame: Frame): string {
     case 'delta':
       return `event: delta\ndata: ${JSON.stringify(frame.delta)}\n\n`
     case 'replay-end':
-      return `event: replay-end\ndata: ${JSON.stringify({ seq: frame.seq })}\n\n`
+    case 'replay-page':
+      return `event: ${frame.kind}\ndata: ${JSON.stringify({ seq: frame.seq })}\n\n`
   }
 }
 
@@ -31,6 +34,7 @@ export function wsFrame(frame: Frame): string {
     case 'delta':
       return JSON.stringify({ type: 'delta', delta: frame.delta })
     case 'replay-end':
-      return JSON.stringify({ type: 'replay-end', seq: frame.seq })
+    case 'replay-page':
+      return JSON.stringify({ type: frame.kind, seq: frame.seq })
   }
 }

@@ -1,18 +1,21 @@
 /**
  * The session projection: status, inbox, open step and running tools, all
  * folded from `session.next.*` events. The object keeps it up to date by
- * applying the same reducer to each event it appends, and rebuilds it from the
- * log on every wake.
+ * applying the same reducer to each event it appends, and on wake folds the
+ * events after its last snapshot (snapshot.ts).
+ *
+ * Its size is bounded whatever the history's length: counters, the open step's
+ * running calls, and the inbox (at most `MAX_PENDING` ids). Message texts stay
+ * in the log; the message-id index lives in storage (receipts.ts).
  */
 import type { Stored } from '../ledger/envelope.ts'
 import { type Delivery, EVENT, type EventPayloads } from './events.ts'
 
-/** An admitted prompt waiting for promotion. */
+/** An admitted prompt waiting for promotion (its text stays in the log). */
 export interface InboxRow {
   messageId: string
   seq: number
   delivery: Delivery
-  text: string
 }
 
 /** What an exact retry is compared against, and the receipt it gets back. */
@@ -39,15 +42,13 @@ export interface SessionState {
   /** Tool calls started and not settled, by id. */
   running: Record<string, string>
   pending: InboxRow[]
-  /** Message id → admission. Owned by the fold and extended in place: O(1) per prompt. */
-  admissions: Map<string, Admission>
   counts: { events: number; prompts: number; steps: number; toolCalls: number }
   lastSeq: number
   /** The last event's id: every new event names it as its causal parent. */
   lastId: string | null
 }
 
-/** A fresh, empty state. A function, not a constant: the fold extends its maps in place. */
+/** A fresh, empty state. Plain JSON, so a snapshot stores it as it is. */
 export function emptySession(): SessionState {
   return {
     exists: false,
@@ -63,7 +64,6 @@ export function emptySession(): SessionState {
     step: null,
     running: {},
     pending: [],
-    admissions: new Map(),
     counts: { events: 0, prompts: 0, steps: 0, toolCalls: 0 },
     lastSeq: 0,
     lastId: null,
@@ -88,8 +88,7 @@ export function reduceSession(state: SessionState, envelope: Stored): SessionSta
       const p = payload as EventPayloads[typeof EVENT.admitted]
       return {
         ...next,
-        pending: [...state.pending, { messageId: p.messageId, seq: envelope.seq, delivery: p.delivery, text: p.text }],
-        admissions: state.admissions.set(p.messageId, { seq: envelope.seq, digest: p.digest }),
+        pending: [...state.pending, { messageId: p.messageId, seq: envelope.seq, delivery: p.delivery }],
       }
     }
     case EVENT.prompted: {

@@ -32,7 +32,9 @@ import { admit, PromptSchema, type Receipt } from './admission.ts'
 import { EVENT, type EventPayloads, type EventType } from './events.ts'
 import { History } from './history.ts'
 import { emptySession, reduceSession, type SessionState, type SessionView, viewOf } from './projection.ts'
+import { Receipts } from './receipts.ts'
 import { recover } from './recovery.ts'
+import { restore, snapshotIfDue } from './snapshot.ts'
 import { type Delta, Runner } from './runner.ts'
 import { type SocketAttachment, Subscribers } from './streams.ts'
 import { CALLER_HEADER, ClientMessageSchema, TICKET_HEADER } from './ws-protocol.ts'
@@ -58,6 +60,7 @@ export class SessionObject extends DurableObject<Env> {
   protected readonly access: SessionAccess
   protected readonly subscribers: Subscribers
   protected readonly bus: Bus
+  protected readonly receipts: Receipts
   protected state: SessionState = emptySession()
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -65,7 +68,8 @@ export class SessionObject extends DurableObject<Env> {
     this.ledger = new Ledger(ctx.storage)
     this.catalog = composeCatalog(env as unknown as EnvVars)
     this.access = new SessionAccess(this.ledger, `${this.topic}.denials`, () => this.name)
-    this.subscribers = new Subscribers(ctx, this.ledger, this.topic)
+    this.receipts = new Receipts(ctx.storage.kv)
+    this.subscribers = new Subscribers(ctx, this.ledger, this.topic, () => this.state.lastSeq)
     // The session's address is held, so its events are stored before delivery; `.air` is not:
     // deltas reach whoever listens and are gone.
     this.bus = new Bus({ ledger: this.ledger, author: 'object:session', holds: [this.topic] })
@@ -90,7 +94,7 @@ export class SessionObject extends DurableObject<Env> {
     this.tools.register('wait', wait)
     void ctx.blockConcurrencyWhile(async () => {
       await migrateLedger(ctx.storage)
-      this.state = this.ledger.fold(this.topic, reduceSession, emptySession()).state
+      this.state = restore(ctx.storage.kv, this.ledger, this.topic, this.receipts)
       if (recover(this.state, (type, payload) => this.record(type, payload)) || this.hasWork()) {
         await ctx.storage.setAlarm(Date.now())
       }
@@ -125,10 +129,13 @@ export class SessionObject extends DurableObject<Env> {
   /** Admits a prompt durably and wakes the runner; never waits for execution. */
   prompt(caller: Caller, input: unknown): { receipt: Receipt; duplicate: boolean } {
     const decision = this.access.check(this.state, caller, 'prompt')
-    const admission = admit(this.name, this.state, parseOrThrow(PromptSchema, input, 'INVALID_REQUEST'))
+    const inbox = { admitted: (id: string) => this.receipts.get(id), pending: this.state.pending.length }
+    const admission = admit(this.name, inbox, parseOrThrow(PromptSchema, input, 'INVALID_REQUEST'))
     if ('receipt' in admission) return { receipt: admission.receipt, duplicate: true }
     const { messageId, delivery, text, digest } = admission.append
+    // The event and its index entry are written in one synchronous step: both commit or neither.
     const admitted = this.record(EVENT.admitted, { messageId, delivery, text, digest }, gateHeaders(caller, decision))
+    this.receipts.put(messageId, { seq: admitted.seq, digest })
     void this.wake()
     return { receipt: { id: messageId, session: this.name, sequence: admitted.seq, status: 'admitted' }, duplicate: false }
   }
@@ -162,14 +169,19 @@ export class SessionObject extends DurableObject<Env> {
       const caller = JSON.parse(request.headers.get(CALLER_HEADER) ?? 'null') as Caller | null
       if (!caller) throw new NeuronError('TOKEN_MISSING', 'no authenticated caller', { status: 401 })
       this.access.check(this.state, caller, 'read')
-      await this.spendTicket(request.headers.get(TICKET_HEADER))
+      // Everything that can refuse the request is checked before the ticket is spent (a write).
       if (url.pathname.endsWith('/ws')) {
         if (request.headers.get('upgrade')?.toLowerCase() !== 'websocket') {
           throw new NeuronError('UPGRADE_REQUIRED', 'this endpoint speaks WebSocket', { status: 426 })
         }
+        this.spendTicket(request.headers.get(TICKET_HEADER))
         return this.subscribers.accept(caller)
       }
-      if (url.pathname.endsWith('/events')) return this.subscribers.tail(afterOf(request, url))
+      if (url.pathname.endsWith('/events')) {
+        const after = afterOf(request, url)
+        this.spendTicket(request.headers.get(TICKET_HEADER))
+        return this.subscribers.tail(after)
+      }
       throw new NeuronError('NOT_FOUND', `no stream at ${url.pathname}`, { status: 404 })
     } catch (error) {
       if (!(error instanceof NeuronError)) throw error
@@ -232,6 +244,7 @@ export class SessionObject extends DurableObject<Env> {
     // Each event's causal parent is the one before it: the session is a chain.
     const envelope = this.bus.publish(this.topic, type, payload, { parent: this.state.lastId, headers }) as Stored
     this.state = reduceSession(this.state, envelope)
+    snapshotIfDue(this.ctx.storage.kv, this.state)
     if (type === EVENT.stepEnded) this.meterTurn(payload as EventPayloads[typeof EVENT.stepEnded])
     return envelope
   }
@@ -245,18 +258,19 @@ export class SessionObject extends DurableObject<Env> {
     return this.state.exists && (this.state.pending.length > 0 || this.state.loopOpen)
   }
 
-  /** A stream ticket is good once: its id is remembered until it would have expired anyway. */
-  private async spendTicket(header: string | null): Promise<void> {
+  /**
+   * A stream ticket is good once: its id is remembered until it would have expired anyway.
+   * Keys sort by expiry, so each use also forgets a bounded batch of already-expired ones.
+   */
+  private spendTicket(header: string | null): void {
     if (!header) return
     const { jti, exp } = JSON.parse(header) as { jti: string; exp: number }
-    const key = `ticket:${jti}`
-    if ((await this.ctx.storage.get(key)) !== undefined) {
-      throw new NeuronError('TICKET_REPLAYED', 'this ticket was already used', { status: 401 })
-    }
-    await this.ctx.storage.put(key, exp)
-    const spent = await this.ctx.storage.list<number>({ prefix: 'ticket:' })
-    const now = Date.now() / 1000
-    await this.ctx.storage.delete([...spent].filter(([, expiry]) => expiry < now).map(([k]) => k))
+    const kv = this.ctx.storage.kv
+    const key = `ticket:${expiryKey(exp)}:${jti}`
+    if (kv.get(key) !== undefined) throw new NeuronError('TICKET_REPLAYED', 'this ticket was already used', { status: 401 })
+    kv.put(key, 1)
+    const expired = kv.list({ prefix: 'ticket:', end: `ticket:${expiryKey(Date.now() / 1000)}`, limit: 16 })
+    for (const [stale] of expired) kv.delete(stale)
   }
 
   private meterTurn(step: EventPayloads[typeof EVENT.stepEnded]): void {
@@ -291,6 +305,11 @@ function readMessage(message: string | ArrayBuffer): unknown {
     })
   }
   return parseJson(typeof message === 'string' ? message : new TextDecoder().decode(message), { what: 'a WebSocket message' })
+}
+
+/** Seconds since the epoch as a fixed-width key, so keys sort by time. */
+function expiryKey(seconds: number): string {
+  return String(Math.floor(seconds)).padStart(12, '0')
 }
 
 function afterOf(request: Request, url: URL): number {

@@ -1,8 +1,15 @@
 /**
- * One SSE subscriber: replay of durable events after a sequence, a marker where
- * replay ends, then the live tail. Live events that arrive during the (paged,
- * back-pressured) replay are held and released after it, skipping any the
- * replay already sent, so a reconnect sees no gap and no duplicate.
+ * One SSE subscriber, as a cursor into the log. Durable events are never
+ * buffered per subscriber: the stream pulls the next page from the ledger
+ * after its cursor whenever the reader has room, so a replay of any length
+ * and a reader of any speed cost the same bounded memory (one page, plus the
+ * stream's high-water mark). `replay-end` marks where the replay caught up
+ * with the log; after it the same pulls deliver live events as they are
+ * appended. Deltas are air: a tail takes them only while it is caught up and
+ * has room, and drops them otherwise.
+ *
+ * A reader that has taken nothing for `STALL_MS` while events wait is closed;
+ * it resumes with `Last-Event-ID`, losing nothing.
  */
 import type { Page } from '../ledger/ledger.ts'
 import { type Frame, sseFrame } from './frames.ts'
@@ -10,69 +17,119 @@ import { type Frame, sseFrame } from './frames.ts'
 /** A comment line this often keeps proxies from closing an idle stream. */
 export const HEARTBEAT_MS = 15_000
 
+/** Bytes a tail may have queued for its reader before it stops reading the log. */
+export const TAIL_HIGH_WATER_BYTES = 256 * 1024
+
+/** A reader that takes no bytes for this long while events wait for it is disconnected. */
+export const STALL_MS = 60_000
+
+/** Reads the page of durable events after a sequence. */
+export type PageReader = (after: number) => Page
+
+const encoder = new TextEncoder()
+
 /**
  * @example
- * const tail = new SseTail((t) => tails.delete(t))
- * void tail.replay((after) => ledger.byTopic(topic, { after, limit: 500 }), lastEventId)
+ * const tail = new SseTail((after) => ledger.byTopic(topic, { after, limit: 200 }), lastEventId, (t) => tails.delete(t))
+ * ledger.append(...); tail.notify()   // after every durable append
  * return tail.response
  */
 export class SseTail {
   readonly response: Response
-  private readonly writer: WritableStreamDefaultWriter<string>
-  private replaying = true
-  private held: Frame[] = []
+  private controller!: ReadableStreamDefaultController<Uint8Array>
+  private cursor: number
+  private live = false
   private closed = false
-  private readonly heartbeat: ReturnType<typeof setInterval>
+  /** Resolves a pull that found nothing new: the next append (or a heartbeat) wakes it. */
+  private waiting: (() => void) | null = null
+  private lastPull = Date.now()
+  private readonly timer: ReturnType<typeof setInterval>
 
-  constructor(private readonly onClose: (tail: SseTail) => void, heartbeatMs = HEARTBEAT_MS) {
-    const encoder = new TextEncoderStream()
-    this.writer = encoder.writable.getWriter()
-    this.response = new Response(encoder.readable, {
+  constructor(
+    private readonly read: PageReader,
+    after: number,
+    private readonly onClose: (tail: SseTail) => void,
+    options: { heartbeatMs?: number; stallMs?: number } = {},
+  ) {
+    this.cursor = after
+    const stream = new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          this.controller = controller
+        },
+        pull: () => this.pull(),
+        cancel: () => this.close(),
+      },
+      { highWaterMark: TAIL_HIGH_WATER_BYTES, size: (chunk) => chunk.byteLength },
+    )
+    this.response = new Response(stream, {
       headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' },
     })
-    this.heartbeat = setInterval(() => this.write(': heartbeat\n\n'), heartbeatMs)
+    const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS
+    const stallMs = options.stallMs ?? STALL_MS
+    this.timer = setInterval(() => this.tick(stallMs), heartbeatMs)
   }
 
-  /** Delivers a live frame; deltas during replay are air and are dropped. */
-  push(frame: Frame): void {
-    if (!this.replaying) return this.write(sseFrame(frame))
-    if (frame.kind === 'event') this.held.push(frame)
+  /** The last durable sequence this tail has queued for its reader. */
+  get position(): number {
+    return this.cursor
   }
 
-  /** Replays pages after `after`, then switches to live. */
-  async replay(read: (after: number) => Page, after: number): Promise<void> {
-    let cursor = after
-    for (;;) {
-      const page = read(cursor)
-      for (const envelope of page.items) {
-        this.write(sseFrame({ kind: 'event', envelope }))
-        cursor = envelope.seq
-      }
-      if (page.next === null) break
-      await this.writer.ready.catch(() => this.close())
-      if (this.closed) return
-    }
-    this.write(sseFrame({ kind: 'replay-end', seq: cursor }))
-    for (const frame of this.held) {
-      if (frame.kind === 'event' && frame.envelope.seq > cursor) {
-        this.write(sseFrame(frame))
-        cursor = frame.envelope.seq
-      }
-    }
-    this.held = []
-    this.replaying = false
+  /** A durable event was appended: a waiting pull reads it from the log. */
+  notify(): void {
+    const wake = this.waiting
+    this.waiting = null
+    wake?.()
+  }
+
+  /** An ephemeral frame: sent only to a caught-up tail with room, else dropped (air). */
+  air(frame: Frame, lastSeq: number): void {
+    if (this.closed || !this.live || this.cursor !== lastSeq) return
+    if ((this.controller.desiredSize ?? 0) <= 0) return
+    this.enqueue(sseFrame(frame))
   }
 
   close(): void {
     if (this.closed) return
     this.closed = true
-    clearInterval(this.heartbeat)
-    this.writer.close().catch(() => {})
+    clearInterval(this.timer)
+    this.notify()
+    try {
+      this.controller.close()
+    } catch {
+      // already closed or errored by the reader
+    }
     this.onClose(this)
   }
 
-  private write(text: string): void {
+  /** Called by the stream whenever its queue is under the high-water mark. */
+  private async pull(): Promise<void> {
+    this.lastPull = Date.now()
+    while (!this.closed) {
+      const page = this.read(this.cursor)
+      for (const envelope of page.items) {
+        this.enqueue(sseFrame({ kind: 'event', envelope }))
+        this.cursor = envelope.seq
+      }
+      if (!this.live && page.next === null) {
+        this.live = true
+        this.enqueue(sseFrame({ kind: 'replay-end', seq: this.cursor }))
+      }
+      if (page.items.length > 0 || !this.live) return
+      // Caught up: wait for the next append instead of polling the log.
+      await new Promise<void>((resolve) => (this.waiting = resolve))
+    }
+  }
+
+  private tick(stallMs: number): void {
     if (this.closed) return
-    this.writer.write(text).catch(() => this.close())
+    const starved = this.waiting === null && Date.now() - this.lastPull > stallMs
+    if (starved) return this.close()
+    if ((this.controller.desiredSize ?? 0) > 0) this.enqueue(': heartbeat\n\n')
+  }
+
+  private enqueue(text: string): void {
+    if (this.closed) return
+    this.controller.enqueue(encoder.encode(text))
   }
 }

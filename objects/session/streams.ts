@@ -2,6 +2,15 @@
  * A session's live subscribers: SSE tails (in memory, they keep the object
  * awake) and hibernatable WebSockets (their subscription survives hibernation
  * in the socket attachment). Both get the same frames.
+ *
+ * Nothing here grows with the session's history or with a reader's lag:
+ * - an SSE tail is a cursor that pulls pages from the log as its reader takes
+ *   bytes (see sse-tail.ts);
+ * - a WebSocket replay is paced by its client: each `subscribe {after}` gets one
+ *   page; a page that is not the last ends with `replay-page {seq}`, and the
+ *   client asks for the next with `subscribe {after: seq}`. The page that
+ *   reaches the end of the log ends with `replay-end` and makes the socket live,
+ *   in the same synchronous step, so no event falls between replay and live.
  */
 import type { Caller } from '../access/authorize.ts'
 import type { Ledger } from '../ledger/ledger.ts'
@@ -13,6 +22,9 @@ export interface SocketAttachment {
   subscribed: boolean
   caller: Caller
 }
+
+/** Events per replay page, on either stream (the ledger also ends a page at 4 MiB of payloads). */
+export const REPLAY_PAGE = 200
 
 /**
  * @example
@@ -28,10 +40,13 @@ export class Subscribers {
     private readonly ctx: DurableObjectState,
     private readonly ledger: Ledger,
     private readonly topic: string,
+    /** The session's last durable sequence: a tail at it is caught up and may take air. */
+    private readonly lastSeq: () => number,
   ) {}
 
   broadcast(frame: Frame): void {
-    for (const tail of this.tails) tail.push(frame)
+    if (frame.kind === 'event') for (const tail of this.tails) tail.notify()
+    else for (const tail of this.tails) tail.air(frame, this.lastSeq())
     const sockets = (this.sockets ??= this.ctx.getWebSockets())
     if (sockets.length === 0) return
     const text = wsFrame(frame)
@@ -42,9 +57,8 @@ export class Subscribers {
 
   /** An SSE response replaying after `after`, then tailing. */
   tail(after: number): Response {
-    const tail = new SseTail((closed) => this.tails.delete(closed))
+    const tail = new SseTail((cursor) => this.page(cursor), after, (closed) => this.tails.delete(closed))
     this.tails.add(tail)
-    void tail.replay((cursor) => this.ledger.byTopic(this.topic, { after: cursor, limit: 500 }), after)
     return tail.response
   }
 
@@ -57,23 +71,38 @@ export class Subscribers {
     return new Response(null, { status: 101, webSocket: client })
   }
 
-  /** Replays synchronously (no await, so no live event can interleave), then marks the socket live. */
+  /**
+   * Sends one replay page after `after`. The last page ends with `replay-end` and marks the
+   * socket live in the same synchronous step (no await), so no live event can fall in between.
+   */
   subscribe(ws: WebSocket, after: number): void {
+    const page = this.page(after)
     let cursor = after
-    for (;;) {
-      const page = this.ledger.byTopic(this.topic, { after: cursor, limit: 500 })
-      for (const envelope of page.items) {
-        ws.send(wsFrame({ kind: 'event', envelope }))
-        cursor = envelope.seq
-      }
-      if (page.next === null) break
+    for (const envelope of page.items) {
+      ws.send(wsFrame({ kind: 'event', envelope }))
+      cursor = envelope.seq
+    }
+    const attachment = ws.deserializeAttachment() as SocketAttachment
+    if (page.next !== null) {
+      ws.send(wsFrame({ kind: 'replay-page', seq: cursor }))
+      if (attachment.subscribed) ws.serializeAttachment({ ...attachment, subscribed: false } satisfies SocketAttachment)
+      return
     }
     ws.send(wsFrame({ kind: 'replay-end', seq: cursor }))
-    ws.serializeAttachment({ ...(ws.deserializeAttachment() as SocketAttachment), subscribed: true } satisfies SocketAttachment)
+    if (!attachment.subscribed) ws.serializeAttachment({ ...attachment, subscribed: true } satisfies SocketAttachment)
   }
 
   /** Forget the cached socket list: one was closed or failed. */
   socketsChanged(): void {
     this.sockets = null
+  }
+
+  /** How many SSE tails are open (for tests and diagnostics). */
+  get tailCount(): number {
+    return this.tails.size
+  }
+
+  private page(after: number) {
+    return this.ledger.byTopic(this.topic, { after, limit: REPLAY_PAGE })
   }
 }

@@ -18,58 +18,76 @@ const envelope = (seq: number): Stored => ({
   payload: { seq },
 })
 
-async function drain(response: Response, until: (events: SseEvent[]) => boolean): Promise<SseEvent[]> {
-  const reader = response.body!.getReader()
-  const parser = new SseParser()
-  const events: SseEvent[] = []
-  while (!until(events)) {
-    const { value, done } = await reader.read()
-    if (done) break
-    parser.push(value, events)
+/** An in-memory log in pages of `size`, standing in for `ledger.byTopic`. */
+function memoryLog(size = 2) {
+  const log: Stored[] = []
+  let reads = 0
+  const read = (after: number): Page => {
+    reads++
+    const items = log.filter((e) => e.seq > after).slice(0, size)
+    const last = items.at(-1)
+    return { items, next: last && log.some((e) => e.seq > last.seq) ? last.seq : null }
   }
-  await reader.cancel()
-  return events
+  return { log, read, reads: () => reads, append: (seq: number) => log.push(envelope(seq)) }
 }
 
 describe('SseTail', () => {
-  it('holds live events that arrive mid-replay and releases only those newer than the replay, after the marker', async () => {
-    // The log holds 1..6 in pages of 2. While page 2 is being read, events 5, 6 (also in the log)
-    // and 7, 8 (new) arrive live; deltas arriving then are air and dropped.
-    const log = [1, 2, 3, 4, 5, 6].map(envelope)
-    const tail = new SseTail(() => {}, 60_000)
-    let reads = 0
-    const read = (after: number): Page => {
-      reads++
-      if (reads === 2) {
-        for (const seq of [5, 6, 7, 8]) tail.push({ kind: 'event', envelope: envelope(seq) })
-        tail.push({ kind: 'delta', delta: { type: 'text-delta', step: 's', text: 'dropped' } })
-      }
-      const items = log.filter((e) => e.seq > after).slice(0, 2)
-      const last = items.at(-1)
-      return { items, next: last && last.seq < 6 ? last.seq : null }
-    }
-    const replayed = tail.replay(read, 0)
-    const events = await drain(tail.response, (list) => list.some((e) => e.id === '8'))
-    await replayed
-    expect(events.map((e) => (e.event === 'replay-end' ? `end:${JSON.parse(e.data).seq}` : e.id))).toEqual(['1', '2', '3', '4', '5', '6', 'end:6', '7', '8'])
-    expect(events.some((e) => e.event === 'delta')).toBe(false)
+  it('replays pages from the log, marks where replay ended, then delivers appends as they are notified', async () => {
+    const mem = memoryLog(2)
+    for (const seq of [1, 2, 3, 4, 5]) mem.append(seq)
+    const tail = new SseTail(mem.read, 0, () => {}, { heartbeatMs: 60_000 })
+    const replayed = await drainUntil(tail, (list) => list.some((e) => e.event === 'replay-end'))
+    expect(replayed.map(label)).toEqual(['1', '2', '3', '4', '5', 'end:5'])
+    mem.append(6)
+    mem.append(7)
+    tail.notify()
+    const live = await drainUntil(tail, (list) => list.some((e) => e.id === '7'))
+    expect(live.map(label)).toEqual(['6', '7'])
     tail.close()
   })
 
-  it('after replay, live frames (durable and air) flow straight through', async () => {
-    const tail = new SseTail(() => {}, 60_000)
-    await tail.replay(() => ({ items: [envelope(1)], next: null }), 0)
-    tail.push({ kind: 'delta', delta: { type: 'text-delta', step: 's', text: 'hi' } })
-    tail.push({ kind: 'event', envelope: envelope(2) })
-    const events = await drain(tail.response, (list) => list.some((e) => e.id === '2' && e.event !== 'delta'))
-    expect(events.map((e) => e.event)).toEqual(['session.next.text', 'replay-end', 'delta', 'session.next.text'])
+  it('resumes after a sequence: exactly the events after it', async () => {
+    const mem = memoryLog(3)
+    for (let seq = 1; seq <= 10; seq++) mem.append(seq)
+    const tail = new SseTail(mem.read, 6, () => {}, { heartbeatMs: 60_000 })
+    const events = await drainUntil(tail, (list) => list.some((e) => e.event === 'replay-end'))
+    expect(events.map(label)).toEqual(['7', '8', '9', '10', 'end:10'])
+    tail.close()
+  })
+
+  it('reads the log only as fast as its reader takes bytes: a stalled reader costs one page, not the history', async () => {
+    const mem = memoryLog(50)
+    // ~20 MB of frames in the log; the reader never reads.
+    const big = 'x'.repeat(4000)
+    for (let seq = 1; seq <= 5000; seq++) mem.log.push({ ...envelope(seq), payload: { big } })
+    const tail = new SseTail(mem.read, 0, () => {}, { heartbeatMs: 60_000 })
+    await new Promise((r) => setTimeout(r, 50))
+    // The stream filled its high-water mark (256 KiB ≈ 60 frames) and stopped pulling.
+    expect(mem.reads()).toBeLessThanOrEqual(3)
+    expect(tail.position).toBeLessThan(200)
+    const events = await drainUntil(tail, (list) => list.some((e) => e.event === 'replay-end'), 5_000)
+    expect(events.filter((e) => e.event !== 'replay-end').map((e) => Number(e.id))).toEqual(Array.from({ length: 5000 }, (_, i) => i + 1))
+    tail.close()
+  })
+
+  it('air reaches a caught-up tail only; a lagging tail drops it (durable events still arrive)', async () => {
+    const mem = memoryLog(2)
+    mem.append(1)
+    const tail = new SseTail(mem.read, 0, () => {}, { heartbeatMs: 60_000 })
+    tail.air({ kind: 'delta', delta: { type: 'text-delta', step: 's', text: 'before replay: dropped' } }, 1)
+    await drainUntil(tail, (list) => list.some((e) => e.event === 'replay-end'))
+    tail.air({ kind: 'delta', delta: { type: 'text-delta', step: 's', text: 'caught up' } }, 1)
+    mem.append(2)
+    tail.air({ kind: 'delta', delta: { type: 'text-delta', step: 's', text: 'behind: dropped' } }, 2)
+    tail.notify()
+    const events = await drainUntil(tail, (list) => list.some((e) => e.id === '2'))
+    expect(events.map((e) => (e.event === 'delta' ? JSON.parse(e.data).text : label(e)))).toEqual(['caught up', '2'])
     tail.close()
   })
 
   it('sends heartbeats while idle, and stops when closed', async () => {
     let closed = 0
-    const tail = new SseTail(() => closed++, 20)
-    await tail.replay(() => ({ items: [], next: null }), 0)
+    const tail = new SseTail(() => ({ items: [], next: null }), 0, () => closed++, { heartbeatMs: 20 })
     const reader = tail.response.body!.getReader()
     let text = ''
     while (!text.includes(': heartbeat')) text += new TextDecoder().decode((await reader.read()).value)
@@ -77,4 +95,43 @@ describe('SseTail', () => {
     tail.close()
     expect(closed).toBe(1)
   })
+
+  it('closes a reader that takes nothing for the stall limit while events wait for it', async () => {
+    const mem = memoryLog(50)
+    const big = 'x'.repeat(4000)
+    for (let seq = 1; seq <= 500; seq++) mem.log.push({ ...envelope(seq), payload: { big } })
+    let closed = 0
+    const tail = new SseTail(mem.read, 0, () => closed++, { heartbeatMs: 10, stallMs: 100 })
+    await new Promise((r) => setTimeout(r, 300))
+    expect(closed).toBe(1)
+    // A caught-up idle reader is not stalled: it is waiting for events, not refusing them.
+    const idle = new SseTail(() => ({ items: [], next: null }), 0, () => closed++, { heartbeatMs: 10, stallMs: 50 })
+    const reader = idle.response.body!.getReader()
+    const reading = (async () => {
+      for (;;) if ((await reader.read()).done) return
+    })()
+    await new Promise((r) => setTimeout(r, 200))
+    expect(closed).toBe(1)
+    idle.close()
+    await reading
+  })
 })
+
+const label = (e: SseEvent) => (e.event === 'replay-end' ? `end:${JSON.parse(e.data).seq}` : e.id)
+
+/** Reads from the tail until `until` holds, keeping the stream open (unlike `drain`). */
+const readers = new WeakMap<SseTail, ReadableStreamDefaultReader<Uint8Array>>()
+async function drainUntil(tail: SseTail, until: (events: SseEvent[]) => boolean, timeoutMs = 2_000): Promise<SseEvent[]> {
+  let reader = readers.get(tail)
+  if (!reader) readers.set(tail, (reader = tail.response.body!.getReader()))
+  const parser = new SseParser()
+  const events: SseEvent[] = []
+  const deadline = Date.now() + timeoutMs
+  while (!until(events)) {
+    if (Date.now() > deadline) throw new Error(`not met; got ${events.map(label).join(',')}`)
+    const { value, done } = await reader.read()
+    if (done) break
+    parser.push(value, events)
+  }
+  return events.filter((e) => e.event !== undefined || e.data !== undefined)
+}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { api, events, newSession, postJson, waitIdle } from '../support/session.ts'
+import { REPLAY_PAGE } from '../../objects/session/streams.ts'
 import { openSocket, readSse } from '../support/streams.ts'
 
 const durable = (name: string) => name.startsWith('session.next.')
@@ -114,6 +115,39 @@ describe('WebSocket (hibernation API)', () => {
     const got = await socket.until((m) => m.some((x) => x.type === 'replay-end'))
     expect(got.filter((m) => m.type === 'event').map((m) => m.seq)).toEqual(Array.from({ length: total - 4 }, (_, i) => 5 + i))
     expect(got.find((m) => m.type === 'replay-end')).toEqual({ type: 'replay-end', seq: total })
+    socket.close()
+  })
+
+  it('a replay longer than a page is paced by the client: replay-page, subscribe after it, then replay-end and live', async () => {
+    const { id } = await newSession()
+    const calls = Array.from({ length: 220 }, () => '/tool calculator {"expression":"1+1"}').join('\n')
+    await postJson(`/v1/sessions/${id}/prompt`, { id: 'many', text: calls })
+    await waitIdle(id, 60_000)
+    const total = (await events(id)).length
+    expect(total).toBeGreaterThan(2 * REPLAY_PAGE)
+    const socket = await openSocket(`/v1/sessions/${id}/ws`)
+    socket.send({ type: 'subscribe', after: 0 })
+    // One page only: the server sends nothing more until the client asks.
+    await socket.until((m) => m.some((x) => x.type === 'replay-page'))
+    await new Promise((r) => setTimeout(r, 100))
+    expect(socket.messages.filter((m) => m.type === 'event')).toHaveLength(REPLAY_PAGE)
+    expect(socket.messages.at(-1)).toEqual({ type: 'replay-page', seq: REPLAY_PAGE })
+    // A live turn while the client is mid-replay: the socket is not live yet, so it gets it by paging.
+    await postJson(`/v1/sessions/${id}/prompt`, { id: 'during', text: 'during the replay' })
+    await waitIdle(id)
+    for (;;) {
+      const last = socket.messages.at(-1)!
+      if (last.type === 'replay-end') break
+      socket.send({ type: 'subscribe', after: last.seq })
+      const before = socket.messages.length
+      await socket.until((m) => m.length > before && ['replay-page', 'replay-end'].includes(m.at(-1)!.type as string))
+    }
+    await postJson(`/v1/sessions/${id}/prompt`, { id: 'after', text: 'live now' })
+    await waitIdle(id)
+    const all = await events(id)
+    await socket.until((m) => m.filter((x) => x.type === 'event').length === all.length)
+    const seqs = socket.messages.filter((m) => m.type === 'event').map((m) => m.seq as number)
+    expect(seqs).toEqual(all.map((e) => e.seq))
     socket.close()
   })
 

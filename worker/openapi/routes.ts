@@ -71,7 +71,7 @@ export const ROUTES: RouteDoc[] = [
     maxBodyBytes: MAX_BODY_BYTES,
     ok: { 202: 'admitted: the inbox receipt', 200: 'exact retry: the same receipt' },
     response: R.Receipt,
-    errors: [...SESSION_ERRORS, ...BODY_ERRORS, 'INVALID_REQUEST', 'PROMPT_CONFLICT'],
+    errors: [...SESSION_ERRORS, ...BODY_ERRORS, 'INVALID_REQUEST', 'PROMPT_CONFLICT', 'INBOX_FULL'],
   },
   { method: 'post', path: '/v1/sessions/{id}/interrupt', operationId: 'interruptSession', summary: 'Stop the running turn; pending prompts are kept', auth: 'bearer', ok: { 200: 'whether a turn was interrupted' }, response: R.Interrupted, errors: SESSION_ERRORS },
   { method: 'get', path: '/v1/sessions/{id}/history', operationId: 'getSessionHistory', summary: 'A finite page of durable events', auth: 'bearer', query: PageQuery, ok: { 200: 'a page' }, response: R.Page, errors: [...SESSION_ERRORS, 'INVALID_QUERY'] },
