@@ -4,7 +4,7 @@
  * whole tree (wrangler and its workerd child) at once.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -18,6 +18,10 @@ export interface Wrangler {
   /** Graceful stop. */
   stop(): Promise<void>
   output(): string
+  /** The wrangler inspector proxy's port (see inspector.ts). */
+  inspectorPort: number
+  /** Resident memory of each workerd process in the group, in MiB. */
+  workerdRssMb(): number[]
 }
 
 const ROOT = resolve(import.meta.dirname, '../..')
@@ -40,6 +44,7 @@ export function tempPersistDir(): string {
 /** Starts `wrangler dev` on a free port and resolves once it serves `/health`. */
 export async function startWrangler(options: { persistTo?: string; vars?: Record<string, string> } = {}): Promise<Wrangler> {
   const port = await freePort()
+  const inspectorPort = await freePort()
   const persistTo = options.persistTo ?? tempPersistDir()
   const args = [
     join(ROOT, 'node_modules/wrangler/bin/wrangler.js'),
@@ -52,7 +57,7 @@ export async function startWrangler(options: { persistTo?: string; vars?: Record
     persistTo,
     '--show-interactive-dev-session=false',
     '--inspector-port',
-    String(await freePort()),
+    String(inspectorPort),
   ]
   for (const [key, value] of Object.entries({ ...DEV_VARS, ...options.vars })) args.push('--var', `${key}:${value}`)
   const child = spawn(process.execPath, args, {
@@ -73,7 +78,27 @@ export async function startWrangler(options: { persistTo?: string; vars?: Record
     crash: () => killGroup(child, 'SIGKILL'),
     stop: () => killGroup(child, 'SIGTERM'),
     output: () => log,
+    inspectorPort,
+    workerdRssMb: () => workerdRssMb(child.pid!),
   }
+}
+
+/** VmRSS of every workerd process whose process group is `group`, in MiB. */
+function workerdRssMb(group: number): number[] {
+  const sizes: number[] = []
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('workerd')) continue
+      // /proc/<pid>/stat: "pid (comm) state ppid pgrp ..."; comm may hold spaces, so split after ')'.
+      const pgrp = Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[2])
+      if (pgrp !== group) continue
+      const rss = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+      if (rss) sizes.push(Math.round(Number(rss[1]) / 1024))
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return sizes
 }
 
 async function waitForHealth(url: string, child: ChildProcess, log: () => string): Promise<void> {
