@@ -22,7 +22,10 @@ export const EVENT = {
   toolFailed: 'session.next.tool.failed',
   toolCancelled: 'session.next.tool.cancelled',
   retried: 'session.next.retried',
+  interruptRequested: 'session.next.interrupt.requested',
   interrupted: 'session.next.interrupted',
+  compactionStarted: 'session.next.compaction.started',
+  compactionEnded: 'session.next.compaction.ended',
   halted: 'session.next.halted',
 } as const
 
@@ -45,7 +48,22 @@ export interface EventPayloads {
   [EVENT.toolFailed]: { step: string; toolCallId: string; error: { code: string; message: string } }
   [EVENT.toolCancelled]: { step: string; toolCallId: string; reason: string }
   [EVENT.retried]: { step: string; attempt: number; delayMs: number; status: number; message: string }
-  [EVENT.interrupted]: { step: string | null; reason: string }
+  /**
+   * A control entry, recorded before it acts: who asked to stop which running turn (`step`, or a
+   * compaction's id), and why. `id` makes a retry idempotent.
+   */
+  [EVENT.interruptRequested]: { id: string; step: string | null; by: string; reason: string }
+  /** `request` names the control entry it honours, when one asked for it. */
+  [EVENT.interrupted]: { step: string | null; reason: string; request?: string }
+  /** Hidden: a compaction turn began summarising the transcript (see compaction.ts). */
+  [EVENT.compactionStarted]: { id: string; reason: 'budget' | 'overflow'; estimate: number; budget: number }
+  /**
+   * Hidden: a compaction ended. Only `completed` changes what the model is shown: a new context
+   * epoch whose first messages are the artifact `baseline` (a JSON `Baseline`, see compaction.ts).
+   */
+  [EVENT.compactionEnded]:
+    | { id: string; outcome: 'completed'; baseline: string; summarised: number; kept: number; usage: Usage | null }
+    | { id: string; outcome: 'failed' | 'interrupted'; error: { code: string; message: string } }
   [EVENT.halted]: { reason: 'turn-limit' | 'step-failed'; limit: number | null }
 }
 

@@ -36,6 +36,12 @@ export interface SessionState {
   /** A promoted prompt whose turn loop has not reached idle yet. */
   loopOpen: boolean
   step: string | null
+  /** A compaction turn started and not ended (its id): an interrupt may name it like a step. */
+  compaction: string | null
+  /** The current context epoch: the artifact holding its baseline, and where it began. Null: the first epoch. */
+  epoch: { baseline: string; seq: number } | null
+  /** The last interrupt control entry, and whether an `interrupted` event has honoured it yet. */
+  interrupt: { id: string; step: string | null; seq: number; honoured: boolean } | null
   /** Tool calls started and not settled, by id. */
   running: Record<string, string>
   pending: InboxRow[]
@@ -61,6 +67,9 @@ export function emptySession(): SessionState {
     run: null,
     loopOpen: false,
     step: null,
+    compaction: null,
+    epoch: null,
+    interrupt: null,
     running: {},
     pending: [],
     admissions: new Map(),
@@ -123,7 +132,21 @@ export function reduceSession(state: SessionState, envelope: Stored): SessionSta
       const { [(payload as { toolCallId: string }).toolCallId]: _settled, ...running } = state.running
       return { ...next, running }
     }
-    case EVENT.interrupted:
+    case EVENT.interruptRequested: {
+      const p = payload as EventPayloads[typeof EVENT.interruptRequested]
+      return { ...next, interrupt: { id: p.id, step: p.step, seq: envelope.seq, honoured: false } }
+    }
+    case EVENT.compactionStarted:
+      return { ...next, compaction: (payload as EventPayloads[typeof EVENT.compactionStarted]).id }
+    case EVENT.compactionEnded: {
+      const p = payload as EventPayloads[typeof EVENT.compactionEnded]
+      return { ...next, compaction: null, epoch: p.outcome === 'completed' ? { baseline: p.baseline, seq: envelope.seq } : state.epoch }
+    }
+    case EVENT.interrupted: {
+      const p = payload as EventPayloads[typeof EVENT.interrupted]
+      const honoured = state.interrupt && p.request === state.interrupt.id ? { ...state.interrupt, honoured: true } : state.interrupt
+      return { ...next, step: null, compaction: null, loopOpen: false, interrupt: honoured }
+    }
     case EVENT.halted:
       return { ...next, step: null, loopOpen: false }
     default:
@@ -139,6 +162,8 @@ export interface SessionView {
   share: string[]
   model: string
   status: 'idle' | 'busy'
+  /** The running provider turn (or compaction), which an interrupt may name as its target. */
+  step: string | null
   createdAt: number
   pending: number
   counts: SessionState['counts']
@@ -154,6 +179,7 @@ export function viewOf(id: string, state: SessionState): SessionView {
     share: state.share,
     model: `${state.provider}/${state.model}`,
     status: state.run !== null || state.loopOpen || state.pending.length > 0 ? 'busy' : 'idle',
+    step: state.step ?? state.compaction,
     createdAt: state.createdAt,
     pending: state.pending.length,
     counts: state.counts,

@@ -17,6 +17,7 @@ import { type Settlement, settle } from '../tools/settle.ts'
 import { AirBuffer } from './air.ts'
 import { EVENT, type EventPayloads, type EventType } from './events.ts'
 import type { InboxRow, SessionState } from './projection.ts'
+import { pendingInterrupt } from './recovery.ts'
 
 /** Provider turns one promotion may use before the loop is halted. */
 export const MAX_TURNS = 16
@@ -42,8 +43,15 @@ export interface RunnerHost {
   readonly maxTurns?: number
 }
 
+/** Why a turn's controller was aborted by an interrupt, and the control entry that asked. */
 class Interrupted extends Error {
   override name = 'Interrupted'
+  constructor(
+    message: string,
+    readonly request: string | undefined,
+  ) {
+    super(message)
+  }
 }
 
 /**
@@ -52,7 +60,7 @@ class Interrupted extends Error {
  * @example
  * const runner = new Runner(host)
  * void runner.wake()        // after an admission
- * runner.interrupt()        // stops the running turn; false when idle
+ * runner.interrupt(step, 'req-1')   // stops that turn if it is the one running; false otherwise
  */
 export class Runner {
   private draining: Promise<void> | null = null
@@ -68,10 +76,13 @@ export class Runner {
     return this.draining
   }
 
-  /** Aborts the running provider turn. `false` when nothing was running (a no-op). */
-  interrupt(reason = 'interrupted by the user'): boolean {
-    if (!this.turn) return false
-    this.turn.controller.abort(new Interrupted(reason))
+  /**
+   * Aborts the running provider turn (or compaction) if it is `step`: an interrupt never reaches a
+   * turn other than the one it names. `false` when that turn is not running (a no-op).
+   */
+  interrupt(step: string, request?: string, reason = 'interrupted by the user'): boolean {
+    if (this.turn?.step !== step || this.turn.controller.signal.aborted) return false
+    this.turn.controller.abort(new Interrupted(reason, request))
     return true
   }
 
@@ -87,6 +98,12 @@ export class Runner {
     try {
       for (;;) {
         const state = host.state()
+        const control = pendingInterrupt(state)
+        if (control && control.step === null) {
+          // Asked for between turns: honoured here, at the boundary, before anything new starts.
+          host.record(EVENT.interrupted, { step: null, reason: 'interrupted between turns', request: control.id })
+          continue
+        }
         const batch = promotable(state)
         if (batch.length > 0) {
           host.record(EVENT.prompted, { messageIds: batch.map((row) => row.messageId) })
@@ -192,7 +209,8 @@ export class Runner {
       if (!outputRecorded) this.recordOutput(step, out.reasoning, signature, out.text)
       if (controller.signal.aborted && controller.signal.reason instanceof Interrupted) {
         this.closeCalls(step, calls, 'interrupted')
-        host.record(EVENT.interrupted, { step, reason: controller.signal.reason.message })
+        const { message, request } = controller.signal.reason
+        host.record(EVENT.interrupted, request === undefined ? { step, reason: message } : { step, reason: message, request })
         return
       }
       const failure = error instanceof NeuronError ? { code: error.code, message: error.message } : { code: 'STEP_FAILED', message: String(error) }

@@ -29,6 +29,7 @@ import { ToolRegistry } from '../tools/registry.ts'
 import { Identifier, parseOrThrow } from '../validate.ts'
 import { SessionAccess } from './access.ts'
 import { admit, PromptSchema, type Receipt } from './admission.ts'
+import { decideInterrupt, INTERRUPTED, InterruptSchema, type InterruptReply } from './control.ts'
 import { EVENT, type EventPayloads, type EventType } from './events.ts'
 import { History } from './history.ts'
 import { emptySession, reduceSession, type SessionState, type SessionView, viewOf } from './projection.ts'
@@ -133,12 +134,20 @@ export class SessionObject extends DurableObject<Env> {
     return { receipt: { id: messageId, session: this.name, sequence: admitted.seq, status: 'admitted' }, duplicate: false }
   }
 
-  /** Stops the running turn; pending prompts stay admitted. Idle is a no-op that says so. */
-  interrupt(caller: Caller): { interrupted: boolean; pending: number; message: string } {
-    this.access.check(this.state, caller, 'interrupt')
-    const interrupted = this.runner.interrupt(`interrupted by ${caller.id}`)
-    const pending = this.state.pending.length
-    return { interrupted, pending, message: interrupted ? 'the running turn was interrupted' : 'nothing was running' }
+  /**
+   * Stops the running turn the request names (default: the one running now); pending prompts stay
+   * admitted. The control entry is recorded before it acts; idle, a target that is not running, or
+   * a retry of the same id is a no-op that says so.
+   */
+  interrupt(caller: Caller, input: unknown = {}): InterruptReply {
+    const decision = this.access.check(this.state, caller, 'interrupt')
+    const decided = decideInterrupt(this.state, parseOrThrow(InterruptSchema, input ?? {}, 'INVALID_REQUEST'), caller.id)
+    if ('reply' in decided) return decided.reply
+    const { id, step, reason } = decided.record
+    this.record(EVENT.interruptRequested, decided.record, gateHeaders(caller, decision))
+    if (step !== null) this.runner.interrupt(step, id, reason)
+    else void this.wake()
+    return { interrupted: true, step, request: id, pending: this.state.pending.length, message: INTERRUPTED }
   }
 
   /** A page of durable events after `after`. */
@@ -186,7 +195,10 @@ export class SessionObject extends DurableObject<Env> {
         this.access.check(this.state, caller, 'read')
         return this.subscribers.subscribe(ws, msg.after)
       }
-      if (msg.type === 'interrupt') return ws.send(JSON.stringify({ type: 'interrupt', ...this.interrupt(caller) }))
+      if (msg.type === 'interrupt') {
+        const { type: _type, ...body } = msg
+        return ws.send(JSON.stringify({ type: 'interrupt', ...this.interrupt(caller, body) }))
+      }
       const { type: _type, ...body } = msg
       ws.send(JSON.stringify({ type: 'receipt', ...this.prompt(caller, body) }))
     } catch (error) {

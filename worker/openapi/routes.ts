@@ -8,6 +8,7 @@
 import type { z } from 'zod'
 import { EnvelopeDraftSchema } from '../../objects/ledger/envelope.ts'
 import { PromptSchema } from '../../objects/session/admission.ts'
+import { InterruptSchema } from '../../objects/session/control.ts'
 import { CreateSessionSchema } from '../../objects/session/session-object.ts'
 import { ListQuery, SchemaBody, WalkQuery } from '../routes/ledgers.ts'
 import { PageQuery, StreamQuery } from '../routes/sessions.ts'
@@ -73,7 +74,18 @@ export const ROUTES: RouteDoc[] = [
     response: R.Receipt,
     errors: [...SESSION_ERRORS, ...BODY_ERRORS, 'INVALID_REQUEST', 'PROMPT_CONFLICT'],
   },
-  { method: 'post', path: '/v1/sessions/{id}/interrupt', operationId: 'interruptSession', summary: 'Stop the running turn; pending prompts are kept', auth: 'bearer', ok: { 200: 'whether a turn was interrupted' }, response: R.Interrupted, errors: SESSION_ERRORS },
+  {
+    method: 'post',
+    path: '/v1/sessions/{id}/interrupt',
+    operationId: 'interruptSession',
+    summary: 'Record an interrupt naming the running turn (optional body), then stop it; pending prompts are kept',
+    auth: 'bearer',
+    body: InterruptSchema,
+    maxBodyBytes: MAX_BODY_BYTES,
+    ok: { 200: 'whether a turn was interrupted, which, and the control entry id' },
+    response: R.Interrupted,
+    errors: [...SESSION_ERRORS, ...BODY_ERRORS, 'INVALID_REQUEST'],
+  },
   { method: 'get', path: '/v1/sessions/{id}/history', operationId: 'getSessionHistory', summary: 'A finite page of durable events', auth: 'bearer', query: PageQuery, ok: { 200: 'a page' }, response: R.Page, errors: [...SESSION_ERRORS, 'INVALID_QUERY'] },
   {
     method: 'get',
