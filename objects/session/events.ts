@@ -64,7 +64,8 @@ export interface EventPayloads {
   [EVENT.compactionEnded]:
     | { id: string; outcome: 'completed'; baseline: string; summarised: number; kept: number; usage: Usage | null }
     | { id: string; outcome: 'failed' | 'interrupted'; error: { code: string; message: string } }
-  [EVENT.halted]: { reason: 'turn-limit' | 'step-failed'; limit: number | null }
+  /** `error` says what to do when the reason is `context-overflow` (code `CONTEXT_OVERFLOW`). */
+  [EVENT.halted]: { reason: 'turn-limit' | 'step-failed' | 'context-overflow'; limit: number | null; error?: { code: string; message: string } }
 }
 
 export type EventType = keyof EventPayloads

@@ -1,7 +1,11 @@
 /**
  * What the model is shown: the session's durable events folded into provider
- * messages. Built fresh from the log before every provider turn (spec §3.2
- * "reload projected history once before continuation").
+ * messages, reloaded before every provider turn. The fold covers the current
+ * context epoch only: it starts from the epoch's baseline (the messages a
+ * completed compaction left: its summary and the kept recent turns) and reads
+ * the events after it, so what is assembled is bounded by the epoch, not by
+ * the session's whole history. It also counts the characters of what it holds,
+ * for the context budget.
  *
  * A step's parts are ordered reasoning → text → tool calls; its tool outcomes
  * follow as tool messages. A cancelled call is dropped from its step, since an
@@ -11,10 +15,14 @@ import type { Stored } from '../ledger/envelope.ts'
 import type { Json } from '../ledger/json.ts'
 import type { Folded, Ledger } from '../ledger/ledger.ts'
 import type { AssistantPart, LlmMessage } from '../llm/types.ts'
+import { readBaseline } from './compaction.ts'
 import { EVENT, type EventPayloads } from './events.ts'
+import type { SessionState } from './projection.ts'
 
 interface HistoryState {
   messages: LlmMessage[]
+  /** Serialized characters of `messages`, each counted once when it joins. */
+  chars: number
   texts: Map<string, string>
   step: OpenStep | null
 }
@@ -36,17 +44,45 @@ interface OpenStep {
  */
 export class History {
   private folded: Folded<HistoryState> | undefined
+  private epoch: SessionState['epoch'] = null
+  private open = 0
 
   constructor(
     private readonly ledger: Ledger,
     private readonly topic: string,
   ) {}
 
-  messages(): LlmMessage[] {
-    this.folded = this.ledger.fold(this.topic, reduceHistory, { messages: [], texts: new Map(), step: null }, this.folded)
+  /**
+   * The messages of the session's current epoch. `session` is the projection: its epoch, and the
+   * texts of prompts admitted before the epoch began and not promoted yet.
+   */
+  messages(session: Pick<SessionState, 'epoch' | 'pending'> = { epoch: null, pending: [] }): LlmMessage[] {
+    const epoch = session.epoch
+    if (epoch?.seq !== this.epoch?.seq) {
+      // A new epoch: start over from its baseline; the events before it are not read again.
+      const baseline = epoch ? readBaseline(this.ledger, epoch.baseline) : []
+      const texts = new Map(session.pending.map((row) => [row.messageId, row.text]))
+      this.folded = { state: { messages: baseline, chars: sizeOf(baseline), texts, step: null }, cursor: epoch?.seq ?? 0 }
+      this.epoch = epoch
+    }
+    this.folded = this.ledger.fold(this.topic, reduceHistory, { messages: [], chars: 0, texts: new Map(), step: null }, this.folded)
     const { messages, step } = this.folded.state
-    return step ? [...messages, ...render(step)] : [...messages]
+    const open = step ? render(step) : []
+    this.open = sizeOf(open)
+    return [...messages, ...open]
   }
+
+  /** Serialized characters of what the last `messages()` returned. */
+  chars(): number {
+    return (this.folded?.state.chars ?? 0) + this.open
+  }
+}
+
+/** Characters of messages as JSON: what a request's size grows by when they join it. */
+export function sizeOf(messages: LlmMessage[]): number {
+  let chars = 0
+  for (const message of messages) chars += JSON.stringify(message).length
+  return chars
 }
 
 function reduceHistory(state: HistoryState, envelope: Stored): HistoryState {
@@ -59,11 +95,14 @@ function reduceHistory(state: HistoryState, envelope: Stored): HistoryState {
     }
     case EVENT.prompted: {
       const closed = close(state)
+      let chars = closed.chars
       for (const id of (p as EventPayloads[typeof EVENT.prompted]).messageIds) {
-        closed.messages.push({ role: 'user', content: closed.texts.get(id) ?? '' })
+        const message: LlmMessage = { role: 'user', content: closed.texts.get(id) ?? '' }
+        closed.messages.push(message)
+        chars += JSON.stringify(message).length
         closed.texts.delete(id)
       }
-      return closed
+      return { ...closed, chars }
     }
     case EVENT.stepStarted:
       return { ...close(state), step: { reasoning: [], text: [], calls: new Map(), outcomes: [] } }
@@ -103,8 +142,9 @@ function reduceHistory(state: HistoryState, envelope: Stored): HistoryState {
 /** Closes the open step, if any: its messages join the history. */
 function close(state: HistoryState): HistoryState {
   if (!state.step) return state
-  state.messages.push(...render(state.step))
-  return { ...state, step: null }
+  const rendered = render(state.step)
+  state.messages.push(...rendered)
+  return { ...state, chars: state.chars + sizeOf(rendered), step: null }
 }
 
 /** One step as provider messages: an assistant message, then its tool results. */

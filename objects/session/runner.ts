@@ -7,20 +7,31 @@
  * - queue: waits for idle, then exactly one is promoted and the loop re-evaluates
  * - a promotion resets the provider-turn allowance; running out is an explained `halted`
  * - interruption aborts the turn: open calls are cancelled (never a result)
+ * - before each turn the context budget is checked; over it, the transcript is compacted first
+ * - a turn the provider refuses as too long gets exactly one rebuild (compact, retry), then the
+ *   loop halts with `CONTEXT_OVERFLOW`: never a loop
  */
 import { NeuronError } from '../errors.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import type { Json } from '../ledger/json.ts'
+import { isContextOverflow } from '../llm/overflow.ts'
 import type { FinishReason, LlmEvent, LlmMessage, LlmRequest, Usage } from '../llm/types.ts'
 import { type Registration, specsOf, type ToolRegistry } from '../tools/registry.ts'
 import { type Settlement, settle } from '../tools/settle.ts'
 import { AirBuffer } from './air.ts'
+import { type Budget, TokenEstimator } from './budget.ts'
+import { baselineOf, compactionRequest, splitForCompaction } from './compaction.ts'
 import { EVENT, type EventPayloads, type EventType } from './events.ts'
 import type { InboxRow, SessionState } from './projection.ts'
 import { pendingInterrupt } from './recovery.ts'
 
 /** Provider turns one promotion may use before the loop is halted. */
 export const MAX_TURNS = 16
+
+/** What the terminal overflow failure tells the user to do. */
+export const OVERFLOW_ADVICE =
+  'the conversation does not fit the model context window even after compacting it: send a shorter prompt, ' +
+  'switch the session to a model with a larger window, or start a new session'
 
 /** Ephemeral deltas: broadcast live, never stored. */
 export type Delta =
@@ -35,10 +46,14 @@ export interface RunnerHost {
   record<T extends EventType>(type: T, payload: EventPayloads[T]): Stored
   air(delta: Delta): void
   history(): LlmMessage[]
+  /** Serialized characters of what the last `history()` returned. */
+  historyChars(): number
+  /** The context budget of the session's model; null when the catalog does not know its window. */
+  budget(): Budget | null
   /** One provider turn, in batches of events (one per network chunk). */
   stream(request: LlmRequest, signal: AbortSignal): AsyncIterable<LlmEvent[]>
   cost(provider: string, model: string, usage: Usage): number | null
-  keepArtifact(text: string): string
+  keepArtifact(text: string, kind?: string): string
   readonly tools: ToolRegistry
   readonly maxTurns?: number
 }
@@ -65,6 +80,8 @@ class Interrupted extends Error {
 export class Runner {
   private draining: Promise<void> | null = null
   private turn: { step: string; controller: AbortController } | null = null
+  private readonly tokens = new TokenEstimator()
+  private fixed: { key: string; chars: number } = { key: '', chars: 0 }
 
   constructor(private readonly host: RunnerHost) {}
 
@@ -116,7 +133,7 @@ export class Runner {
           continue
         }
         turns++
-        await this.step(turns)
+        await this.turnWithinBudget(turns)
       }
     } catch (error) {
       // A fault outside any turn's own handling (e.g. storage): close what is open, durably,
@@ -132,8 +149,92 @@ export class Runner {
     }
   }
 
-  /** One provider turn: stream, start calls eagerly, settle all, record outcomes in call order. */
-  private async step(turn: number): Promise<void> {
+  /**
+   * One provider turn within the context budget: over it, compact first. A turn refused as too
+   * long gets one rebuild (a compaction, then the turn again); a second refusal, or a rebuild that
+   * cannot complete, halts the loop with `CONTEXT_OVERFLOW`.
+   */
+  private async turnWithinBudget(turn: number): Promise<void> {
+    const host = this.host
+    const budget = host.budget()
+    if (budget) {
+      const estimate = this.tokens.estimate(this.requestChars())
+      if (estimate > budget.input && (await this.compact('budget', estimate, budget)) === 'interrupted') return
+    }
+    if ((await this.step(turn)) !== 'overflow') return
+    const rebuilt = await this.compact('overflow', this.tokens.estimate(this.requestChars()), budget)
+    if (rebuilt === 'interrupted') return
+    if (rebuilt === 'completed' && (await this.step(turn)) !== 'overflow') return
+    host.record(EVENT.halted, { reason: 'context-overflow', limit: null, error: { code: 'CONTEXT_OVERFLOW', message: OVERFLOW_ADVICE } })
+  }
+
+  /** Characters of the next request: the epoch's messages, plus the system text and tool specs. */
+  private requestChars(): number {
+    this.host.history()
+    return this.host.historyChars() + this.fixedChars(this.host.tools.snapshot(), this.host.state().system)
+  }
+
+  /** The system text and tool specs' size, measured again only when the tool set changes. */
+  private fixedChars(shown: Map<string, Registration>, system: string | null): number {
+    const key = [...shown.keys()].join('\n')
+    if (key !== this.fixed.key) this.fixed = { key, chars: JSON.stringify(specsOf(shown)).length }
+    return this.fixed.chars + (system?.length ?? 0)
+  }
+
+  /**
+   * A compaction turn: summarise the epoch's head with the same model, keep its tail, and record
+   * the new epoch's baseline. Only `completed` changes what the model is shown.
+   */
+  private async compact(reason: 'budget' | 'overflow', estimate: number, budget: Budget | null): Promise<'completed' | 'failed' | 'interrupted'> {
+    const host = this.host
+    const state = host.state()
+    const id = crypto.randomUUID()
+    const controller = new AbortController()
+    this.turn = { step: id, controller }
+    // Without a known window, aim at half of what was refused.
+    const input = budget?.input ?? Math.ceil(estimate / 2)
+    host.record(EVENT.compactionStarted, { id, reason, estimate, budget: input })
+    try {
+      const { head, tail } = splitForCompaction(host.history(), this.tokens.charsFor(input / 4))
+      const summaryTokens = Math.max(16, Math.min(budget?.output ?? input, Math.ceil(input / 8)))
+      const request = compactionRequest(state, head, this.tokens.charsFor(input) - 1024, summaryTokens)
+      let summary = ''
+      let usage: Usage | null = null
+      for await (const batch of host.stream(request, controller.signal)) {
+        for (const event of batch) {
+          // A summariser's tool calls and reasoning are not part of the summary.
+          if (event.type === 'text-delta') summary += event.text
+          else if (event.type === 'usage') {
+            const { type: _type, ...counts } = event
+            usage = counts
+          }
+        }
+      }
+      controller.signal.throwIfAborted()
+      if (summary.trim() === '') throw new NeuronError('COMPACTION_EMPTY', 'the compaction turn produced no summary')
+      const baseline = host.keepArtifact(JSON.stringify(baselineOf(summary.trim(), tail)), 'application/json')
+      host.record(EVENT.compactionEnded, { id, outcome: 'completed', baseline, summarised: head.length, kept: tail.length, usage })
+      return 'completed'
+    } catch (error) {
+      if (controller.signal.aborted && controller.signal.reason instanceof Interrupted) {
+        const { message, request } = controller.signal.reason
+        host.record(EVENT.compactionEnded, { id, outcome: 'interrupted', error: { code: 'INTERRUPTED', message } })
+        host.record(EVENT.interrupted, request === undefined ? { step: id, reason: message } : { step: id, reason: message, request })
+        return 'interrupted'
+      }
+      const failure = error instanceof NeuronError ? { code: error.code, message: error.message } : { code: 'COMPACTION_FAILED', message: String(error) }
+      host.record(EVENT.compactionEnded, { id, outcome: 'failed', error: failure })
+      return 'failed'
+    } finally {
+      this.turn = null
+    }
+  }
+
+  /**
+   * One provider turn: stream, start calls eagerly, settle all, record outcomes in call order.
+   * `overflow` when the provider refused the request as longer than the model's window.
+   */
+  private async step(turn: number): Promise<'done' | 'overflow'> {
     const host = this.host
     const state = host.state()
     const step = crypto.randomUUID()
@@ -143,6 +244,7 @@ export class Runner {
     const shown = host.tools.snapshot()
     const request: LlmRequest = { provider: state.provider, model: state.model, messages: host.history(), tools: specsOf(shown) }
     if (state.system) request.system = state.system
+    const sent = host.historyChars() + this.fixedChars(shown, state.system)
 
     // The turn's output so far; the air buffer sends what subscribers have not seen yet.
     const out = { text: '', reasoning: '' }
@@ -203,7 +305,9 @@ export class Runner {
       controller.signal.throwIfAborted()
       for (const call of calls) this.recordOutcome(step, call.id, call.outcome!)
       const cost = usage ? host.cost(state.provider, state.model, usage) : null
+      this.tokens.observe(sent, usage)
       host.record(EVENT.stepEnded, { step, finish, usage, cost })
+      return 'done'
     } catch (error) {
       air.flush(out)
       if (!outputRecorded) this.recordOutput(step, out.reasoning, signature, out.text)
@@ -211,14 +315,21 @@ export class Runner {
         this.closeCalls(step, calls, 'interrupted')
         const { message, request } = controller.signal.reason
         host.record(EVENT.interrupted, request === undefined ? { step, reason: message } : { step, reason: message, request })
-        return
+        return 'done'
       }
-      const failure = error instanceof NeuronError ? { code: error.code, message: error.message } : { code: 'STEP_FAILED', message: String(error) }
+      const overflow = isContextOverflow(error)
+      const failure = overflow
+        ? { code: 'CONTEXT_OVERFLOW', message: (error as Error).message }
+        : error instanceof NeuronError
+          ? { code: error.code, message: error.message }
+          : { code: 'STEP_FAILED', message: String(error) }
       controller.abort(error)
       await Promise.allSettled(calls.map((call) => call.settled))
       this.closeCalls(step, calls, 'step failed')
       host.record(EVENT.stepFailed, { step, error: failure })
+      if (overflow) return 'overflow'
       host.record(EVENT.halted, { reason: 'step-failed', limit: null })
+      return 'done'
     } finally {
       this.turn = null
     }

@@ -30,6 +30,7 @@ import { Identifier, parseOrThrow } from '../validate.ts'
 import { SessionAccess } from './access.ts'
 import { admit, PromptSchema, type Receipt } from './admission.ts'
 import { decideInterrupt, INTERRUPTED, InterruptSchema, type InterruptReply } from './control.ts'
+import { budgetOf } from './budget.ts'
 import { EVENT, type EventPayloads, type EventType } from './events.ts'
 import { History } from './history.ts'
 import { emptySession, reduceSession, type SessionState, type SessionView, viewOf } from './projection.ts'
@@ -78,10 +79,15 @@ export class SessionObject extends DurableObject<Env> {
       state: () => this.state,
       record: (type, payload) => this.record(type, payload),
       air: (delta) => void this.bus.publish(this.air, delta.type, delta),
-      history: () => history.messages(),
+      history: () => history.messages(this.state),
+      historyChars: () => history.chars(),
+      budget: () => {
+        const row = this.catalog.get(this.state.provider, this.state.model)?.model
+        return row ? budgetOf(row.limits) : null
+      },
       stream: (request, signal) => streamModelBatches(request, { catalog: this.catalog, signal }),
       cost: (provider, model, usage) => this.costOf(provider, model, usage),
-      keepArtifact: (text) => this.ledger.artifacts.put(new TextEncoder().encode(text), 'text/plain').ref,
+      keepArtifact: (text, kind = 'text/plain') => this.ledger.artifacts.put(new TextEncoder().encode(text), kind).ref,
       tools: this.tools,
     })
     const notes = notesTools(this.ledger, `${this.topic}.notes`)

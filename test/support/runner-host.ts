@@ -5,6 +5,7 @@
  */
 import type { Ledger } from '../../objects/ledger/ledger.ts'
 import type { LlmEvent, LlmRequest } from '../../objects/llm/types.ts'
+import { budgetOf } from '../../objects/session/budget.ts'
 import { History } from '../../objects/session/history.ts'
 import { emptySession, reduceSession, type SessionState } from '../../objects/session/projection.ts'
 import { Runner, type RunnerHost } from '../../objects/session/runner.ts'
@@ -21,7 +22,7 @@ export function scriptedSession(
   ledger: Ledger,
   topic: string,
   stream: (request: LlmRequest, signal: AbortSignal) => AsyncIterable<LlmEvent[]>,
-  options: { tools?: ToolRegistry; maxTurns?: number; prompt?: string } = {},
+  options: { tools?: ToolRegistry; maxTurns?: number; prompt?: string; limits?: { context: number; output: number } } = {},
 ): ScriptedSession {
   let state = emptySession()
   const history = new History(ledger, topic)
@@ -36,10 +37,12 @@ export function scriptedSession(
       return envelope
     },
     air: () => {},
-    history: () => history.messages(),
+    history: () => history.messages(state),
+    historyChars: () => history.chars(),
+    budget: () => (options.limits ? budgetOf(options.limits) : null),
     stream,
     cost: () => null,
-    keepArtifact: () => 'unused',
+    keepArtifact: (text, kind) => ledger.artifacts.put(new TextEncoder().encode(text), kind).ref,
   }
   host.record('session.next.created', { model: 'scripted', provider: 'test', title: null, system: null, owner: 'test#owner', share: [] })
   host.record('session.next.admitted', { messageId: 'm', delivery: 'queue', text: options.prompt ?? 'go', digest: 'd' })
