@@ -4,6 +4,8 @@ import { ProviderError } from '../../objects/llm/errors.ts'
 import type { LlmEvent, LlmRequest } from '../../objects/llm/types.ts'
 import { budgetOf } from '../../objects/session/budget.ts'
 import { SUMMARY_INSTRUCTION, SUMMARY_PREFIX } from '../../objects/session/compaction.ts'
+import { emptySession, reduceSession } from '../../objects/session/projection.ts'
+import { recover } from '../../objects/session/recovery.ts'
 import { OVERFLOW_ADVICE } from '../../objects/session/runner.ts'
 import { uniqueName, withLedger } from '../support/ledger.ts'
 import { scriptedSession } from '../support/runner-host.ts'
@@ -130,4 +132,24 @@ describe('CONTEXT_OVERFLOW: one rebuild, never a loop', () => {
     expect(log.filter((e) => e.type === 'session.next.halted').map((e) => (e.payload as { reason: string }).reason)).toEqual(['context-overflow', 'context-overflow'])
     expect(state).toMatchObject({ loopOpen: false, run: null, epoch: null })
   })
+})
+
+describe('a crash mid-compaction', () => {
+  it('recovery ends it as failed (ABANDONED): the epoch is unchanged, the loop resumes', () =>
+    withLedger(uniqueName('midcompact'), (ledger) => {
+      const topic = 'session.midcompact'
+      let parent: string | null = null
+      const append = (type: string, payload: unknown) => (parent = ledger.append({ topic, type, author: 'test', parent, payload }).envelope.id)
+      append('session.next.created', { model: 'echo-small', provider: 'local', title: null, system: null, owner: 'o', share: [] })
+      append('session.next.admitted', { messageId: 'm', delivery: 'queue', text: 'go', digest: 'd' })
+      append('session.next.drain.started', { run: 'r1' })
+      append('session.next.prompted', { messageIds: ['m'] })
+      append('session.next.compaction.started', { id: 'c1', reason: 'budget', estimate: 3000, budget: 2867 })
+      const crashed = ledger.fold(topic, reduceSession, emptySession()).state
+      expect(crashed.compaction).toBe('c1')
+      recover(crashed, ((type: string, payload: unknown) => append(type, payload)) as never)
+      const state = ledger.fold(topic, reduceSession, emptySession()).state
+      expect(ledger.byType('session.next.compaction.ended').items.map((e) => e.payload)).toEqual([{ id: 'c1', outcome: 'failed', error: { code: 'ABANDONED', message: 'abandoned by restart' } }])
+      expect(state).toMatchObject({ compaction: null, epoch: null, loopOpen: true, run: null })
+    }))
 })
