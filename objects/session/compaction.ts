@@ -10,14 +10,9 @@
  *
  * Pure: the runner streams the request built here and records the outcome.
  */
-import type { Ledger } from '../ledger/ledger.ts'
 import type { LlmMessage, LlmRequest } from '../llm/types.ts'
-
-/** What a completed compaction leaves: the first messages of the next epoch. */
-export interface Baseline {
-  summary: string
-  messages: LlmMessage[]
-}
+import type { SourceValue } from './context-sources.ts'
+import { type Baseline, systemText } from './epoch.ts'
 
 /** The instruction of the compaction turn. */
 export const SUMMARY_INSTRUCTION =
@@ -67,21 +62,9 @@ export function compactionRequest(model: { provider: string; model: string }, he
   }
 }
 
-/** The next epoch's first messages. */
-export function baselineOf(summary: string, tail: LlmMessage[]): Baseline {
-  return { summary, messages: [{ role: 'user', content: SUMMARY_PREFIX + summary }, ...tail] }
-}
-
-/**
- * The messages of a stored baseline.
- *
- * @example
- * readBaseline(ledger, 'sha256:ab12…') // [{ role: 'user', content: 'Summary of …' }, …]
- */
-export function readBaseline(ledger: Ledger, ref: string): LlmMessage[] {
-  const bytes = ledger.artifacts.get(ref.replace(/^sha256:/, ''))
-  if (!bytes) throw new Error(`context baseline ${ref} is missing`)
-  return (JSON.parse(new TextDecoder().decode(bytes)) as Baseline).messages
+/** The next epoch's baseline: freshly rendered system text, then the summary and the kept tail. */
+export function baselineOf(system: string | null, sources: Record<string, SourceValue>, summary: string, tail: LlmMessage[]): Baseline {
+  return { system: systemText(system, sources), sources, summary, messages: [{ role: 'user', content: SUMMARY_PREFIX + summary }, ...tail] }
 }
 
 /** One message as transcript lines. Every line is quoted, so none reads as an instruction or a command. */

@@ -26,6 +26,8 @@ export const EVENT = {
   interrupted: 'session.next.interrupted',
   compactionStarted: 'session.next.compaction.started',
   compactionEnded: 'session.next.compaction.ended',
+  epochStarted: 'session.next.epoch.started',
+  contextChanged: 'session.next.context.changed',
   halted: 'session.next.halted',
 } as const
 
@@ -38,7 +40,8 @@ export interface EventPayloads {
   [EVENT.prompted]: { messageIds: string[] }
   [EVENT.drainStarted]: { run: string }
   [EVENT.drainEnded]: { run: string; reason: 'idle' | 'recovered' }
-  [EVENT.stepStarted]: { step: string; turn: number; provider: string; model: string }
+  /** `tools`: the artifact holding the exact tool specs the turn offered (the same ref while unchanged). */
+  [EVENT.stepStarted]: { step: string; turn: number; provider: string; model: string; tools?: string }
   [EVENT.stepEnded]: { step: string; finish: FinishReason; usage: Usage | null; cost: number | null }
   [EVENT.stepFailed]: { step: string; error: { code: string; message: string } }
   [EVENT.reasoning]: { step: string; text: string; signature?: string }
@@ -61,6 +64,13 @@ export interface EventPayloads {
    * Hidden: a compaction ended. Only `completed` changes what the model is shown: a new context
    * epoch whose first messages are the artifact `baseline` (a JSON `Baseline`, see compaction.ts).
    */
+  /**
+   * A context epoch begins: `baseline` is the artifact of its `Baseline` (see epoch.ts); the
+   * epoch's messages are the baseline's, then those folded from the events after `after`.
+   */
+  [EVENT.epochStarted]: { baseline: string; after: number; reason: 'start' | 'compaction' }
+  /** Context sources changed; the model reads the new values at this point of the conversation. */
+  [EVENT.contextChanged]: { values: Record<string, Json> }
   [EVENT.compactionEnded]:
     | { id: string; outcome: 'completed'; baseline: string; summarised: number; kept: number; usage: Usage | null }
     | { id: string; outcome: 'failed' | 'interrupted'; error: { code: string; message: string } }

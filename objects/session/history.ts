@@ -15,12 +15,15 @@ import type { Stored } from '../ledger/envelope.ts'
 import type { Json } from '../ledger/json.ts'
 import type { Folded, Ledger } from '../ledger/ledger.ts'
 import type { AssistantPart, LlmMessage } from '../llm/types.ts'
-import { readBaseline } from './compaction.ts'
+import type { SourceValue } from './context-sources.ts'
+import { type Baseline, contextMessage, readBaseline } from './epoch.ts'
 import { EVENT, type EventPayloads } from './events.ts'
 import type { SessionState } from './projection.ts'
 
-interface HistoryState {
+export interface HistoryState {
   messages: LlmMessage[]
+  /** The epoch's context sources as the model knows them: the baseline's, plus later updates. */
+  sources: Record<string, SourceValue>
   /** Serialized characters of `messages`, each counted once when it joins. */
   chars: number
   texts: Map<string, string>
@@ -45,6 +48,7 @@ interface OpenStep {
 export class History {
   private folded: Folded<HistoryState> | undefined
   private epoch: SessionState['epoch'] = null
+  private baseline: Baseline | null = null
   private open = 0
 
   constructor(
@@ -58,24 +62,42 @@ export class History {
    */
   messages(session: Pick<SessionState, 'epoch' | 'pending'> = { epoch: null, pending: [] }): LlmMessage[] {
     const epoch = session.epoch
-    if (epoch?.seq !== this.epoch?.seq) {
+    if (epoch?.seq !== this.epoch?.seq || epoch?.baseline !== this.epoch?.baseline) {
       // A new epoch: start over from its baseline; the events before it are not read again.
-      const baseline = epoch ? readBaseline(this.ledger, epoch.baseline) : []
-      const texts = new Map(session.pending.map((row) => [row.messageId, row.text]))
-      this.folded = { state: { messages: baseline, chars: sizeOf(baseline), texts, step: null }, cursor: epoch?.seq ?? 0 }
+      this.baseline = epoch ? readBaseline(this.ledger, epoch.baseline) : null
+      this.folded = { state: epochState(this.baseline, session.pending), cursor: epoch?.seq ?? 0 }
       this.epoch = epoch
     }
-    this.folded = this.ledger.fold(this.topic, reduceHistory, { messages: [], chars: 0, texts: new Map(), step: null }, this.folded)
+    this.folded = this.ledger.fold(this.topic, reduceHistory, epochState(null, []), this.folded)
     const { messages, step } = this.folded.state
     const open = step ? render(step) : []
     this.open = sizeOf(open)
     return [...messages, ...open]
   }
 
+  /** The current epoch's system text (null without one, or when it has none). */
+  system(): string | null {
+    return this.baseline?.system ?? null
+  }
+
+  /** The context sources the model knows in this epoch, as of the last `messages()`. */
+  sources(): Record<string, SourceValue> {
+    return this.folded?.state.sources ?? {}
+  }
+
   /** Serialized characters of what the last `messages()` returned. */
   chars(): number {
     return (this.folded?.state.chars ?? 0) + this.open
   }
+}
+
+/**
+ * The fold's start for an epoch: the baseline's messages and sources, and the texts of prompts
+ * admitted earlier and not promoted yet (their admissions lie before the epoch).
+ */
+export function epochState(baseline: Baseline | null, pending: { messageId: string; text: string }[]): HistoryState {
+  const messages = [...(baseline?.messages ?? [])]
+  return { messages, sources: { ...baseline?.sources }, chars: sizeOf(messages), texts: new Map(pending.map((row) => [row.messageId, row.text])), step: null }
 }
 
 /** Characters of messages as JSON: what a request's size grows by when they join it. */
@@ -85,9 +107,17 @@ export function sizeOf(messages: LlmMessage[]): number {
   return chars
 }
 
-function reduceHistory(state: HistoryState, envelope: Stored): HistoryState {
+/** Folds one event into the epoch's provider messages. */
+export function reduceHistory(state: HistoryState, envelope: Stored): HistoryState {
   const p = envelope.payload as never
   switch (envelope.type) {
+    case EVENT.contextChanged: {
+      const { values } = p as EventPayloads[typeof EVENT.contextChanged]
+      const closed = close(state)
+      const message = contextMessage(values)
+      closed.messages.push(message)
+      return { ...closed, sources: { ...closed.sources, ...values }, chars: closed.chars + JSON.stringify(message).length }
+    }
     case EVENT.admitted: {
       const { messageId, text } = p as EventPayloads[typeof EVENT.admitted]
       state.texts.set(messageId, text)

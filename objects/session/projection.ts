@@ -38,7 +38,7 @@ export interface SessionState {
   step: string | null
   /** A compaction turn started and not ended (its id): an interrupt may name it like a step. */
   compaction: string | null
-  /** The current context epoch: the artifact holding its baseline, and where it began. Null: the first epoch. */
+  /** The current context epoch: its baseline artifact, and the seq its messages are folded after. Null: none yet. */
   epoch: { baseline: string; seq: number } | null
   /** The last interrupt control entry, and whether an `interrupted` event has honoured it yet. */
   interrupt: { id: string; step: string | null; seq: number; honoured: boolean } | null
@@ -139,8 +139,11 @@ export function reduceSession(state: SessionState, envelope: Stored): SessionSta
     case EVENT.compactionStarted:
       return { ...next, compaction: (payload as EventPayloads[typeof EVENT.compactionStarted]).id }
     case EVENT.compactionEnded: {
-      const p = payload as EventPayloads[typeof EVENT.compactionEnded]
-      return { ...next, compaction: null, epoch: p.outcome === 'completed' ? { baseline: p.baseline, seq: envelope.seq } : state.epoch }
+      return { ...next, compaction: null }
+    }
+    case EVENT.epochStarted: {
+      const p = payload as EventPayloads[typeof EVENT.epochStarted]
+      return { ...next, epoch: { baseline: p.baseline, seq: p.after } }
     }
     case EVENT.interrupted: {
       const p = payload as EventPayloads[typeof EVENT.interrupted]

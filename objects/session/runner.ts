@@ -21,6 +21,8 @@ import { type Settlement, settle } from '../tools/settle.ts'
 import { AirBuffer } from './air.ts'
 import { type Budget, TokenEstimator } from './budget.ts'
 import { baselineOf, compactionRequest, splitForCompaction } from './compaction.ts'
+import { changedSources, type SourceValue } from './context-sources.ts'
+import { keepJson, systemText } from './epoch.ts'
 import { EVENT, type EventPayloads, type EventType } from './events.ts'
 import type { InboxRow, SessionState } from './projection.ts'
 import { pendingInterrupt } from './recovery.ts'
@@ -48,6 +50,10 @@ export interface RunnerHost {
   history(): LlmMessage[]
   /** Serialized characters of what the last `history()` returned. */
   historyChars(): number
+  /** The current epoch's system text and the sources the model knows (as of the last `history()`). */
+  context(): { system: string | null; sources: Record<string, SourceValue> }
+  /** The context sources' values now; never waits (see context-sources.ts). */
+  sources(): Record<string, SourceValue>
   /** The context budget of the session's model; null when the catalog does not know its window. */
   budget(): Budget | null
   /** One provider turn, in batches of events (one per network chunk). */
@@ -81,7 +87,8 @@ export class Runner {
   private draining: Promise<void> | null = null
   private turn: { step: string; controller: AbortController } | null = null
   private readonly tokens = new TokenEstimator()
-  private fixed: { key: string; chars: number } = { key: '', chars: 0 }
+  /** The offered tool specs' size and artifact, measured and stored again only when the tool set changes. */
+  private offered: { key: string; chars: number; ref: string } | null = null
 
   constructor(private readonly host: RunnerHost) {}
 
@@ -156,6 +163,7 @@ export class Runner {
    */
   private async turnWithinBudget(turn: number): Promise<void> {
     const host = this.host
+    this.reconcileContext()
     const budget = host.budget()
     if (budget) {
       const estimate = this.tokens.estimate(this.requestChars())
@@ -168,17 +176,38 @@ export class Runner {
     host.record(EVENT.halted, { reason: 'context-overflow', limit: null, error: { code: 'CONTEXT_OVERFLOW', message: OVERFLOW_ADVICE } })
   }
 
+  /**
+   * A safe boundary between provider turns: the first turn starts the first context epoch; later,
+   * sources that changed reach the model as one durable `context.changed` message. Never inside a turn.
+   */
+  private reconcileContext(): void {
+    const host = this.host
+    const state = host.state()
+    const fresh = host.sources()
+    if (!state.epoch) {
+      const baseline = keepJson(host.keepArtifact, { system: systemText(state.system, fresh), sources: fresh, messages: [] })
+      host.record(EVENT.epochStarted, { baseline, after: 0, reason: 'start' })
+      return
+    }
+    host.history()
+    const values = changedSources(host.context().sources, fresh)
+    if (Object.keys(values).length > 0) host.record(EVENT.contextChanged, { values })
+  }
+
   /** Characters of the next request: the epoch's messages, plus the system text and tool specs. */
   private requestChars(): number {
     this.host.history()
-    return this.host.historyChars() + this.fixedChars(this.host.tools.snapshot(), this.host.state().system)
+    return this.host.historyChars() + this.tools(this.host.tools.snapshot()).chars + (this.host.context().system?.length ?? 0)
   }
 
-  /** The system text and tool specs' size, measured again only when the tool set changes. */
-  private fixedChars(shown: Map<string, Registration>, system: string | null): number {
+  /** The offered specs' size and artifact ref, for the tool set `shown`. */
+  private tools(shown: Map<string, Registration>): { chars: number; ref: string } {
     const key = [...shown.keys()].join('\n')
-    if (key !== this.fixed.key) this.fixed = { key, chars: JSON.stringify(specsOf(shown)).length }
-    return this.fixed.chars + (system?.length ?? 0)
+    if (this.offered?.key !== key) {
+      const json = JSON.stringify(specsOf(shown))
+      this.offered = { key, chars: json.length, ref: this.host.keepArtifact(json, 'application/json') }
+    }
+    return this.offered
   }
 
   /**
@@ -212,8 +241,10 @@ export class Runner {
       }
       controller.signal.throwIfAborted()
       if (summary.trim() === '') throw new NeuronError('COMPACTION_EMPTY', 'the compaction turn produced no summary')
-      const baseline = host.keepArtifact(JSON.stringify(baselineOf(summary.trim(), tail)), 'application/json')
-      host.record(EVENT.compactionEnded, { id, outcome: 'completed', baseline, summarised: head.length, kept: tail.length, usage })
+      const baseline = keepJson(host.keepArtifact, baselineOf(state.system, host.sources(), summary.trim(), tail))
+      const ended = host.record(EVENT.compactionEnded, { id, outcome: 'completed', baseline, summarised: head.length, kept: tail.length, usage })
+      // In the same synchronous block as its end, so no crash can fall between the two.
+      host.record(EVENT.epochStarted, { baseline, after: ended.seq, reason: 'compaction' })
       return 'completed'
     } catch (error) {
       if (controller.signal.aborted && controller.signal.reason instanceof Interrupted) {
@@ -240,11 +271,13 @@ export class Runner {
     const step = crypto.randomUUID()
     const controller = new AbortController()
     this.turn = { step, controller }
-    host.record(EVENT.stepStarted, { step, turn, provider: state.provider, model: state.model })
     const shown = host.tools.snapshot()
+    const offered = this.tools(shown)
+    host.record(EVENT.stepStarted, { step, turn, provider: state.provider, model: state.model, tools: offered.ref })
     const request: LlmRequest = { provider: state.provider, model: state.model, messages: host.history(), tools: specsOf(shown) }
-    if (state.system) request.system = state.system
-    const sent = host.historyChars() + this.fixedChars(shown, state.system)
+    const system = host.context().system
+    if (system) request.system = system
+    const sent = host.historyChars() + offered.chars + (system?.length ?? 0)
 
     // The turn's output so far; the air buffer sends what subscribers have not seen yet.
     const out = { text: '', reasoning: '' }

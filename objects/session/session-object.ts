@@ -31,6 +31,7 @@ import { SessionAccess } from './access.ts'
 import { admit, PromptSchema, type Receipt } from './admission.ts'
 import { decideInterrupt, INTERRUPTED, InterruptSchema, type InterruptReply } from './control.ts'
 import { budgetOf } from './budget.ts'
+import { defaultSources } from './context-sources.ts'
 import { EVENT, type EventPayloads, type EventType } from './events.ts'
 import { History } from './history.ts'
 import { emptySession, reduceSession, type SessionState, type SessionView, viewOf } from './projection.ts'
@@ -56,6 +57,8 @@ export class SessionObject extends DurableObject<Env> {
   protected readonly ledger: Ledger
   protected readonly catalog: Catalog
   protected readonly tools = new ToolRegistry()
+  /** What the model is told besides the conversation; `memory.pinned` and the like register here. */
+  protected readonly sources = defaultSources()
   protected readonly runner: Runner
   protected readonly access: SessionAccess
   protected readonly subscribers: Subscribers
@@ -81,6 +84,8 @@ export class SessionObject extends DurableObject<Env> {
       air: (delta) => void this.bus.publish(this.air, delta.type, delta),
       history: () => history.messages(this.state),
       historyChars: () => history.chars(),
+      context: () => ({ system: history.system(), sources: history.sources() }),
+      sources: () => this.sources.snapshot({ sessionId: this.name, provider: this.state.provider, model: this.state.model, now: Date.now() }),
       budget: () => {
         const row = this.catalog.get(this.state.provider, this.state.model)?.model
         return row ? budgetOf(row.limits) : null

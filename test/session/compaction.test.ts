@@ -69,7 +69,7 @@ describe('context budget and compaction on local/echo-small (4k window)', () => 
       // The compaction turn offered no tools and capped its output.
       expect(compactions[0]!.tools).toBeUndefined()
       expect(compactions[0]!.maxOutputTokens).toBeGreaterThan(0)
-      expect(session.state().epoch).not.toBeNull()
+      expect(session.state().epoch!.seq).toBeGreaterThan(0)
     }))
 
   it('a failed compaction is invisible: the epoch and what the model is shown do not change', () =>
@@ -90,7 +90,9 @@ describe('context budget and compaction on local/echo-small (4k window)', () => 
       const ended = ledger.byType('session.next.compaction.ended').items.map((e) => e.payload)
       expect(ended.length).toBeGreaterThan(0)
       expect(ended.every((p) => (p as { outcome: string }).outcome === 'failed')).toBe(true)
-      expect(session.state().epoch).toBeNull()
+      // Still the first epoch: no compaction started a new one.
+      expect(session.state().epoch).toMatchObject({ seq: 0 })
+      expect(ledger.byType('session.next.epoch.started').items.map((e) => (e.payload as { reason: string }).reason)).toEqual(['start'])
       // The turn after the failed compaction was sent the whole transcript, unchanged.
       const turns = requests.filter((r) => !isCompaction(r))
       expect(turns.at(-1)!.messages[0]).toEqual({ role: 'user', content: 'go' })
@@ -116,8 +118,8 @@ describe('CONTEXT_OVERFLOW: one rebuild, never a loop', () => {
     const { calls, log } = await overflowing(true)
     const first = log.slice(0, log.findIndex((e) => e.type === 'session.next.halted') + 1)
     expect(types(first)).toEqual([
-      'created', 'admitted', 'admitted', 'drain.started', 'prompted',
-      'step.started', 'step.failed', 'compaction.started', 'compaction.ended', 'step.started', 'step.failed', 'halted',
+      'created', 'admitted', 'admitted', 'drain.started', 'prompted', 'epoch.started',
+      'step.started', 'step.failed', 'compaction.started', 'compaction.ended', 'epoch.started', 'step.started', 'step.failed', 'halted',
     ])
     expect(first.at(-1)!.payload).toEqual({ reason: 'context-overflow', limit: null, error: { code: 'CONTEXT_OVERFLOW', message: OVERFLOW_ADVICE } })
     expect((first.at(-2)!.payload as { error: { code: string } }).error.code).toBe('CONTEXT_OVERFLOW')
@@ -130,7 +132,7 @@ describe('CONTEXT_OVERFLOW: one rebuild, never a loop', () => {
     const { calls, log, state } = await overflowing(false)
     expect(calls).toBe(4)
     expect(log.filter((e) => e.type === 'session.next.halted').map((e) => (e.payload as { reason: string }).reason)).toEqual(['context-overflow', 'context-overflow'])
-    expect(state).toMatchObject({ loopOpen: false, run: null, epoch: null })
+    expect(state).toMatchObject({ loopOpen: false, run: null, epoch: { seq: 0 } })
   })
 })
 

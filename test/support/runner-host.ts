@@ -6,6 +6,7 @@
 import type { Ledger } from '../../objects/ledger/ledger.ts'
 import type { LlmEvent, LlmRequest } from '../../objects/llm/types.ts'
 import { budgetOf } from '../../objects/session/budget.ts'
+import type { SourceValue } from '../../objects/session/context-sources.ts'
 import { History } from '../../objects/session/history.ts'
 import { emptySession, reduceSession, type SessionState } from '../../objects/session/projection.ts'
 import { Runner, type RunnerHost } from '../../objects/session/runner.ts'
@@ -22,7 +23,7 @@ export function scriptedSession(
   ledger: Ledger,
   topic: string,
   stream: (request: LlmRequest, signal: AbortSignal) => AsyncIterable<LlmEvent[]>,
-  options: { tools?: ToolRegistry; maxTurns?: number; prompt?: string; limits?: { context: number; output: number } } = {},
+  options: { tools?: ToolRegistry; maxTurns?: number; prompt?: string; limits?: { context: number; output: number }; sources?: () => Record<string, SourceValue> } = {},
 ): ScriptedSession {
   let state = emptySession()
   const history = new History(ledger, topic)
@@ -39,6 +40,8 @@ export function scriptedSession(
     air: () => {},
     history: () => history.messages(state),
     historyChars: () => history.chars(),
+    context: () => ({ system: history.system(), sources: history.sources() }),
+    sources: () => options.sources?.() ?? {},
     budget: () => (options.limits ? budgetOf(options.limits) : null),
     stream,
     cost: () => null,
