@@ -60,7 +60,7 @@ export class History {
    * The messages of the session's current epoch. `session` is the projection: its epoch, and the
    * texts of prompts admitted before the epoch began and not promoted yet.
    */
-  messages(session: Pick<SessionState, 'epoch' | 'pending'> = { epoch: null, pending: [] }): LlmMessage[] {
+  messages(session: Pick<SessionState, 'epoch' | 'pending' | 'admissions'> = { epoch: null, pending: [], admissions: new Map() }): LlmMessage[] {
     const epoch = session.epoch
     if (epoch?.seq !== this.epoch?.seq || epoch?.baseline !== this.epoch?.baseline) {
       // A new epoch: start over from its baseline; the events before it are not read again.
@@ -68,7 +68,9 @@ export class History {
       this.folded = { state: epochState(this.baseline, session.pending), cursor: epoch?.seq ?? 0 }
       this.epoch = epoch
     }
-    this.folded = this.ledger.fold(this.topic, reduceHistory, epochState(null, []), this.folded)
+    // A prompt admitted before the epoch began and promoted after it: its text is read back once.
+    const textOf = (id: string) => admittedText(this.ledger, this.topic, session.admissions.get(id)?.seq)
+    this.folded = this.ledger.fold(this.topic, (state, envelope) => reduceHistory(state, envelope, textOf), epochState(null, []), this.folded)
     const { messages, step } = this.folded.state
     const open = step ? render(step) : []
     this.open = sizeOf(open)
@@ -100,6 +102,13 @@ export function epochState(baseline: Baseline | null, pending: { messageId: stri
   return { messages, sources: { ...baseline?.sources }, chars: sizeOf(messages), texts: new Map(pending.map((row) => [row.messageId, row.text])), step: null }
 }
 
+/** The text of the admission at `seq`, read from the log. */
+export function admittedText(ledger: Ledger, topic: string, seq: number | undefined): string | undefined {
+  if (seq === undefined) return undefined
+  const [envelope] = ledger.byTopic(topic, { after: seq - 1, limit: 1 }).items
+  return envelope?.type === EVENT.admitted ? (envelope.payload as EventPayloads[typeof EVENT.admitted]).text : undefined
+}
+
 /** Characters of messages as JSON: what a request's size grows by when they join it. */
 export function sizeOf(messages: LlmMessage[]): number {
   let chars = 0
@@ -108,7 +117,7 @@ export function sizeOf(messages: LlmMessage[]): number {
 }
 
 /** Folds one event into the epoch's provider messages. */
-export function reduceHistory(state: HistoryState, envelope: Stored): HistoryState {
+export function reduceHistory(state: HistoryState, envelope: Stored, textOf: (messageId: string) => string | undefined = () => undefined): HistoryState {
   const p = envelope.payload as never
   switch (envelope.type) {
     case EVENT.contextChanged: {
@@ -127,7 +136,7 @@ export function reduceHistory(state: HistoryState, envelope: Stored): HistorySta
       const closed = close(state)
       let chars = closed.chars
       for (const id of (p as EventPayloads[typeof EVENT.prompted]).messageIds) {
-        const message: LlmMessage = { role: 'user', content: closed.texts.get(id) ?? '' }
+        const message: LlmMessage = { role: 'user', content: closed.texts.get(id) ?? textOf(id) ?? '' }
         closed.messages.push(message)
         chars += JSON.stringify(message).length
         closed.texts.delete(id)
