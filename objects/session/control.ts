@@ -64,3 +64,14 @@ export function decideInterrupt(
   }
   return { record: { id: input.id ?? crypto.randomUUID(), step: target, by, reason: input.reason ?? `interrupted by ${by}` } }
 }
+
+/** Why a turn's controller was aborted by an interrupt, and the control entry that asked. */
+export class Interrupted extends Error {
+  override name = 'Interrupted'
+  constructor(
+    message: string,
+    readonly request: string | undefined,
+  ) {
+    super(message)
+  }
+}

@@ -20,8 +20,9 @@ import { type Registration, specsOf, type ToolRegistry } from '../tools/registry
 import { type Settlement, settle } from '../tools/settle.ts'
 import { AirBuffer } from './air.ts'
 import { type Budget, TokenEstimator } from './budget.ts'
-import { baselineOf, compactionRequest, splitForCompaction } from './compaction.ts'
+import { type CompactionOutcome, compactionTurn } from './compaction-turn.ts'
 import { changedSources, type SourceValue } from './context-sources.ts'
+import { Interrupted } from './control.ts'
 import { keepJson, systemText } from './epoch.ts'
 import { EVENT, type EventPayloads, type EventType } from './events.ts'
 import type { InboxRow, SessionState } from './projection.ts'
@@ -64,16 +65,6 @@ export interface RunnerHost {
   readonly maxTurns?: number
 }
 
-/** Why a turn's controller was aborted by an interrupt, and the control entry that asked. */
-class Interrupted extends Error {
-  override name = 'Interrupted'
-  constructor(
-    message: string,
-    readonly request: string | undefined,
-  ) {
-    super(message)
-  }
-}
 
 /**
  * The serialized drain of one session, over the host it runs in.
@@ -210,52 +201,13 @@ export class Runner {
     return this.offered
   }
 
-  /**
-   * A compaction turn: summarise the epoch's head with the same model, keep its tail, and record
-   * the new epoch's baseline. Only `completed` changes what the model is shown.
-   */
-  private async compact(reason: 'budget' | 'overflow', estimate: number, budget: Budget | null): Promise<'completed' | 'failed' | 'interrupted'> {
-    const host = this.host
-    const state = host.state()
+  /** A compaction turn (see compaction-turn.ts), registered as the running turn so an interrupt can name it. */
+  private async compact(reason: 'budget' | 'overflow', estimate: number, budget: Budget | null): Promise<CompactionOutcome> {
     const id = crypto.randomUUID()
     const controller = new AbortController()
     this.turn = { step: id, controller }
-    // Without a known window, aim at half of what was refused.
-    const input = budget?.input ?? Math.ceil(estimate / 2)
-    host.record(EVENT.compactionStarted, { id, reason, estimate, budget: input })
     try {
-      const { head, tail } = splitForCompaction(host.history(), this.tokens.charsFor(input / 4))
-      const summaryTokens = Math.max(16, Math.min(budget?.output ?? input, Math.ceil(input / 8)))
-      const request = compactionRequest(state, head, this.tokens.charsFor(input) - 1024, summaryTokens)
-      let summary = ''
-      let usage: Usage | null = null
-      for await (const batch of host.stream(request, controller.signal)) {
-        for (const event of batch) {
-          // A summariser's tool calls and reasoning are not part of the summary.
-          if (event.type === 'text-delta') summary += event.text
-          else if (event.type === 'usage') {
-            const { type: _type, ...counts } = event
-            usage = counts
-          }
-        }
-      }
-      controller.signal.throwIfAborted()
-      if (summary.trim() === '') throw new NeuronError('COMPACTION_EMPTY', 'the compaction turn produced no summary')
-      const baseline = keepJson(host.keepArtifact, baselineOf(state.system, host.sources(), summary.trim(), tail))
-      const ended = host.record(EVENT.compactionEnded, { id, outcome: 'completed', baseline, summarised: head.length, kept: tail.length, usage })
-      // In the same synchronous block as its end, so no crash can fall between the two.
-      host.record(EVENT.epochStarted, { baseline, after: ended.seq, reason: 'compaction' })
-      return 'completed'
-    } catch (error) {
-      if (controller.signal.aborted && controller.signal.reason instanceof Interrupted) {
-        const { message, request } = controller.signal.reason
-        host.record(EVENT.compactionEnded, { id, outcome: 'interrupted', error: { code: 'INTERRUPTED', message } })
-        host.record(EVENT.interrupted, request === undefined ? { step: id, reason: message } : { step: id, reason: message, request })
-        return 'interrupted'
-      }
-      const failure = error instanceof NeuronError ? { code: error.code, message: error.message } : { code: 'COMPACTION_FAILED', message: String(error) }
-      host.record(EVENT.compactionEnded, { id, outcome: 'failed', error: failure })
-      return 'failed'
+      return await compactionTurn(this.host, { id, reason, estimate, budget, tokens: this.tokens, signal: controller.signal })
     } finally {
       this.turn = null
     }

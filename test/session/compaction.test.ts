@@ -155,3 +155,40 @@ describe('a crash mid-compaction', () => {
       expect(state).toMatchObject({ compaction: null, epoch: null, loopOpen: true, run: null })
     }))
 })
+
+describe('an interrupt naming a running compaction', () => {
+  it('stops it: the compaction is invisible and the loop closes', { timeout: 20_000 }, () =>
+    withLedger(uniqueName('stopcompact'), async (ledger) => {
+      let compacting: (() => void) | null = null
+      const session = scriptedSession(
+        ledger,
+        'session.stopcompact',
+        async function* (request, signal) {
+          // The first compaction hangs until interrupted; later ones (the pending prompts run on) answer.
+          if (!isCompaction(request) || compacting) return yield reply(isCompaction(request) ? 'summary' : 'z'.repeat(1200))
+          await new Promise<void>((resolve) => {
+            compacting = resolve
+            signal.addEventListener('abort', () => resolve())
+          })
+          signal.throwIfAborted()
+          yield reply('never used')
+        },
+        { limits: { context: 1000, output: 100 } },
+      )
+      for (let i = 0; i < 4; i++) session.host.record('session.next.admitted', { messageId: `m${i}`, delivery: 'queue', text: `go ${i}`, digest: 'd' })
+      const drained = session.runner.wake()
+      while (!compacting) await new Promise((r) => setTimeout(r, 1))
+      const id = session.state().compaction!
+      expect(session.runner.interrupt('some-other-turn', 'r0')).toBe(false)
+      expect(session.runner.interrupt(id, 'r1', 'stop compacting')).toBe(true)
+      await drained
+      const ended = ledger.byType('session.next.compaction.ended').items.map((e) => e.payload)
+      expect(ended[0]).toEqual({ id, outcome: 'interrupted', error: { code: 'INTERRUPTED', message: 'stop compacting' } })
+      expect(ledger.byType('session.next.interrupted').items[0]!.payload).toEqual({ step: id, reason: 'stop compacting', request: 'r1' })
+      // The interrupted compaction changed nothing; the pending prompts ran on afterwards.
+      const interruptedAt = ledger.byType('session.next.interrupted').items[0]!.seq
+      const epochs = ledger.byType('session.next.epoch.started').items
+      expect(epochs.filter((e) => e.seq < interruptedAt).map((e) => (e.payload as { reason: string }).reason)).toEqual(['start'])
+      expect(session.state()).toMatchObject({ compaction: null, run: null, pending: [] })
+    }))
+})
