@@ -60,7 +60,7 @@ export class History {
    * The messages of the session's current epoch. `session` is the projection: its epoch, and the
    * texts of prompts admitted before the epoch began and not promoted yet.
    */
-  messages(session: Pick<SessionState, 'epoch' | 'pending' | 'admissions'> = { epoch: null, pending: [], admissions: new Map() }): LlmMessage[] {
+  messages(session: Pick<SessionState, 'epoch' | 'pending' | 'admissions' | 'lastSeq'> = { epoch: null, pending: [], admissions: new Map(), lastSeq: Number.POSITIVE_INFINITY }): LlmMessage[] {
     const epoch = session.epoch
     if (epoch?.seq !== this.epoch?.seq || epoch?.baseline !== this.epoch?.baseline) {
       // A new epoch: start over from its baseline; the events before it are not read again.
@@ -68,13 +68,29 @@ export class History {
       this.folded = { state: epochState(this.baseline, session.pending), cursor: epoch?.seq ?? 0 }
       this.epoch = epoch
     }
-    // A prompt admitted before the epoch began and promoted after it: its text is read back once.
-    const textOf = (id: string) => admittedText(this.ledger, this.topic, session.admissions.get(id)?.seq)
-    this.folded = this.ledger.fold(this.topic, (state, envelope) => reduceHistory(state, envelope, textOf), epochState(null, []), this.folded)
+    // Events the object applied as it recorded them need no read; only what it has not seen does.
+    if (!this.folded || session.lastSeq > this.folded.cursor) {
+      const textOf = this.textOf(session)
+      this.folded = this.ledger.fold(this.topic, (state, envelope) => reduceHistory(state, envelope, textOf), epochState(null, []), this.folded)
+    }
     const { messages, step } = this.folded.state
     const open = step ? render(step) : []
     this.open = sizeOf(open)
     return [...messages, ...open]
+  }
+
+  /**
+   * Folds an event the session just recorded, so the next `messages()` reads nothing from storage.
+   * Events it never saw (recorded before the history was first read) are read by `messages()`.
+   */
+  apply(envelope: Stored, session: Pick<SessionState, 'admissions'>): void {
+    if (!this.folded || envelope.seq <= this.folded.cursor) return
+    this.folded = { state: reduceHistory(this.folded.state, envelope, this.textOf(session)), cursor: envelope.seq }
+  }
+
+  /** A prompt admitted before the epoch began and promoted after it: its text is read back once. */
+  private textOf(session: Pick<SessionState, 'admissions'>): (messageId: string) => string | undefined {
+    return (id) => admittedText(this.ledger, this.topic, session.admissions.get(id)?.seq)
   }
 
   /** The current epoch's system text (null without one, or when it has none). */

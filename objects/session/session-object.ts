@@ -64,10 +64,13 @@ export class SessionObject extends DurableObject<Env> {
   protected readonly subscribers: Subscribers
   protected readonly bus: Bus
   protected state: SessionState = emptySession()
+  /** What the model is shown, folded as events are recorded (see history.ts). */
+  private readonly transcript: History
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
     this.ledger = new Ledger(ctx.storage)
+    this.transcript = new History(this.ledger, this.topic)
     this.catalog = composeCatalog(env as unknown as EnvVars)
     this.access = new SessionAccess(this.ledger, `${this.topic}.denials`, () => this.name)
     this.subscribers = new Subscribers(ctx, this.ledger, this.topic)
@@ -76,7 +79,7 @@ export class SessionObject extends DurableObject<Env> {
     this.bus = new Bus({ ledger: this.ledger, author: 'object:session', holds: [this.topic] })
     this.bus.subscribe(on(this.topic), (envelope) => this.subscribers.broadcast({ kind: 'event', envelope: envelope as Stored }))
     this.bus.subscribe(on(this.air), (envelope) => this.subscribers.broadcast({ kind: 'delta', delta: envelope.payload as unknown as Delta }))
-    const history = new History(this.ledger, this.topic)
+    const history = this.transcript
     this.runner = new Runner({
       sessionId: this.name,
       state: () => this.state,
@@ -255,6 +258,7 @@ export class SessionObject extends DurableObject<Env> {
     // Each event's causal parent is the one before it: the session is a chain.
     const envelope = this.bus.publish(this.topic, type, payload, { parent: this.state.lastId, headers }) as Stored
     this.state = reduceSession(this.state, envelope)
+    this.transcript.apply(envelope, this.state)
     if (type === EVENT.stepEnded) this.meterTurn(payload as EventPayloads[typeof EVENT.stepEnded])
     return envelope
   }

@@ -35,6 +35,7 @@ export function scriptedSession(
     record: (type, payload) => {
       const { envelope } = ledger.append({ topic, type, author: 'test', parent: state.lastId, payload })
       state = reduceSession(state, envelope)
+      history.apply(envelope, state)
       return envelope
     },
     air: () => {},
