@@ -63,6 +63,14 @@ export class TokenEstimator {
     return Math.floor(tokens * this.charsPerToken)
   }
 
+  /**
+   * A new context epoch: the last reported count described a request that no longer exists, so
+   * estimates start again from the size alone (the corrected ratio stays).
+   */
+  rebase(): void {
+    this.anchor = null
+  }
+
   /** A turn of `chars` was sent and the provider reported `usage`: re-anchor and correct the ratio. */
   observe(chars: number, usage: Usage | null): void {
     if (!usage || usage.inputTokens <= 0) return

@@ -40,8 +40,11 @@ export interface EventPayloads {
   [EVENT.prompted]: { messageIds: string[] }
   [EVENT.drainStarted]: { run: string }
   [EVENT.drainEnded]: { run: string; reason: 'idle' | 'recovered' }
-  /** `tools`: the artifact holding the exact tool specs the turn offered (the same ref while unchanged). */
-  [EVENT.stepStarted]: { step: string; turn: number; provider: string; model: string; tools?: string }
+  /**
+   * `tools`: the artifact holding the exact tool specs the turn offered (the same ref while unchanged).
+   * `chars`: the request's serialized size, which the turn's reported usage calibrates the budget with.
+   */
+  [EVENT.stepStarted]: { step: string; turn: number; provider: string; model: string; tools?: string; chars?: number }
   [EVENT.stepEnded]: { step: string; finish: FinishReason; usage: Usage | null; cost: number | null }
   [EVENT.stepFailed]: { step: string; error: { code: string; message: string } }
   [EVENT.reasoning]: { step: string; text: string; signature?: string }

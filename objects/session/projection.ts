@@ -40,6 +40,10 @@ export interface SessionState {
   compaction: string | null
   /** The current context epoch: its baseline artifact, and the seq its messages are folded after. Null: none yet. */
   epoch: { baseline: string; seq: number } | null
+  /** The last turn of this epoch the provider counted: its request's size and input tokens (see budget.ts). */
+  anchor: { chars: number; tokens: number } | null
+  /** The running step's request size, until its usage arrives. */
+  sent: number | null
   /** The last interrupt control entry, and whether an `interrupted` event has honoured it yet. */
   interrupt: { id: string; step: string | null; seq: number; honoured: boolean } | null
   /** Tool calls started and not settled, by id. */
@@ -69,6 +73,8 @@ export function emptySession(): SessionState {
     step: null,
     compaction: null,
     epoch: null,
+    anchor: null,
+    sent: null,
     interrupt: null,
     running: {},
     pending: [],
@@ -114,11 +120,14 @@ export function reduceSession(state: SessionState, envelope: Stored): SessionSta
       return { ...next, run: (payload as EventPayloads[typeof EVENT.drainStarted]).run }
     case EVENT.drainEnded:
       return { ...next, run: null }
-    case EVENT.stepStarted:
-      return { ...next, step: (payload as EventPayloads[typeof EVENT.stepStarted]).step, counts: { ...next.counts, steps: state.counts.steps + 1 } }
+    case EVENT.stepStarted: {
+      const p = payload as EventPayloads[typeof EVENT.stepStarted]
+      return { ...next, step: p.step, sent: p.chars ?? null, counts: { ...next.counts, steps: state.counts.steps + 1 } }
+    }
     case EVENT.stepEnded: {
       const p = payload as EventPayloads[typeof EVENT.stepEnded]
-      return { ...next, step: null, loopOpen: p.finish === 'tool-calls' }
+      const anchor = p.usage && p.usage.inputTokens > 0 && state.sent !== null ? { chars: state.sent, tokens: p.usage.inputTokens } : state.anchor
+      return { ...next, step: null, loopOpen: p.finish === 'tool-calls', anchor }
     }
     case EVENT.stepFailed:
       return { ...next, step: null }
@@ -143,7 +152,7 @@ export function reduceSession(state: SessionState, envelope: Stored): SessionSta
     }
     case EVENT.epochStarted: {
       const p = payload as EventPayloads[typeof EVENT.epochStarted]
-      return { ...next, epoch: { baseline: p.baseline, seq: p.after } }
+      return { ...next, epoch: { baseline: p.baseline, seq: p.after }, anchor: null }
     }
     case EVENT.interrupted: {
       const p = payload as EventPayloads[typeof EVENT.interrupted]

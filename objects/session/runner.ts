@@ -109,6 +109,9 @@ export class Runner {
     const host = this.host
     const run = crypto.randomUUID()
     host.record(EVENT.drainStarted, { run })
+    // The budget's anchor survives restarts: the last counted turn of this epoch is in the log.
+    const anchor = host.state().anchor
+    if (anchor) this.tokens.observe(anchor.chars, { inputTokens: anchor.tokens, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0 })
     let turns = 0
     try {
       for (;;) {
@@ -207,7 +210,9 @@ export class Runner {
     const controller = new AbortController()
     this.turn = { step: id, controller }
     try {
-      return await compactionTurn(this.host, { id, reason, estimate, budget, tokens: this.tokens, signal: controller.signal })
+      const outcome = await compactionTurn(this.host, { id, reason, estimate, budget, tokens: this.tokens, signal: controller.signal })
+      if (outcome === 'completed') this.tokens.rebase()
+      return outcome
     } finally {
       this.turn = null
     }
@@ -225,11 +230,11 @@ export class Runner {
     this.turn = { step, controller }
     const shown = host.tools.snapshot()
     const offered = this.tools(shown)
-    host.record(EVENT.stepStarted, { step, turn, provider: state.provider, model: state.model, tools: offered.ref })
     const request: LlmRequest = { provider: state.provider, model: state.model, messages: host.history(), tools: specsOf(shown) }
     const system = host.context().system
     if (system) request.system = system
     const sent = host.historyChars() + offered.chars + (system?.length ?? 0)
+    host.record(EVENT.stepStarted, { step, turn, provider: state.provider, model: state.model, tools: offered.ref, chars: sent })
 
     // The turn's output so far; the air buffer sends what subscribers have not seen yet.
     const out = { text: '', reasoning: '' }
