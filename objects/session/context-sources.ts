@@ -92,9 +92,10 @@ export function changedSources(known: Record<string, SourceValue>, fresh: Record
   return changes
 }
 
-/** Sources as the text the model reads. */
+/** Sources as the text the model reads. A null value has nothing to say and is left out. */
 export function renderSources(values: Record<string, SourceValue>): string {
   return Object.entries(values)
+    .filter(([, value]) => value !== null)
     .map(([key, value]) => `- ${key}: ${isUnavailable(value) ? '(unavailable)' : typeof value === 'string' ? value : JSON.stringify(value)}`)
     .join('\n')
 }

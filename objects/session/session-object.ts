@@ -30,6 +30,7 @@ import { Identifier, parseOrThrow } from '../validate.ts'
 import { SessionAccess } from './access.ts'
 import { admit, PromptSchema, type Receipt } from './admission.ts'
 import { decideInterrupt, INTERRUPTED, InterruptSchema, type InterruptReply } from './control.ts'
+import { instructionsOf } from '../config/instructions.ts'
 import { budgetOf } from './budget.ts'
 import { defaultSources } from './context-sources.ts'
 import { EVENT, type EventPayloads, type EventType } from './events.ts'
@@ -98,6 +99,8 @@ export class SessionObject extends DurableObject<Env> {
       keepArtifact: (text, kind = 'text/plain') => this.ledger.artifacts.put(new TextEncoder().encode(text), kind).ref,
       tools: this.tools,
     })
+    // The owner's config instructions, read from its config object; slow or failing never blocks a turn.
+    this.sources.register('config.instructions', async () => instructionsOf((await this.env.CONFIGS.getByName(this.state.owner).current()).document))
     const notes = notesTools(this.ledger, `${this.topic}.notes`)
     this.tools.register('calculator', calculator)
     this.tools.register('note_write', notes.write)

@@ -78,6 +78,10 @@ export const Interrupted: Schema = {
   properties: { interrupted: { type: 'boolean' }, step: { type: ['string', 'null'] }, request: { type: ['string', 'null'] }, pending: int, message: str, duplicate: { const: true } },
 }
 
+export const ConfigVersion: Schema = { type: 'object', required: ['version', 'etag', 'document'], properties: { version: int, etag: str, document: { type: 'object' } } }
+
+export const JsonSchema: Schema = { type: 'object', required: ['$schema'], properties: { $schema: str, $id: str } }
+
 export const Ticket: Schema = { type: 'object', required: ['ticket', 'expiresAt'], properties: { ticket: str, expiresAt: int } }
 
 export const Me: Schema = { type: 'object', required: ['id', 'claims'], properties: { id: str, issuer: str, subject: str, claims: strings, via: str } }

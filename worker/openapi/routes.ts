@@ -6,6 +6,7 @@
  * limits docs/api.md states.
  */
 import type { z } from 'zod'
+import { ConfigSchema } from '../../objects/config/schema.ts'
 import { EnvelopeDraftSchema } from '../../objects/ledger/envelope.ts'
 import { PromptSchema } from '../../objects/session/admission.ts'
 import { InterruptSchema } from '../../objects/session/control.ts'
@@ -48,6 +49,20 @@ export const ROUTES: RouteDoc[] = [
   { method: 'get', path: '/v1/openapi.json', operationId: 'getOpenApi', summary: 'This OpenAPI 3.1 document', auth: 'none', ok: { 200: 'the document' }, response: R.OpenApi, errors: [] },
   { method: 'get', path: '/v1/docs', operationId: 'getDocs', summary: 'A readable page of this API', auth: 'none', ok: { 200: 'HTML' }, response: R.HTML, errors: [] },
   { method: 'get', path: '/v1/me', operationId: 'getMe', summary: 'The authenticated principal and its claims', auth: 'bearer', ok: { 200: 'the principal' }, response: R.Me, errors: [] },
+  { method: 'get', path: '/v1/config', operationId: 'getConfig', summary: "The caller's config document, its version and ETag (version 0: never written)", auth: 'bearer', ok: { 200: 'the current version' }, response: R.ConfigVersion, errors: [] },
+  {
+    method: 'put',
+    path: '/v1/config',
+    operationId: 'putConfig',
+    summary: 'Store a new version of the config document; If-Match must name the current ETag when given',
+    auth: 'bearer',
+    body: ConfigSchema,
+    maxBodyBytes: MAX_BODY_BYTES,
+    ok: { 200: 'the stored version, with its ETag' },
+    response: R.ConfigVersion,
+    errors: [...BODY_ERRORS, 'INVALID_CONFIG', 'CONFIG_VERSION_MISMATCH'],
+  },
+  { method: 'get', path: '/v1/config/schema.json', operationId: 'getConfigSchema', summary: 'The JSON Schema of the config document (generated from the schema that validates it)', auth: 'bearer', ok: { 200: 'a JSON Schema' }, response: R.JsonSchema, errors: [] },
   { method: 'get', path: '/v1/me/usage', operationId: 'getUsage', summary: "The principal's metered requests and model usage", auth: 'bearer', ok: { 200: 'totals' }, response: R.Usage, errors: [] },
   {
     method: 'post',
