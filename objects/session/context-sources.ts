@@ -87,16 +87,22 @@ export function changedSources(known: Record<string, SourceValue>, fresh: Record
   const changes: Record<string, Json> = {}
   for (const [key, value] of Object.entries(fresh)) {
     if (isUnavailable(value)) continue // keep serving the last known value
-    if (JSON.stringify(known[key]) !== JSON.stringify(value)) changes[key] = value
+    const before = known[key]
+    // Nothing known and nothing to say is no change.
+    if (value === null && (before === undefined || isUnavailable(before))) continue
+    if (JSON.stringify(before) !== JSON.stringify(value)) changes[key] = value
   }
   return changes
 }
 
-/** Sources as the text the model reads. A null value has nothing to say and is left out. */
+/**
+ * Sources as the text the model reads. A null value has nothing to say, and an unavailable one
+ * nothing yet: both are left out of the text (the snapshot still records them).
+ */
 export function renderSources(values: Record<string, SourceValue>): string {
   return Object.entries(values)
-    .filter(([, value]) => value !== null)
-    .map(([key, value]) => `- ${key}: ${isUnavailable(value) ? '(unavailable)' : typeof value === 'string' ? value : JSON.stringify(value)}`)
+    .filter(([, value]) => value !== null && !isUnavailable(value))
+    .map(([key, value]) => `- ${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)
     .join('\n')
 }
 

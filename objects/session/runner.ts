@@ -123,11 +123,12 @@ export class Runner {
           continue
         }
         const batch = promotable(state)
+        if (batch.length === 0 && !state.loopOpen) return
+        // A safe boundary: context changes are told before the prompts promoted here.
+        this.reconcileContext()
         if (batch.length > 0) {
           host.record(EVENT.prompted, { messageIds: batch.map((row) => row.messageId) })
           turns = 0
-        } else if (!state.loopOpen) {
-          return
         }
         if (turns >= (host.maxTurns ?? MAX_TURNS)) {
           host.record(EVENT.halted, { reason: 'turn-limit', limit: host.maxTurns ?? MAX_TURNS })
@@ -157,7 +158,6 @@ export class Runner {
    */
   private async turnWithinBudget(turn: number): Promise<void> {
     const host = this.host
-    this.reconcileContext()
     const budget = host.budget()
     if (budget) {
       const estimate = this.tokens.estimate(this.requestChars())

@@ -31,6 +31,7 @@ import { SessionAccess } from './access.ts'
 import { admit, PromptSchema, type Receipt } from './admission.ts'
 import { decideInterrupt, INTERRUPTED, InterruptSchema, type InterruptReply } from './control.ts'
 import { instructionsOf } from '../config/instructions.ts'
+import { skillIndex, skillsOf, skillTool } from '../config/skills.ts'
 import { budgetOf } from './budget.ts'
 import { defaultSources } from './context-sources.ts'
 import { EVENT, type EventPayloads, type EventType } from './events.ts'
@@ -100,7 +101,10 @@ export class SessionObject extends DurableObject<Env> {
       tools: this.tools,
     })
     // The owner's config instructions, read from its config object; slow or failing never blocks a turn.
-    this.sources.register('config.instructions', async () => instructionsOf((await this.env.CONFIGS.getByName(this.state.owner).current()).document))
+    const ownerConfig = async () => (await this.env.CONFIGS.getByName(this.state.owner).current()).document
+    this.sources.register('config.instructions', async () => instructionsOf(await ownerConfig()))
+    this.sources.register('skills.index', async () => skillIndex(await skillsOf(await ownerConfig())))
+    this.tools.register('skill', skillTool(async () => skillsOf(await ownerConfig())))
     const notes = notesTools(this.ledger, `${this.topic}.notes`)
     this.tools.register('calculator', calculator)
     this.tools.register('note_write', notes.write)

@@ -68,3 +68,29 @@ describe('config documents', () => {
     expect(changes.filter((v) => v !== undefined)).toContain('Answer in German.')
   })
 })
+
+describe('skills', () => {
+  it('the model sees the index and loads one skill with the skill tool; an unknown name fails with a code', async () => {
+    const who = `skills-${Date.now()}`
+    const skills = [
+      { name: 'deploy', description: 'How we ship a release', body: 'Tag, build, then wrangler deploy.' },
+      { name: 'review', description: 'How we review code', body: 'Read the tests first.' },
+    ]
+    expect((await put({ skills }, {}, who)).status).toBe(200)
+    const { id } = await newSession('skills', who)
+    await postJson(`/v1/sessions/${id}/prompt`, { text: 'warm up' }, who)
+    await waitIdle(id, 20_000, who)
+    await postJson(`/v1/sessions/${id}/prompt`, { text: '/tool skill {"name":"deploy"}\n/tool skill {"name":"nope"}' }, who)
+    await waitIdle(id, 20_000, who)
+    const log = await eventsAs(id, who)
+    const index = log.flatMap((e) => (e.type === 'session.next.context.changed' ? [(e.payload as { values: Record<string, unknown> }).values['skills.index']] : [])).filter(Boolean)
+    expect(index).toEqual(['deploy: How we ship a release (load it with the skill tool)\nreview: How we review code (load it with the skill tool)'])
+    expect(log.find((e) => e.type === 'session.next.tool.succeeded')!.payload).toMatchObject({ content: 'Skill deploy:\nTag, build, then wrangler deploy.' })
+    expect(log.find((e) => e.type === 'session.next.tool.failed')!.payload).toMatchObject({ error: { code: 'SKILL_NOT_FOUND' } })
+  })
+})
+
+async function eventsAs(id: string, who: string): Promise<Stored[]> {
+  const res = await api(`/v1/sessions/${id}/history?limit=1000`, {}, who)
+  return ((await res.json()) as { items: Stored[] }).items
+}

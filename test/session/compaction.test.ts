@@ -118,7 +118,7 @@ describe('CONTEXT_OVERFLOW: one rebuild, never a loop', () => {
     const { calls, log } = await overflowing(true)
     const first = log.slice(0, log.findIndex((e) => e.type === 'session.next.halted') + 1)
     expect(types(first)).toEqual([
-      'created', 'admitted', 'admitted', 'drain.started', 'prompted', 'epoch.started',
+      'created', 'admitted', 'admitted', 'drain.started', 'epoch.started', 'prompted',
       'step.started', 'step.failed', 'compaction.started', 'compaction.ended', 'epoch.started', 'step.started', 'step.failed', 'halted',
     ])
     expect(first.at(-1)!.payload).toEqual({ reason: 'context-overflow', limit: null, error: { code: 'CONTEXT_OVERFLOW', message: OVERFLOW_ADVICE } })

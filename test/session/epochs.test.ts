@@ -110,7 +110,7 @@ describe('context epochs and sources', () => {
     await postJson(`/v1/sessions/${id}/prompt`, { text: 'hello' })
     await waitIdle(id)
     const log = await events(id)
-    expect(typesOf(log)).toEqual(['created', 'admitted', 'drain.started', 'prompted', 'epoch.started', 'step.started', 'text', 'step.ended', 'drain.ended'])
+    expect(typesOf(log)).toEqual(['created', 'admitted', 'drain.started', 'epoch.started', 'prompted', 'step.started', 'text', 'step.ended', 'drain.ended'])
     expect(log.find((e) => e.type === 'session.next.step.started')!.payload).toMatchObject({ tools: expect.stringMatching(/^sha256:/) })
   })
 })
