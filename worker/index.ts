@@ -20,6 +20,7 @@ import { audit } from './gate/audit.ts'
 import { authenticate } from './gate/authenticate.ts'
 import { meter } from './gate/meter.ts'
 import { onError } from './on-error.ts'
+import { config } from './routes/config.ts'
 import { docs, OPEN_ROUTES } from './routes/docs.ts'
 import { health } from './routes/health.ts'
 import { ledgers } from './routes/ledgers.ts'
@@ -27,6 +28,7 @@ import { me } from './routes/me.ts'
 import { sessions } from './routes/sessions.ts'
 
 export { DirectoryObject } from '../objects/directory/directory-object.ts'
+export { ConfigObject } from '../objects/config/config-object.ts'
 export { LedgerObject } from '../objects/ledger-object/ledger-object.ts'
 export { MeterObject } from '../objects/meter/meter-object.ts'
 export { SessionObject } from '../objects/session/session-object.ts'
@@ -42,6 +44,7 @@ app.route('/v1', docs)
 app.route('/v1/ledgers', ledgers)
 app.route('/v1/sessions', sessions)
 app.route('/v1/me', me)
+app.route('/v1/config', config)
 app.notFound((c) => c.json({ error: { code: 'NOT_FOUND', message: `no route for ${c.req.method} ${c.req.path}` } }, 404))
 app.onError(onError)
 

@@ -28,6 +28,16 @@ export const CATALOG_SNAPSHOT: ProviderRow[] = [
         reasoning: true,
         cost: { input: 0, output: 0 },
       },
+      {
+        // The same scripted model with a 4k window, so budgets, compaction and overflow run offline.
+        id: 'echo-small',
+        name: 'Echo Small — scripted local model with a 4k context window',
+        limits: { context: 4096, output: 1024 },
+        modalities: text,
+        toolCall: true,
+        reasoning: true,
+        cost: { input: 0, output: 0 },
+      },
     ],
   },
   {

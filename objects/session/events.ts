@@ -22,7 +22,12 @@ export const EVENT = {
   toolFailed: 'session.next.tool.failed',
   toolCancelled: 'session.next.tool.cancelled',
   retried: 'session.next.retried',
+  interruptRequested: 'session.next.interrupt.requested',
   interrupted: 'session.next.interrupted',
+  compactionStarted: 'session.next.compaction.started',
+  compactionEnded: 'session.next.compaction.ended',
+  epochStarted: 'session.next.epoch.started',
+  contextChanged: 'session.next.context.changed',
   halted: 'session.next.halted',
 } as const
 
@@ -35,7 +40,11 @@ export interface EventPayloads {
   [EVENT.prompted]: { messageIds: string[] }
   [EVENT.drainStarted]: { run: string }
   [EVENT.drainEnded]: { run: string; reason: 'idle' | 'recovered' }
-  [EVENT.stepStarted]: { step: string; turn: number; provider: string; model: string }
+  /**
+   * `tools`: the artifact holding the exact tool specs the turn offered (the same ref while unchanged).
+   * `chars`: the request's serialized size, which the turn's reported usage calibrates the budget with.
+   */
+  [EVENT.stepStarted]: { step: string; turn: number; provider: string; model: string; tools?: string; chars?: number }
   [EVENT.stepEnded]: { step: string; finish: FinishReason; usage: Usage | null; cost: number | null }
   [EVENT.stepFailed]: { step: string; error: { code: string; message: string } }
   [EVENT.reasoning]: { step: string; text: string; signature?: string }
@@ -45,8 +54,31 @@ export interface EventPayloads {
   [EVENT.toolFailed]: { step: string; toolCallId: string; error: { code: string; message: string } }
   [EVENT.toolCancelled]: { step: string; toolCallId: string; reason: string }
   [EVENT.retried]: { step: string; attempt: number; delayMs: number; status: number; message: string }
-  [EVENT.interrupted]: { step: string | null; reason: string }
-  [EVENT.halted]: { reason: 'turn-limit' | 'step-failed'; limit: number | null }
+  /**
+   * A control entry, recorded before it acts: who asked to stop which running turn (`step`, or a
+   * compaction's id), and why. `id` makes a retry idempotent.
+   */
+  [EVENT.interruptRequested]: { id: string; step: string | null; by: string; reason: string }
+  /** `request` names the control entry it honours, when one asked for it. */
+  [EVENT.interrupted]: { step: string | null; reason: string; request?: string }
+  /** Hidden: a compaction turn began summarising the transcript (see compaction.ts). */
+  [EVENT.compactionStarted]: { id: string; reason: 'budget' | 'overflow'; estimate: number; budget: number }
+  /**
+   * Hidden: a compaction ended. Only `completed` changes what the model is shown: a new context
+   * epoch whose first messages are the artifact `baseline` (a JSON `Baseline`, see compaction.ts).
+   */
+  /**
+   * A context epoch begins: `baseline` is the artifact of its `Baseline` (see epoch.ts); the
+   * epoch's messages are the baseline's, then those folded from the events after `after`.
+   */
+  [EVENT.epochStarted]: { baseline: string; after: number; reason: 'start' | 'compaction' }
+  /** Context sources changed; the model reads the new values at this point of the conversation. */
+  [EVENT.contextChanged]: { values: Record<string, Json> }
+  [EVENT.compactionEnded]:
+    | { id: string; outcome: 'completed'; baseline: string; summarised: number; kept: number; usage: Usage | null }
+    | { id: string; outcome: 'failed' | 'interrupted'; error: { code: string; message: string } }
+  /** `error` says what to do when the reason is `context-overflow` (code `CONTEXT_OVERFLOW`). */
+  [EVENT.halted]: { reason: 'turn-limit' | 'step-failed' | 'context-overflow'; limit: number | null; error?: { code: string; message: string } }
 }
 
 export type EventType = keyof EventPayloads

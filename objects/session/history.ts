@@ -1,7 +1,11 @@
 /**
  * What the model is shown: the session's durable events folded into provider
- * messages. Built fresh from the log before every provider turn (spec §3.2
- * "reload projected history once before continuation").
+ * messages, reloaded before every provider turn. The fold covers the current
+ * context epoch only: it starts from the epoch's baseline (the messages a
+ * completed compaction left: its summary and the kept recent turns) and reads
+ * the events after it, so what is assembled is bounded by the epoch, not by
+ * the session's whole history. It also counts the characters of what it holds,
+ * for the context budget.
  *
  * A step's parts are ordered reasoning → text → tool calls; its tool outcomes
  * follow as tool messages. A cancelled call is dropped from its step, since an
@@ -11,11 +15,22 @@ import type { Stored } from '../ledger/envelope.ts'
 import type { Json } from '../ledger/json.ts'
 import type { Folded, Ledger } from '../ledger/ledger.ts'
 import type { AssistantPart, LlmMessage } from '../llm/types.ts'
+import type { SourceValue } from './context-sources.ts'
+import { type Baseline, contextMessage, readBaseline } from './epoch.ts'
 import { EVENT, type EventPayloads } from './events.ts'
+import type { SessionState } from './projection.ts'
 
-interface HistoryState {
+export interface HistoryState {
   messages: LlmMessage[]
-  texts: Map<string, string>
+  /** The epoch's context sources as the model knows them: the baseline's, plus later updates. */
+  sources: Record<string, SourceValue>
+  /** Serialized characters of `messages`, each counted once when it joins. */
+  chars: number
+  /**
+   * Prompts admitted and not promoted yet: message id → the sequence of its `admitted` event.
+   * Their texts stay in the log and are read once, when promoted (at most the inbox's size).
+   */
+  admitted: Map<string, number>
   step: OpenStep | null
 }
 
@@ -36,34 +51,117 @@ interface OpenStep {
  */
 export class History {
   private folded: Folded<HistoryState> | undefined
+  private epoch: SessionState['epoch'] = null
+  private baseline: Baseline | null = null
+  private open = 0
 
   constructor(
     private readonly ledger: Ledger,
     private readonly topic: string,
   ) {}
 
-  messages(): LlmMessage[] {
-    this.folded = this.ledger.fold(this.topic, reduceHistory, { messages: [], texts: new Map(), step: null }, this.folded)
+  /**
+   * The messages of the session's current epoch. `session` is the projection: its epoch, and the
+   * prompts admitted before the epoch began and not promoted yet.
+   */
+  messages(session: Pick<SessionState, 'epoch' | 'pending' | 'lastSeq'> = { epoch: null, pending: [], lastSeq: Number.POSITIVE_INFINITY }): LlmMessage[] {
+    const epoch = session.epoch
+    if (epoch?.seq !== this.epoch?.seq || epoch?.baseline !== this.epoch?.baseline) {
+      // A new epoch: start over from its baseline; the events before it are not read again.
+      this.baseline = epoch ? readBaseline(this.ledger, epoch.baseline) : null
+      this.folded = { state: epochState(this.baseline, session.pending), cursor: epoch?.seq ?? 0 }
+      this.epoch = epoch
+    }
+    // Events the object applied as it recorded them need no read; only what it has not seen does.
+    if (!this.folded || session.lastSeq > this.folded.cursor) {
+      const textAt = this.textAt
+      this.folded = this.ledger.fold(this.topic, (state, envelope) => reduceHistory(state, envelope, textAt), epochState(null, []), this.folded)
+    }
     const { messages, step } = this.folded.state
-    return step ? [...messages, ...render(step)] : [...messages]
+    const open = step ? render(step) : []
+    this.open = sizeOf(open)
+    return [...messages, ...open]
+  }
+
+  /**
+   * Folds an event the session just recorded, so the next `messages()` reads nothing from storage.
+   * Events it never saw (recorded before the history was first read) are read by `messages()`.
+   */
+  apply(envelope: Stored): void {
+    if (!this.folded || envelope.seq <= this.folded.cursor) return
+    this.folded = { state: reduceHistory(this.folded.state, envelope, this.textAt), cursor: envelope.seq }
+  }
+
+  /** A promoted prompt's text, read back from its `admitted` event. */
+  private readonly textAt = (seq: number) => admittedText(this.ledger, this.topic, seq)
+
+  /** The current epoch's system text (null without one, or when it has none). */
+  system(): string | null {
+    return this.baseline?.system ?? null
+  }
+
+  /** The context sources the model knows in this epoch, as of the last `messages()`. */
+  sources(): Record<string, SourceValue> {
+    return this.folded?.state.sources ?? {}
+  }
+
+  /** Serialized characters of what the last `messages()` returned. */
+  chars(): number {
+    return (this.folded?.state.chars ?? 0) + this.open
   }
 }
 
-function reduceHistory(state: HistoryState, envelope: Stored): HistoryState {
+/**
+ * The fold's start for an epoch: the baseline's messages and sources, and the prompts admitted
+ * earlier and not promoted yet (their admissions lie before the epoch).
+ */
+export function epochState(baseline: Baseline | null, pending: { messageId: string; seq: number }[]): HistoryState {
+  const messages = [...(baseline?.messages ?? [])]
+  return { messages, sources: { ...baseline?.sources }, chars: sizeOf(messages), admitted: new Map(pending.map((row) => [row.messageId, row.seq])), step: null }
+}
+
+/** The text of the admission at `seq`, read from the log. */
+export function admittedText(ledger: Ledger, topic: string, seq: number | undefined): string | undefined {
+  if (seq === undefined) return undefined
+  const [envelope] = ledger.byTopic(topic, { after: seq - 1, limit: 1 }).items
+  return envelope?.type === EVENT.admitted ? (envelope.payload as EventPayloads[typeof EVENT.admitted]).text : undefined
+}
+
+/** Characters of messages as JSON: what a request's size grows by when they join it. */
+export function sizeOf(messages: LlmMessage[]): number {
+  let chars = 0
+  for (const message of messages) chars += JSON.stringify(message).length
+  return chars
+}
+
+/**
+ * Folds one event into the epoch's provider messages. `textAt(seq)` reads a promoted prompt's
+ * text from its `admitted` event in the log.
+ */
+export function reduceHistory(state: HistoryState, envelope: Stored, textAt: (seq: number) => string | undefined): HistoryState {
   const p = envelope.payload as never
   switch (envelope.type) {
-    case EVENT.admitted: {
-      const { messageId, text } = p as EventPayloads[typeof EVENT.admitted]
-      state.texts.set(messageId, text)
-      return state
+    case EVENT.contextChanged: {
+      const { values } = p as EventPayloads[typeof EVENT.contextChanged]
+      const closed = close(state)
+      const message = contextMessage(values)
+      closed.messages.push(message)
+      return { ...closed, sources: { ...closed.sources, ...values }, chars: closed.chars + JSON.stringify(message).length }
     }
+    case EVENT.admitted:
+      state.admitted.set((p as EventPayloads[typeof EVENT.admitted]).messageId, envelope.seq)
+      return state
     case EVENT.prompted: {
       const closed = close(state)
+      let chars = closed.chars
       for (const id of (p as EventPayloads[typeof EVENT.prompted]).messageIds) {
-        closed.messages.push({ role: 'user', content: closed.texts.get(id) ?? '' })
-        closed.texts.delete(id)
+        const seq = closed.admitted.get(id)
+        const message: LlmMessage = { role: 'user', content: (seq === undefined ? undefined : textAt(seq)) ?? '' }
+        closed.messages.push(message)
+        chars += JSON.stringify(message).length
+        closed.admitted.delete(id)
       }
-      return closed
+      return { ...closed, chars }
     }
     case EVENT.stepStarted:
       return { ...close(state), step: { reasoning: [], text: [], calls: new Map(), outcomes: [] } }
@@ -103,8 +201,9 @@ function reduceHistory(state: HistoryState, envelope: Stored): HistoryState {
 /** Closes the open step, if any: its messages join the history. */
 function close(state: HistoryState): HistoryState {
   if (!state.step) return state
-  state.messages.push(...render(state.step))
-  return { ...state, step: null }
+  const rendered = render(state.step)
+  state.messages.push(...rendered)
+  return { ...state, chars: state.chars + sizeOf(rendered), step: null }
 }
 
 /** One step as provider messages: an assistant message, then its tool results. */

@@ -39,6 +39,16 @@ export interface SessionState {
   /** A promoted prompt whose turn loop has not reached idle yet. */
   loopOpen: boolean
   step: string | null
+  /** A compaction turn started and not ended (its id): an interrupt may name it like a step. */
+  compaction: string | null
+  /** The current context epoch: its baseline artifact, and the seq its messages are folded after. Null: none yet. */
+  epoch: { baseline: string; seq: number } | null
+  /** The last turn of this epoch the provider counted: its request's size and input tokens (see budget.ts). */
+  anchor: { chars: number; tokens: number } | null
+  /** The running step's request size, until its usage arrives. */
+  sent: number | null
+  /** The last interrupt control entry, and whether an `interrupted` event has honoured it yet. */
+  interrupt: { id: string; step: string | null; seq: number; honoured: boolean } | null
   /** Tool calls started and not settled, by id. */
   running: Record<string, string>
   pending: InboxRow[]
@@ -62,6 +72,11 @@ export function emptySession(): SessionState {
     run: null,
     loopOpen: false,
     step: null,
+    compaction: null,
+    epoch: null,
+    anchor: null,
+    sent: null,
+    interrupt: null,
     running: {},
     pending: [],
     counts: { events: 0, prompts: 0, steps: 0, toolCalls: 0 },
@@ -104,11 +119,14 @@ export function reduceSession(state: SessionState, envelope: Stored): SessionSta
       return { ...next, run: (payload as EventPayloads[typeof EVENT.drainStarted]).run }
     case EVENT.drainEnded:
       return { ...next, run: null }
-    case EVENT.stepStarted:
-      return { ...next, step: (payload as EventPayloads[typeof EVENT.stepStarted]).step, counts: { ...next.counts, steps: state.counts.steps + 1 } }
+    case EVENT.stepStarted: {
+      const p = payload as EventPayloads[typeof EVENT.stepStarted]
+      return { ...next, step: p.step, sent: p.chars ?? null, counts: { ...next.counts, steps: state.counts.steps + 1 } }
+    }
     case EVENT.stepEnded: {
       const p = payload as EventPayloads[typeof EVENT.stepEnded]
-      return { ...next, step: null, loopOpen: p.finish === 'tool-calls' }
+      const anchor = p.usage && p.usage.inputTokens > 0 && state.sent !== null ? { chars: state.sent, tokens: p.usage.inputTokens } : state.anchor
+      return { ...next, step: null, loopOpen: p.finish === 'tool-calls', anchor }
     }
     case EVENT.stepFailed:
       return { ...next, step: null }
@@ -122,7 +140,24 @@ export function reduceSession(state: SessionState, envelope: Stored): SessionSta
       const { [(payload as { toolCallId: string }).toolCallId]: _settled, ...running } = state.running
       return { ...next, running }
     }
-    case EVENT.interrupted:
+    case EVENT.interruptRequested: {
+      const p = payload as EventPayloads[typeof EVENT.interruptRequested]
+      return { ...next, interrupt: { id: p.id, step: p.step, seq: envelope.seq, honoured: false } }
+    }
+    case EVENT.compactionStarted:
+      return { ...next, compaction: (payload as EventPayloads[typeof EVENT.compactionStarted]).id }
+    case EVENT.compactionEnded: {
+      return { ...next, compaction: null }
+    }
+    case EVENT.epochStarted: {
+      const p = payload as EventPayloads[typeof EVENT.epochStarted]
+      return { ...next, epoch: { baseline: p.baseline, seq: p.after }, anchor: null }
+    }
+    case EVENT.interrupted: {
+      const p = payload as EventPayloads[typeof EVENT.interrupted]
+      const honoured = state.interrupt && p.request === state.interrupt.id ? { ...state.interrupt, honoured: true } : state.interrupt
+      return { ...next, step: null, compaction: null, loopOpen: false, interrupt: honoured }
+    }
     case EVENT.halted:
       return { ...next, step: null, loopOpen: false }
     default:
@@ -138,6 +173,8 @@ export interface SessionView {
   share: string[]
   model: string
   status: 'idle' | 'busy'
+  /** The running provider turn (or compaction), which an interrupt may name as its target. */
+  step: string | null
   createdAt: number
   pending: number
   counts: SessionState['counts']
@@ -153,6 +190,7 @@ export function viewOf(id: string, state: SessionState): SessionView {
     share: state.share,
     model: `${state.provider}/${state.model}`,
     status: state.run !== null || state.loopOpen || state.pending.length > 0 ? 'busy' : 'idle',
+    step: state.step ?? state.compaction,
     createdAt: state.createdAt,
     pending: state.pending.length,
     counts: state.counts,

@@ -4,6 +4,10 @@
  * working. Calls still running are failed durably, never re-run, and the open
  * step is failed; then the claim is closed. The caller resumes the drain.
  * Running it twice is harmless: the second time nothing is open.
+ *
+ * An interrupt recorded just before the crash and not yet honoured is honoured
+ * here: its turn's calls are cancelled (an interruption is never a result) and
+ * the loop is closed with `interrupted`, so the drain does not continue it.
  */
 import { EVENT, type EventPayloads, type EventType } from './events.ts'
 import type { SessionState } from './projection.ts'
@@ -19,10 +23,30 @@ export function recover(
   record: <T extends EventType>(type: T, payload: EventPayloads[T]) => unknown,
 ): boolean {
   const running = Object.keys(state.running)
-  if (state.run === null && state.step === null && running.length === 0) return false
+  const control = pendingInterrupt(state)
+  if (state.run === null && state.step === null && state.compaction === null && running.length === 0 && !control) return false
   const step = state.step ?? 'none'
-  for (const toolCallId of running) record(EVENT.toolFailed, { step, toolCallId, error: ABANDONED })
-  if (state.step !== null) record(EVENT.stepFailed, { step: state.step, error: ABANDONED })
+  if (state.compaction !== null) {
+    record(EVENT.compactionEnded, { id: state.compaction, outcome: 'failed', error: ABANDONED })
+  }
+  if (control) {
+    for (const toolCallId of running) record(EVENT.toolCancelled, { step, toolCallId, reason: 'interrupted' })
+    record(EVENT.interrupted, { step: state.step, reason: 'interrupt honoured on wake', request: control.id })
+  } else {
+    for (const toolCallId of running) record(EVENT.toolFailed, { step, toolCallId, error: ABANDONED })
+    if (state.step !== null) record(EVENT.stepFailed, { step: state.step, error: ABANDONED })
+  }
   if (state.run !== null) record(EVENT.drainEnded, { run: state.run, reason: 'recovered' })
   return true
+}
+
+/**
+ * The interrupt entry still owed an answer: not yet honoured, and naming the turn that is open now
+ * (or, with no target, an open loop). An entry whose turn ended some other way is spent.
+ */
+export function pendingInterrupt(state: SessionState): SessionState['interrupt'] {
+  const control = state.interrupt
+  if (!control || control.honoured) return null
+  const open = control.step === null ? state.loopOpen && state.step === null : control.step === state.step || control.step === state.compaction
+  return open ? control : null
 }

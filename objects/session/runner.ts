@@ -7,19 +7,34 @@
  * - queue: waits for idle, then exactly one is promoted and the loop re-evaluates
  * - a promotion resets the provider-turn allowance; running out is an explained `halted`
  * - interruption aborts the turn: open calls are cancelled (never a result)
+ * - before each turn the context budget is checked; over it, the transcript is compacted first
+ * - a turn the provider refuses as too long gets exactly one rebuild (compact, retry), then the
+ *   loop halts with `CONTEXT_OVERFLOW`: never a loop
  */
 import { NeuronError } from '../errors.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import type { Json } from '../ledger/json.ts'
+import { isContextOverflow } from '../llm/overflow.ts'
 import type { FinishReason, LlmEvent, LlmMessage, LlmRequest, Usage } from '../llm/types.ts'
 import { type Registration, specsOf, type ToolRegistry } from '../tools/registry.ts'
 import { type Settlement, settle } from '../tools/settle.ts'
 import { AirBuffer } from './air.ts'
+import { type Budget, TokenEstimator } from './budget.ts'
+import { type CompactionOutcome, compactionTurn } from './compaction-turn.ts'
+import { changedSources, type SourceValue } from './context-sources.ts'
+import { Interrupted } from './control.ts'
+import { keepJson, systemText } from './epoch.ts'
 import { EVENT, type EventPayloads, type EventType } from './events.ts'
 import type { InboxRow, SessionState } from './projection.ts'
+import { pendingInterrupt } from './recovery.ts'
 
 /** Provider turns one promotion may use before the loop is halted. */
 export const MAX_TURNS = 16
+
+/** What the terminal overflow failure tells the user to do. */
+export const OVERFLOW_ADVICE =
+  'the conversation does not fit the model context window even after compacting it: send a shorter prompt, ' +
+  'switch the session to a model with a larger window, or start a new session'
 
 /** Ephemeral deltas: broadcast live, never stored. */
 export type Delta =
@@ -34,17 +49,22 @@ export interface RunnerHost {
   record<T extends EventType>(type: T, payload: EventPayloads[T]): Stored
   air(delta: Delta): void
   history(): LlmMessage[]
+  /** Serialized characters of what the last `history()` returned. */
+  historyChars(): number
+  /** The current epoch's system text and the sources the model knows (as of the last `history()`). */
+  context(): { system: string | null; sources: Record<string, SourceValue> }
+  /** The context sources' values now; never waits (see context-sources.ts). */
+  sources(): Record<string, SourceValue>
+  /** The context budget of the session's model; null when the catalog does not know its window. */
+  budget(): Budget | null
   /** One provider turn, in batches of events (one per network chunk). */
   stream(request: LlmRequest, signal: AbortSignal): AsyncIterable<LlmEvent[]>
   cost(provider: string, model: string, usage: Usage): number | null
-  keepArtifact(text: string): string
+  keepArtifact(text: string, kind?: string): string
   readonly tools: ToolRegistry
   readonly maxTurns?: number
 }
 
-class Interrupted extends Error {
-  override name = 'Interrupted'
-}
 
 /**
  * The serialized drain of one session, over the host it runs in.
@@ -52,11 +72,14 @@ class Interrupted extends Error {
  * @example
  * const runner = new Runner(host)
  * void runner.wake()        // after an admission
- * runner.interrupt()        // stops the running turn; false when idle
+ * runner.interrupt(step, 'req-1')   // stops that turn if it is the one running; false otherwise
  */
 export class Runner {
   private draining: Promise<void> | null = null
   private turn: { step: string; controller: AbortController } | null = null
+  private readonly tokens = new TokenEstimator()
+  /** The offered tool specs' size and artifact, measured and stored again only when the tool set changes. */
+  private offered: { key: string; chars: number; ref: string } | null = null
 
   constructor(private readonly host: RunnerHost) {}
 
@@ -68,10 +91,13 @@ export class Runner {
     return this.draining
   }
 
-  /** Aborts the running provider turn. `false` when nothing was running (a no-op). */
-  interrupt(reason = 'interrupted by the user'): boolean {
-    if (!this.turn) return false
-    this.turn.controller.abort(new Interrupted(reason))
+  /**
+   * Aborts the running provider turn (or compaction) if it is `step`: an interrupt never reaches a
+   * turn other than the one it names. `false` when that turn is not running (a no-op).
+   */
+  interrupt(step: string, request?: string, reason = 'interrupted by the user'): boolean {
+    if (this.turn?.step !== step || this.turn.controller.signal.aborted) return false
+    this.turn.controller.abort(new Interrupted(reason, request))
     return true
   }
 
@@ -83,23 +109,33 @@ export class Runner {
     const host = this.host
     const run = crypto.randomUUID()
     host.record(EVENT.drainStarted, { run })
+    // The budget's anchor survives restarts: the last counted turn of this epoch is in the log.
+    const anchor = host.state().anchor
+    if (anchor) this.tokens.observe(anchor.chars, { inputTokens: anchor.tokens, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0 })
     let turns = 0
     try {
       for (;;) {
         const state = host.state()
+        const control = pendingInterrupt(state)
+        if (control && control.step === null) {
+          // Asked for between turns: honoured here, at the boundary, before anything new starts.
+          host.record(EVENT.interrupted, { step: null, reason: 'interrupted between turns', request: control.id })
+          continue
+        }
         const batch = promotable(state)
+        if (batch.length === 0 && !state.loopOpen) return
+        // A safe boundary: context changes are told before the prompts promoted here.
+        this.reconcileContext()
         if (batch.length > 0) {
           host.record(EVENT.prompted, { messageIds: batch.map((row) => row.messageId) })
           turns = 0
-        } else if (!state.loopOpen) {
-          return
         }
         if (turns >= (host.maxTurns ?? MAX_TURNS)) {
           host.record(EVENT.halted, { reason: 'turn-limit', limit: host.maxTurns ?? MAX_TURNS })
           continue
         }
         turns++
-        await this.step(turns)
+        await this.turnWithinBudget(turns)
       }
     } catch (error) {
       // A fault outside any turn's own handling (e.g. storage): close what is open, durably,
@@ -115,17 +151,90 @@ export class Runner {
     }
   }
 
-  /** One provider turn: stream, start calls eagerly, settle all, record outcomes in call order. */
-  private async step(turn: number): Promise<void> {
+  /**
+   * One provider turn within the context budget: over it, compact first. A turn refused as too
+   * long gets one rebuild (a compaction, then the turn again); a second refusal, or a rebuild that
+   * cannot complete, halts the loop with `CONTEXT_OVERFLOW`.
+   */
+  private async turnWithinBudget(turn: number): Promise<void> {
+    const host = this.host
+    const budget = host.budget()
+    if (budget) {
+      const estimate = this.tokens.estimate(this.requestChars())
+      if (estimate > budget.input && (await this.compact('budget', estimate, budget)) === 'interrupted') return
+    }
+    if ((await this.step(turn)) !== 'overflow') return
+    const rebuilt = await this.compact('overflow', this.tokens.estimate(this.requestChars()), budget)
+    if (rebuilt === 'interrupted') return
+    if (rebuilt === 'completed' && (await this.step(turn)) !== 'overflow') return
+    host.record(EVENT.halted, { reason: 'context-overflow', limit: null, error: { code: 'CONTEXT_OVERFLOW', message: OVERFLOW_ADVICE } })
+  }
+
+  /**
+   * A safe boundary between provider turns: the first turn starts the first context epoch; later,
+   * sources that changed reach the model as one durable `context.changed` message. Never inside a turn.
+   */
+  private reconcileContext(): void {
+    const host = this.host
+    const state = host.state()
+    const fresh = host.sources()
+    if (!state.epoch) {
+      const baseline = keepJson(host.keepArtifact, { system: systemText(state.system, fresh), sources: fresh, messages: [] })
+      host.record(EVENT.epochStarted, { baseline, after: 0, reason: 'start' })
+      return
+    }
+    host.history()
+    const values = changedSources(host.context().sources, fresh)
+    if (Object.keys(values).length > 0) host.record(EVENT.contextChanged, { values })
+  }
+
+  /** Characters of the next request: the epoch's messages, plus the system text and tool specs. */
+  private requestChars(): number {
+    this.host.history()
+    return this.host.historyChars() + this.tools(this.host.tools.snapshot()).chars + (this.host.context().system?.length ?? 0)
+  }
+
+  /** The offered specs' size and artifact ref, for the tool set `shown`. */
+  private tools(shown: Map<string, Registration>): { chars: number; ref: string } {
+    const key = [...shown.keys()].join('\n')
+    if (this.offered?.key !== key) {
+      const json = JSON.stringify(specsOf(shown))
+      this.offered = { key, chars: json.length, ref: this.host.keepArtifact(json, 'application/json') }
+    }
+    return this.offered
+  }
+
+  /** A compaction turn (see compaction-turn.ts), registered as the running turn so an interrupt can name it. */
+  private async compact(reason: 'budget' | 'overflow', estimate: number, budget: Budget | null): Promise<CompactionOutcome> {
+    const id = crypto.randomUUID()
+    const controller = new AbortController()
+    this.turn = { step: id, controller }
+    try {
+      const outcome = await compactionTurn(this.host, { id, reason, estimate, budget, tokens: this.tokens, signal: controller.signal })
+      if (outcome === 'completed') this.tokens.rebase()
+      return outcome
+    } finally {
+      this.turn = null
+    }
+  }
+
+  /**
+   * One provider turn: stream, start calls eagerly, settle all, record outcomes in call order.
+   * `overflow` when the provider refused the request as longer than the model's window.
+   */
+  private async step(turn: number): Promise<'done' | 'overflow'> {
     const host = this.host
     const state = host.state()
     const step = crypto.randomUUID()
     const controller = new AbortController()
     this.turn = { step, controller }
-    host.record(EVENT.stepStarted, { step, turn, provider: state.provider, model: state.model })
     const shown = host.tools.snapshot()
+    const offered = this.tools(shown)
     const request: LlmRequest = { provider: state.provider, model: state.model, messages: host.history(), tools: specsOf(shown) }
-    if (state.system) request.system = state.system
+    const system = host.context().system
+    if (system) request.system = system
+    const sent = host.historyChars() + offered.chars + (system?.length ?? 0)
+    host.record(EVENT.stepStarted, { step, turn, provider: state.provider, model: state.model, tools: offered.ref, chars: sent })
 
     // The turn's output so far; the air buffer sends what subscribers have not seen yet.
     const out = { text: '', reasoning: '' }
@@ -186,21 +295,31 @@ export class Runner {
       controller.signal.throwIfAborted()
       for (const call of calls) this.recordOutcome(step, call.id, call.outcome!)
       const cost = usage ? host.cost(state.provider, state.model, usage) : null
+      this.tokens.observe(sent, usage)
       host.record(EVENT.stepEnded, { step, finish, usage, cost })
+      return 'done'
     } catch (error) {
       air.flush(out)
       if (!outputRecorded) this.recordOutput(step, out.reasoning, signature, out.text)
       if (controller.signal.aborted && controller.signal.reason instanceof Interrupted) {
         this.closeCalls(step, calls, 'interrupted')
-        host.record(EVENT.interrupted, { step, reason: controller.signal.reason.message })
-        return
+        const { message, request } = controller.signal.reason
+        host.record(EVENT.interrupted, request === undefined ? { step, reason: message } : { step, reason: message, request })
+        return 'done'
       }
-      const failure = error instanceof NeuronError ? { code: error.code, message: error.message } : { code: 'STEP_FAILED', message: String(error) }
+      const overflow = isContextOverflow(error)
+      const failure = overflow
+        ? { code: 'CONTEXT_OVERFLOW', message: (error as Error).message }
+        : error instanceof NeuronError
+          ? { code: error.code, message: error.message }
+          : { code: 'STEP_FAILED', message: String(error) }
       controller.abort(error)
       await Promise.allSettled(calls.map((call) => call.settled))
       this.closeCalls(step, calls, 'step failed')
       host.record(EVENT.stepFailed, { step, error: failure })
+      if (overflow) return 'overflow'
       host.record(EVENT.halted, { reason: 'step-failed', limit: null })
+      return 'done'
     } finally {
       this.turn = null
     }

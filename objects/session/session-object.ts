@@ -29,6 +29,11 @@ import { ToolRegistry } from '../tools/registry.ts'
 import { Identifier, parseOrThrow } from '../validate.ts'
 import { SessionAccess } from './access.ts'
 import { admit, PromptSchema, type Receipt } from './admission.ts'
+import { decideInterrupt, INTERRUPTED, InterruptSchema, type InterruptReply } from './control.ts'
+import { instructionsOf } from '../config/instructions.ts'
+import { skillIndex, skillsOf, skillTool } from '../config/skills.ts'
+import { budgetOf } from './budget.ts'
+import { defaultSources } from './context-sources.ts'
 import { EVENT, type EventPayloads, type EventType } from './events.ts'
 import { History } from './history.ts'
 import { emptySession, reduceSession, type SessionState, type SessionView, viewOf } from './projection.ts'
@@ -56,16 +61,21 @@ export class SessionObject extends DurableObject<Env> {
   protected readonly ledger: Ledger
   protected readonly catalog: Catalog
   protected readonly tools = new ToolRegistry()
+  /** What the model is told besides the conversation; `memory.pinned` and the like register here. */
+  protected readonly sources = defaultSources()
   protected readonly runner: Runner
   protected readonly access: SessionAccess
   protected readonly subscribers: Subscribers
   protected readonly bus: Bus
   protected readonly receipts: Receipts
   protected state: SessionState = emptySession()
+  /** What the model is shown, folded as events are recorded (see history.ts). */
+  private readonly transcript: History
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
     this.ledger = new Ledger(ctx.storage)
+    this.transcript = new History(this.ledger, this.topic)
     this.catalog = composeCatalog(env as unknown as EnvVars)
     this.access = new SessionAccess(this.ledger, `${this.topic}.denials`, () => this.name)
     this.receipts = new Receipts(ctx.storage.kv)
@@ -75,18 +85,30 @@ export class SessionObject extends DurableObject<Env> {
     this.bus = new Bus({ ledger: this.ledger, author: 'object:session', holds: [this.topic] })
     this.bus.subscribe(on(this.topic), (envelope) => this.subscribers.broadcast({ kind: 'event', envelope: envelope as Stored }))
     this.bus.subscribe(on(this.air), (envelope) => this.subscribers.broadcast({ kind: 'delta', delta: envelope.payload as unknown as Delta }))
-    const history = new History(this.ledger, this.topic)
+    const history = this.transcript
     this.runner = new Runner({
       sessionId: this.name,
       state: () => this.state,
       record: (type, payload) => this.record(type, payload),
       air: (delta) => void this.bus.publish(this.air, delta.type, delta),
-      history: () => history.messages(),
+      history: () => history.messages(this.state),
+      historyChars: () => history.chars(),
+      context: () => ({ system: history.system(), sources: history.sources() }),
+      sources: () => this.sources.snapshot({ sessionId: this.name, provider: this.state.provider, model: this.state.model, now: Date.now() }),
+      budget: () => {
+        const row = this.catalog.get(this.state.provider, this.state.model)?.model
+        return row ? budgetOf(row.limits) : null
+      },
       stream: (request, signal) => streamModelBatches(request, { catalog: this.catalog, signal }),
       cost: (provider, model, usage) => this.costOf(provider, model, usage),
-      keepArtifact: (text) => this.ledger.artifacts.put(new TextEncoder().encode(text), 'text/plain').ref,
+      keepArtifact: (text, kind = 'text/plain') => this.ledger.artifacts.put(new TextEncoder().encode(text), kind).ref,
       tools: this.tools,
     })
+    // The owner's config instructions, read from its config object; slow or failing never blocks a turn.
+    const ownerConfig = async () => (await this.env.CONFIGS.getByName(this.state.owner).current()).document
+    this.sources.register('config.instructions', async () => instructionsOf(await ownerConfig()))
+    this.sources.register('skills.index', async () => skillIndex(await skillsOf(await ownerConfig())))
+    this.tools.register('skill', skillTool(async () => skillsOf(await ownerConfig())))
     const notes = notesTools(this.ledger, `${this.topic}.notes`)
     this.tools.register('calculator', calculator)
     this.tools.register('note_write', notes.write)
@@ -140,12 +162,20 @@ export class SessionObject extends DurableObject<Env> {
     return { receipt: { id: messageId, session: this.name, sequence: admitted.seq, status: 'admitted' }, duplicate: false }
   }
 
-  /** Stops the running turn; pending prompts stay admitted. Idle is a no-op that says so. */
-  interrupt(caller: Caller): { interrupted: boolean; pending: number; message: string } {
-    this.access.check(this.state, caller, 'interrupt')
-    const interrupted = this.runner.interrupt(`interrupted by ${caller.id}`)
-    const pending = this.state.pending.length
-    return { interrupted, pending, message: interrupted ? 'the running turn was interrupted' : 'nothing was running' }
+  /**
+   * Stops the running turn the request names (default: the one running now); pending prompts stay
+   * admitted. The control entry is recorded before it acts; idle, a target that is not running, or
+   * a retry of the same id is a no-op that says so.
+   */
+  interrupt(caller: Caller, input: unknown = {}): InterruptReply {
+    const decision = this.access.check(this.state, caller, 'interrupt')
+    const decided = decideInterrupt(this.state, parseOrThrow(InterruptSchema, input ?? {}, 'INVALID_REQUEST'), caller.id)
+    if ('reply' in decided) return decided.reply
+    const { id, step, reason } = decided.record
+    this.record(EVENT.interruptRequested, decided.record, gateHeaders(caller, decision))
+    if (step !== null) this.runner.interrupt(step, id, reason)
+    else void this.wake()
+    return { interrupted: true, step, request: id, pending: this.state.pending.length, message: INTERRUPTED }
   }
 
   /** A page of durable events after `after`. */
@@ -198,7 +228,10 @@ export class SessionObject extends DurableObject<Env> {
         this.access.check(this.state, caller, 'read')
         return this.subscribers.subscribe(ws, msg.after)
       }
-      if (msg.type === 'interrupt') return ws.send(JSON.stringify({ type: 'interrupt', ...this.interrupt(caller) }))
+      if (msg.type === 'interrupt') {
+        const { type: _type, ...body } = msg
+        return ws.send(JSON.stringify({ type: 'interrupt', ...this.interrupt(caller, body) }))
+      }
       const { type: _type, ...body } = msg
       ws.send(JSON.stringify({ type: 'receipt', ...this.prompt(caller, body) }))
     } catch (error) {
@@ -245,6 +278,7 @@ export class SessionObject extends DurableObject<Env> {
     const envelope = this.bus.publish(this.topic, type, payload, { parent: this.state.lastId, headers }) as Stored
     this.state = reduceSession(this.state, envelope)
     snapshotIfDue(this.ctx.storage.kv, this.state)
+    this.transcript.apply(envelope)
     if (type === EVENT.stepEnded) this.meterTurn(payload as EventPayloads[typeof EVENT.stepEnded])
     return envelope
   }

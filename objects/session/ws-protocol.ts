@@ -13,7 +13,7 @@ export const ClientMessageSchema = z.discriminatedUnion('type', [
     parts: z.array(z.unknown()).optional(),
     delivery: z.enum(['steer', 'queue']).optional(),
   }),
-  z.strictObject({ type: z.literal('interrupt') }),
+  z.strictObject({ type: z.literal('interrupt'), id: z.string().optional(), step: z.string().optional(), reason: z.string().optional() }),
   // Keepalive; `data` comes back verbatim (benchmarks use it as the raw-send baseline).
   z.strictObject({ type: z.literal('ping'), data: z.string().max(64 * 1024).optional() }),
 ])

@@ -29,7 +29,7 @@ describe('catalog snapshot', () => {
 describe('composeCatalog', () => {
   it('with no env: only the local model is available, and it is the default', () => {
     const catalog = composeCatalog({})
-    expect(ids(catalog.available())).toEqual(['local/echo-1'])
+    expect(ids(catalog.available())).toEqual(['local/echo-1', 'local/echo-small'])
     expect(ids([catalog.default()])).toEqual(['local/echo-1'])
     expect(catalog.get('anthropic', 'claude-sonnet-4-5')).toMatchObject({ provider: { enabled: false, apiKey: undefined } })
     expect(catalog.get('anthropic', 'nope')).toBeUndefined()
@@ -38,7 +38,7 @@ describe('composeCatalog', () => {
 
   it('a vendor key enables that vendor and makes its first model the default', () => {
     const catalog = composeCatalog({ OPENAI_API_KEY: 'sk-o', ANTHROPIC_API_KEY: '' })
-    expect(ids(catalog.available())).toEqual(['local/echo-1', 'openai/gpt-5', 'openai/gpt-5-mini', 'openai/gpt-4.1'])
+    expect(ids(catalog.available())).toEqual(['local/echo-1', 'local/echo-small', 'openai/gpt-5', 'openai/gpt-5-mini', 'openai/gpt-4.1'])
     expect(catalog.default()).toMatchObject({ provider: { id: 'openai', apiKey: 'sk-o' }, model: { id: 'gpt-5' }, endpoint: 'openai/responses' })
   })
 
@@ -53,7 +53,7 @@ describe('composeCatalog', () => {
 
   it('NEURON_DISABLED_PROVIDERS turns a keyed vendor off', () => {
     const catalog = composeCatalog({ ANTHROPIC_API_KEY: 'a', NEURON_DISABLED_PROVIDERS: 'anthropic, groq' })
-    expect(ids(catalog.available())).toEqual(['local/echo-1'])
+    expect(ids(catalog.available())).toEqual(['local/echo-1', 'local/echo-small'])
     expect(ids([catalog.default()])).toEqual(['local/echo-1'])
   })
 

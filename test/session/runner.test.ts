@@ -138,7 +138,7 @@ describe('runner: interrupt', () => {
     await waitFor(id, 'session.next.tool.called')
     await prompt(id, { id: 'after', text: 'still here' })
     const res = await postJson(`/v1/sessions/${id}/interrupt`, {})
-    expect(await res.json()).toEqual({ interrupted: true, pending: 1, message: 'the running turn was interrupted' })
+    expect(await res.json()).toMatchObject({ interrupted: true, pending: 1, message: 'the running turn was interrupted', step: expect.any(String) })
     await waitIdle(id)
     const log = await events(id)
     const names = types(log)
@@ -154,7 +154,7 @@ describe('runner: interrupt', () => {
   it('interrupting an idle session is a no-op that says so', async () => {
     const { id } = await newSession()
     const res = await postJson(`/v1/sessions/${id}/interrupt`, {})
-    expect(await res.json()).toEqual({ interrupted: false, pending: 0, message: 'nothing was running' })
+    expect(await res.json()).toEqual({ interrupted: false, step: null, request: null, pending: 0, message: 'nothing was running' })
     expect(types(await events(id))).toEqual(['created'])
   })
 })

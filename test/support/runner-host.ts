@@ -5,6 +5,8 @@
  */
 import type { Ledger } from '../../objects/ledger/ledger.ts'
 import type { LlmEvent, LlmRequest } from '../../objects/llm/types.ts'
+import { budgetOf } from '../../objects/session/budget.ts'
+import type { SourceValue } from '../../objects/session/context-sources.ts'
 import { History } from '../../objects/session/history.ts'
 import { emptySession, reduceSession, type SessionState } from '../../objects/session/projection.ts'
 import { Runner, type RunnerHost } from '../../objects/session/runner.ts'
@@ -21,7 +23,7 @@ export function scriptedSession(
   ledger: Ledger,
   topic: string,
   stream: (request: LlmRequest, signal: AbortSignal) => AsyncIterable<LlmEvent[]>,
-  options: { tools?: ToolRegistry; maxTurns?: number; prompt?: string } = {},
+  options: { tools?: ToolRegistry; maxTurns?: number; prompt?: string; limits?: { context: number; output: number }; sources?: () => Record<string, SourceValue> } = {},
 ): ScriptedSession {
   let state = emptySession()
   const history = new History(ledger, topic)
@@ -33,13 +35,18 @@ export function scriptedSession(
     record: (type, payload) => {
       const { envelope } = ledger.append({ topic, type, author: 'test', parent: state.lastId, payload })
       state = reduceSession(state, envelope)
+      history.apply(envelope)
       return envelope
     },
     air: () => {},
-    history: () => history.messages(),
+    history: () => history.messages(state),
+    historyChars: () => history.chars(),
+    context: () => ({ system: history.system(), sources: history.sources() }),
+    sources: () => options.sources?.() ?? {},
+    budget: () => (options.limits ? budgetOf(options.limits) : null),
     stream,
     cost: () => null,
-    keepArtifact: () => 'unused',
+    keepArtifact: (text, kind) => ledger.artifacts.put(new TextEncoder().encode(text), kind).ref,
   }
   host.record('session.next.created', { model: 'scripted', provider: 'test', title: null, system: null, owner: 'test#owner', share: [] })
   host.record('session.next.admitted', { messageId: 'm', delivery: 'queue', text: options.prompt ?? 'go', digest: 'd' })

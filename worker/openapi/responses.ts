@@ -50,7 +50,7 @@ export const RegisteredSchema: Schema = {
 
 export const SessionView: Schema = {
   type: 'object',
-  required: ['id', 'title', 'owner', 'share', 'model', 'status', 'createdAt', 'pending', 'counts', 'lastSequence'],
+  required: ['id', 'title', 'owner', 'share', 'model', 'status', 'step', 'createdAt', 'pending', 'counts', 'lastSequence'],
   properties: {
     id: str,
     title: { type: ['string', 'null'] },
@@ -58,6 +58,7 @@ export const SessionView: Schema = {
     share: strings,
     model: str,
     status: { enum: ['idle', 'busy'] },
+    step: { type: ['string', 'null'] },
     createdAt: int,
     pending: int,
     counts: { type: 'object', properties: { events: int, prompts: int, steps: int, toolCalls: int } },
@@ -71,7 +72,15 @@ export const Receipt: Schema = {
   properties: { id: str, session: str, sequence: int, status: { const: 'admitted' } },
 }
 
-export const Interrupted: Schema = { type: 'object', required: ['interrupted', 'pending', 'message'], properties: { interrupted: { type: 'boolean' }, pending: int, message: str } }
+export const Interrupted: Schema = {
+  type: 'object',
+  required: ['interrupted', 'step', 'request', 'pending', 'message'],
+  properties: { interrupted: { type: 'boolean' }, step: { type: ['string', 'null'] }, request: { type: ['string', 'null'] }, pending: int, message: str, duplicate: { const: true } },
+}
+
+export const ConfigVersion: Schema = { type: 'object', required: ['version', 'etag', 'document'], properties: { version: int, etag: str, document: { type: 'object' } } }
+
+export const JsonSchema: Schema = { type: 'object', required: ['$schema'], properties: { $schema: str, $id: str } }
 
 export const Ticket: Schema = { type: 'object', required: ['ticket', 'expiresAt'], properties: { ticket: str, expiresAt: int } }
 

@@ -6,8 +6,10 @@
  * limits docs/api.md states.
  */
 import type { z } from 'zod'
+import { ConfigSchema } from '../../objects/config/schema.ts'
 import { EnvelopeDraftSchema } from '../../objects/ledger/envelope.ts'
 import { PromptSchema } from '../../objects/session/admission.ts'
+import { InterruptSchema } from '../../objects/session/control.ts'
 import { CreateSessionSchema } from '../../objects/session/session-object.ts'
 import { ListQuery, SchemaBody, WalkQuery } from '../routes/ledgers.ts'
 import { PageQuery, StreamQuery } from '../routes/sessions.ts'
@@ -47,6 +49,20 @@ export const ROUTES: RouteDoc[] = [
   { method: 'get', path: '/v1/openapi.json', operationId: 'getOpenApi', summary: 'This OpenAPI 3.1 document', auth: 'none', ok: { 200: 'the document' }, response: R.OpenApi, errors: [] },
   { method: 'get', path: '/v1/docs', operationId: 'getDocs', summary: 'A readable page of this API', auth: 'none', ok: { 200: 'HTML' }, response: R.HTML, errors: [] },
   { method: 'get', path: '/v1/me', operationId: 'getMe', summary: 'The authenticated principal and its claims', auth: 'bearer', ok: { 200: 'the principal' }, response: R.Me, errors: [] },
+  { method: 'get', path: '/v1/config', operationId: 'getConfig', summary: "The caller's config document, its version and ETag (version 0: never written)", auth: 'bearer', ok: { 200: 'the current version' }, response: R.ConfigVersion, errors: [] },
+  {
+    method: 'put',
+    path: '/v1/config',
+    operationId: 'putConfig',
+    summary: 'Store a new version of the config document; If-Match must name the current ETag when given',
+    auth: 'bearer',
+    body: ConfigSchema,
+    maxBodyBytes: MAX_BODY_BYTES,
+    ok: { 200: 'the stored version, with its ETag' },
+    response: R.ConfigVersion,
+    errors: [...BODY_ERRORS, 'INVALID_CONFIG', 'CONFIG_VERSION_MISMATCH'],
+  },
+  { method: 'get', path: '/v1/config/schema.json', operationId: 'getConfigSchema', summary: 'The JSON Schema of the config document (generated from the schema that validates it)', auth: 'bearer', ok: { 200: 'a JSON Schema' }, response: R.JsonSchema, errors: [] },
   { method: 'get', path: '/v1/me/usage', operationId: 'getUsage', summary: "The principal's metered requests and model usage", auth: 'bearer', ok: { 200: 'totals' }, response: R.Usage, errors: [] },
   {
     method: 'post',
@@ -73,7 +89,18 @@ export const ROUTES: RouteDoc[] = [
     response: R.Receipt,
     errors: [...SESSION_ERRORS, ...BODY_ERRORS, 'INVALID_REQUEST', 'PROMPT_CONFLICT', 'INBOX_FULL'],
   },
-  { method: 'post', path: '/v1/sessions/{id}/interrupt', operationId: 'interruptSession', summary: 'Stop the running turn; pending prompts are kept', auth: 'bearer', ok: { 200: 'whether a turn was interrupted' }, response: R.Interrupted, errors: SESSION_ERRORS },
+  {
+    method: 'post',
+    path: '/v1/sessions/{id}/interrupt',
+    operationId: 'interruptSession',
+    summary: 'Record an interrupt naming the running turn (optional body), then stop it; pending prompts are kept',
+    auth: 'bearer',
+    body: InterruptSchema,
+    maxBodyBytes: MAX_BODY_BYTES,
+    ok: { 200: 'whether a turn was interrupted, which, and the control entry id' },
+    response: R.Interrupted,
+    errors: [...SESSION_ERRORS, ...BODY_ERRORS, 'INVALID_REQUEST'],
+  },
   { method: 'get', path: '/v1/sessions/{id}/history', operationId: 'getSessionHistory', summary: 'A finite page of durable events', auth: 'bearer', query: PageQuery, ok: { 200: 'a page' }, response: R.Page, errors: [...SESSION_ERRORS, 'INVALID_QUERY'] },
   {
     method: 'get',

@@ -12,6 +12,7 @@ import { notFound } from '../../objects/session/access.ts'
 import { CreateSessionSchema } from '../../objects/session/session-object.ts'
 import { CALLER_HEADER, TICKET_HEADER } from '../../objects/session/ws-protocol.ts'
 import { Identifier, parseOrThrow } from '../../objects/validate.ts'
+import { parseJson } from '../../objects/parse-json.ts'
 import { limitBody } from '../body-limit.ts'
 import { MAX_BODY_BYTES } from '../../objects/limits.ts'
 import { callerOf } from '../caller.ts'
@@ -49,7 +50,12 @@ export const sessions = new Hono<AppEnv>()
     const { receipt, duplicate } = await (await stub(c.env, c.req.param('id'))).prompt(callerOf(c), body)
     return c.json(receipt, duplicate ? 200 : 202)
   })
-  .post('/:id/interrupt', async (c) => c.json(await (await stub(c.env, c.req.param('id'))).interrupt(callerOf(c))))
+  .post('/:id/interrupt', limitBody(MAX_BODY_BYTES), async (c) => {
+    // The body is optional: an empty one interrupts whatever runs now.
+    const text = await c.req.text()
+    const body = text === '' ? {} : parseJson(text)
+    return c.json(await (await stub(c.env, c.req.param('id'))).interrupt(callerOf(c), body))
+  })
   .get('/:id/history', async (c) => {
     const q = parseOrThrow(PageQuery, c.req.query(), 'INVALID_QUERY')
     return c.json(await (await stub(c.env, c.req.param('id'))).history(callerOf(c), q.after, q.limit))

@@ -20,7 +20,8 @@ export interface Commands {
   tokens: number | undefined
   slowMs: number
   finish: 'stop' | 'length' | 'content_filter'
-  fail: { status: number; message: string } | undefined
+  /** `code` is the OpenAI-style error code, e.g. `context_length_exceeded`. */
+  fail: { status: number; message: string; code?: string } | undefined
   truncate: boolean
 }
 

@@ -34,7 +34,7 @@ export async function localFetch(input: RequestInfo | URL, init?: RequestInit): 
   }
   if (body.stream !== true) return failure(400, 'invalid_request_error', 'the local model only streams: set "stream": true')
   const turn = planTurn(body)
-  if (turn.fail) return failure(turn.fail.status, 'local_failure', turn.fail.message)
+  if (turn.fail) return failure(turn.fail.status, turn.fail.code ? 'invalid_request_error' : 'local_failure', turn.fail.message, turn.fail.code)
   const events = sseEvents(turn, body.model ?? 'echo-1')
   return new Response(eventStream(events, turn.slowMs), {
     headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' },
@@ -60,9 +60,9 @@ function eventStream(events: string[], slowMs: number): ReadableStream<Uint8Arra
   })
 }
 
-function failure(status: number, type: string, message: string): Response {
+function failure(status: number, type: string, message: string, code: string | null = null): Response {
   const headers: Record<string, string> = { 'content-type': 'application/json' }
   // A scripted 429 asks for an immediate retry, so retry paths run fast in tests.
   if (status === 429) headers['retry-after'] = '0'
-  return Response.json({ error: { message, type, param: null, code: null } }, { status, headers })
+  return Response.json({ error: { message, type, param: null, code } }, { status, headers })
 }

@@ -7,12 +7,14 @@
  * - last messages are tool results: state them, and stop (never call tools again,
  *   so an agent loop always ends)
  */
+import { CATALOG_SNAPSHOT } from '../catalog-snapshot.ts'
 import { type Commands, parseCommands } from './commands.ts'
 
 /** The parts of an OpenAI chat-completions request the local model reads. */
 export interface ChatBody {
   model?: string
   stream?: boolean
+  max_tokens?: number
   messages?: ChatMessage[]
 }
 export interface ChatMessage {
@@ -58,20 +60,32 @@ export function planTurn(body: ChatBody): Turn {
             ? []
             : words(`Echo: ${commands.prose || '(nothing to echo)'}`)
   const argumentTokens = tools.reduce((sum, t) => sum + Math.ceil(t.arguments.length / 4), 0)
+  const prompt = Math.ceil(JSON.stringify(messages).length / 4)
+  const window = windowOf(body.model)
+  // Like a vendor, refuse a prompt longer than the model's window, and stop at `max_tokens`.
+  const overflow = prompt > window ? { status: 400, message: `This model's maximum context length is ${window} tokens. However, your messages resulted in ${prompt} tokens.`, code: 'context_length_exceeded' } : undefined
+  const capped = body.max_tokens !== undefined && text.length > body.max_tokens
+  if (capped) text.length = body.max_tokens!
   return {
     reasoning,
     text,
     tools,
-    finish: tools.length > 0 ? 'tool_calls' : commands.finish,
+    finish: tools.length > 0 ? 'tool_calls' : capped ? 'length' : commands.finish,
     slowMs: commands.slowMs,
     truncate: commands.truncate,
-    fail: commands.fail,
+    fail: commands.fail ?? overflow,
     usage: {
-      prompt: Math.ceil(JSON.stringify(messages).length / 4),
+      prompt,
       completion: reasoning.length + text.length + argumentTokens,
       reasoning: reasoning.length,
     },
   }
+}
+
+/** The model's context window, from its catalog row (the vendor and the catalog agree). */
+function windowOf(model: string | undefined): number {
+  const row = CATALOG_SNAPSHOT.find((p) => p.id === 'local')?.models.find((m) => m.id === model)
+  return row?.limits.context ?? Number.POSITIVE_INFINITY
 }
 
 /** "calculator returned 5; notes returned saved" for the tool results after the last assistant turn. */

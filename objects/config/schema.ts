@@ -1,0 +1,42 @@
+/**
+ * The config document: one per principal, validated by this zod schema, which
+ * also generates the JSON Schema served at `/v1/config/schema.json`. Keys:
+ * - `instructions`: ambient context for every session, inline text or a URL the worker fetches
+ * - `skills`: discovery sources; a skill is a name, a description and a body (or a URL)
+ * - `references`: named URLs a client may show or load
+ * - `shell`, `autoupdate`: accepted and stored for terminal clients; the server does not read them
+ * Unknown keys are refused, naming the key.
+ */
+import { z } from 'zod'
+
+/** Where the document's JSON Schema is served. */
+export const CONFIG_SCHEMA_URL = '/v1/config/schema.json'
+
+const Url = z.url({ protocol: /^https?$/ }).max(2048)
+
+export const ConfigSchema = z.strictObject({
+  /** Read-only: the schema the document follows. Echoed back, never stored differently. */
+  $schema: z.string().max(2048).optional(),
+  instructions: z.array(z.union([z.string().min(1).max(64 * 1024), z.strictObject({ url: Url })])).max(32).optional(),
+  skills: z
+    .array(
+      z.union([
+        z.strictObject({ name: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/), description: z.string().min(1).max(1024), body: z.string().min(1).max(64 * 1024) }),
+        z.strictObject({ url: Url }),
+      ]),
+    )
+    .max(64)
+    .optional(),
+  references: z.array(z.strictObject({ name: z.string().min(1).max(256), url: Url })).max(64).optional(),
+  /** Client-side only (a terminal client's settings). */
+  shell: z.record(z.string(), z.unknown()).optional(),
+  /** Client-side only. */
+  autoupdate: z.boolean().optional(),
+})
+
+export type ConfigDocument = z.output<typeof ConfigSchema>
+
+/** The JSON Schema of the config document, generated from the schema that validates it. */
+export function configJsonSchema(): Record<string, unknown> {
+  return { ...z.toJSONSchema(ConfigSchema, { target: 'draft-2020-12', io: 'input' }), $id: CONFIG_SCHEMA_URL, title: 'Neuron config document' }
+}

@@ -1,0 +1,194 @@
+import { describe, expect, it } from 'vitest'
+import type { Stored } from '../../objects/ledger/envelope.ts'
+import { ProviderError } from '../../objects/llm/errors.ts'
+import type { LlmEvent, LlmRequest } from '../../objects/llm/types.ts'
+import { budgetOf } from '../../objects/session/budget.ts'
+import { SUMMARY_INSTRUCTION, SUMMARY_PREFIX } from '../../objects/session/compaction.ts'
+import { emptySession, reduceSession } from '../../objects/session/projection.ts'
+import { recover } from '../../objects/session/recovery.ts'
+import { OVERFLOW_ADVICE } from '../../objects/session/runner.ts'
+import { uniqueName, withLedger } from '../support/ledger.ts'
+import { scriptedSession } from '../support/runner-host.ts'
+import { events, newSession, postJson, types, waitIdle } from '../support/session.ts'
+
+type StepEnded = { usage: { inputTokens: number } | null }
+const isCompaction = (request: LlmRequest) => String(request.messages.at(-1)?.content ?? '').startsWith(SUMMARY_INSTRUCTION)
+const overflow = () => new ProviderError('PROVIDER_BAD_REQUEST', "This model's maximum context length is 4096 tokens.", { httpStatus: 400, vendorType: 'context_length_exceeded' })
+const reply = (text: string): LlmEvent[] => [{ type: 'text-delta', text }, { type: 'finish', reason: 'stop' }]
+
+describe('context budget and compaction on local/echo-small (4k window)', () => {
+  it('a 500-turn session never fails, compacts repeatedly, and every prompt sent stays under the window', { timeout: 240_000 }, async () => {
+    const { id } = await newSession('long', undefined, { model: 'local/echo-small' })
+    const filler = 'the quick brown fox jumps over the lazy dog while the ledger folds every event'
+    for (let turn = 1; turn <= 500; turn++) {
+      const res = await postJson(`/v1/sessions/${id}/prompt`, { id: `p${turn}`, text: `turn ${turn}: ${filler}` })
+      expect(res.status).toBe(202)
+    }
+    await waitIdle(id, 200_000)
+    const log = await events(id)
+    const names = types(log)
+    expect(names).not.toContain('step.failed')
+    expect(names).not.toContain('halted')
+    // /history still pages through every event of every epoch: all 500 prompts, all their answers.
+    expect(log.filter((e) => e.type === 'session.next.prompted')).toHaveLength(500)
+    expect(log.filter((e) => e.type === 'session.next.step.ended')).toHaveLength(500)
+    const ended = log.filter((e) => e.type === 'session.next.compaction.ended').map((e) => e.payload as { outcome: string })
+    expect(ended.length).toBeGreaterThanOrEqual(10)
+    expect(ended.every((e) => e.outcome === 'completed')).toBe(true)
+    const sent = log.filter((e) => e.type === 'session.next.step.ended').map((e) => (e.payload as StepEnded).usage!.inputTokens)
+    const budget = budgetOf({ context: 4096, output: 1024 })
+    expect(Math.max(...sent)).toBeLessThanOrEqual(budget.window - budget.output)
+    // Flat after the first compaction: the last 100 turns send no more than the 100 before the first one could.
+    expect(Math.max(...sent.slice(400))).toBeLessThanOrEqual(budget.input + budget.margin)
+    // The last answer still echoes the last prompt: the model kept the conversation's tail.
+    expect((log.filter((e) => e.type === 'session.next.text').at(-1)!.payload as { text: string }).text).toContain('turn 500')
+    expect(log.map((e) => e.seq)).toEqual([...log.map((e) => e.seq)].sort((a, b) => a - b))
+  })
+
+  it('after a compaction the model sees the summary first, then the kept tail', () =>
+    withLedger(uniqueName('epoch'), async (ledger) => {
+      const requests: LlmRequest[] = []
+      const session = scriptedSession(
+        ledger,
+        'session.epoch',
+        async function* (request) {
+          requests.push(request)
+          yield reply(isCompaction(request) ? 'SUMMARY: they said go many times' : 'x'.repeat(600))
+        },
+        { limits: { context: 1000, output: 100 } },
+      )
+      for (let i = 0; i < 8; i++) {
+        session.host.record('session.next.admitted', { messageId: `m${i}`, delivery: 'queue', text: `go ${i}`, digest: 'd' })
+      }
+      await session.runner.wake()
+      const compactions = requests.filter(isCompaction)
+      expect(compactions.length).toBeGreaterThan(0)
+      const after = requests[requests.indexOf(compactions[0]!) + 1]!
+      expect(after.messages[0]).toEqual({ role: 'user', content: `${SUMMARY_PREFIX}SUMMARY: they said go many times` })
+      expect(after.messages.at(-1)).toMatchObject({ role: 'user' })
+      // The compaction turn offered no tools and capped its output.
+      expect(compactions[0]!.tools).toBeUndefined()
+      expect(compactions[0]!.maxOutputTokens).toBeGreaterThan(0)
+      expect(session.state().epoch!.seq).toBeGreaterThan(0)
+    }))
+
+  it('a failed compaction is invisible: the epoch and what the model is shown do not change', () =>
+    withLedger(uniqueName('invisible'), async (ledger) => {
+      const requests: LlmRequest[] = []
+      const session = scriptedSession(
+        ledger,
+        'session.invisible',
+        async function* (request) {
+          requests.push(request)
+          if (isCompaction(request)) throw new ProviderError('PROVIDER_SERVER', 'summariser down', { httpStatus: 500 })
+          yield reply('y'.repeat(900))
+        },
+        { limits: { context: 1000, output: 100 } },
+      )
+      for (let i = 0; i < 6; i++) session.host.record('session.next.admitted', { messageId: `m${i}`, delivery: 'queue', text: `go ${i}`, digest: 'd' })
+      await session.runner.wake()
+      const ended = ledger.byType('session.next.compaction.ended').items.map((e) => e.payload)
+      expect(ended.length).toBeGreaterThan(0)
+      expect(ended.every((p) => (p as { outcome: string }).outcome === 'failed')).toBe(true)
+      // Still the first epoch: no compaction started a new one.
+      expect(session.state().epoch).toMatchObject({ seq: 0 })
+      expect(ledger.byType('session.next.epoch.started').items.map((e) => (e.payload as { reason: string }).reason)).toEqual(['start'])
+      // The turn after the failed compaction was sent the whole transcript, unchanged.
+      const turns = requests.filter((r) => !isCompaction(r))
+      expect(turns.at(-1)!.messages[0]).toEqual({ role: 'user', content: 'go' })
+    }))
+})
+
+describe('CONTEXT_OVERFLOW: one rebuild, never a loop', () => {
+  const overflowing = (summarise: boolean) =>
+    withLedger(uniqueName('overflow'), async (ledger) => {
+      let calls = 0
+      const session = scriptedSession(ledger, 'session.overflow', async function* (request) {
+        calls++
+        if (summarise && isCompaction(request)) return yield reply('a short summary')
+        throw overflow()
+      })
+      session.host.record('session.next.admitted', { messageId: 'later', delivery: 'queue', text: 'later', digest: 'd2' })
+      await session.runner.wake()
+      const log = ledger.byTopic('session.overflow', { limit: 1000 }).items as Stored[]
+      return { calls, log, state: session.state() }
+    })
+
+  it('a model that always overflows: turn, compaction, turn again, then a terminal CONTEXT_OVERFLOW saying what to do', async () => {
+    const { calls, log } = await overflowing(true)
+    const first = log.slice(0, log.findIndex((e) => e.type === 'session.next.halted') + 1)
+    expect(types(first)).toEqual([
+      'created', 'admitted', 'admitted', 'drain.started', 'epoch.started', 'prompted',
+      'step.started', 'step.failed', 'compaction.started', 'compaction.ended', 'epoch.started', 'step.started', 'step.failed', 'halted',
+    ])
+    expect(first.at(-1)!.payload).toEqual({ reason: 'context-overflow', limit: null, error: { code: 'CONTEXT_OVERFLOW', message: OVERFLOW_ADVICE } })
+    expect((first.at(-2)!.payload as { error: { code: string } }).error.code).toBe('CONTEXT_OVERFLOW')
+    // Two prompts, each: one turn, one rebuild, one retry. Bounded, and the drain ended.
+    expect(calls).toBe(6)
+    expect(types(log).at(-1)).toBe('drain.ended')
+  })
+
+  it('when the rebuild itself cannot complete, the loop halts after one compaction attempt', async () => {
+    const { calls, log, state } = await overflowing(false)
+    expect(calls).toBe(4)
+    expect(log.filter((e) => e.type === 'session.next.halted').map((e) => (e.payload as { reason: string }).reason)).toEqual(['context-overflow', 'context-overflow'])
+    expect(state).toMatchObject({ loopOpen: false, run: null, epoch: { seq: 0 } })
+  })
+})
+
+describe('a crash mid-compaction', () => {
+  it('recovery ends it as failed (ABANDONED): the epoch is unchanged, the loop resumes', () =>
+    withLedger(uniqueName('midcompact'), (ledger) => {
+      const topic = 'session.midcompact'
+      let parent: string | null = null
+      const append = (type: string, payload: unknown) => (parent = ledger.append({ topic, type, author: 'test', parent, payload }).envelope.id)
+      append('session.next.created', { model: 'echo-small', provider: 'local', title: null, system: null, owner: 'o', share: [] })
+      append('session.next.admitted', { messageId: 'm', delivery: 'queue', text: 'go', digest: 'd' })
+      append('session.next.drain.started', { run: 'r1' })
+      append('session.next.prompted', { messageIds: ['m'] })
+      append('session.next.compaction.started', { id: 'c1', reason: 'budget', estimate: 3000, budget: 2867 })
+      const crashed = ledger.fold(topic, reduceSession, emptySession()).state
+      expect(crashed.compaction).toBe('c1')
+      recover(crashed, ((type: string, payload: unknown) => append(type, payload)) as never)
+      const state = ledger.fold(topic, reduceSession, emptySession()).state
+      expect(ledger.byType('session.next.compaction.ended').items.map((e) => e.payload)).toEqual([{ id: 'c1', outcome: 'failed', error: { code: 'ABANDONED', message: 'abandoned by restart' } }])
+      expect(state).toMatchObject({ compaction: null, epoch: null, loopOpen: true, run: null })
+    }))
+})
+
+describe('an interrupt naming a running compaction', () => {
+  it('stops it: the compaction is invisible and the loop closes', { timeout: 20_000 }, () =>
+    withLedger(uniqueName('stopcompact'), async (ledger) => {
+      let compacting: (() => void) | null = null
+      const session = scriptedSession(
+        ledger,
+        'session.stopcompact',
+        async function* (request, signal) {
+          // The first compaction hangs until interrupted; later ones (the pending prompts run on) answer.
+          if (!isCompaction(request) || compacting) return yield reply(isCompaction(request) ? 'summary' : 'z'.repeat(1200))
+          await new Promise<void>((resolve) => {
+            compacting = resolve
+            signal.addEventListener('abort', () => resolve())
+          })
+          signal.throwIfAborted()
+          yield reply('never used')
+        },
+        { limits: { context: 1000, output: 100 } },
+      )
+      for (let i = 0; i < 4; i++) session.host.record('session.next.admitted', { messageId: `m${i}`, delivery: 'queue', text: `go ${i}`, digest: 'd' })
+      const drained = session.runner.wake()
+      while (!compacting) await new Promise((r) => setTimeout(r, 1))
+      const id = session.state().compaction!
+      expect(session.runner.interrupt('some-other-turn', 'r0')).toBe(false)
+      expect(session.runner.interrupt(id, 'r1', 'stop compacting')).toBe(true)
+      await drained
+      const ended = ledger.byType('session.next.compaction.ended').items.map((e) => e.payload)
+      expect(ended[0]).toEqual({ id, outcome: 'interrupted', error: { code: 'INTERRUPTED', message: 'stop compacting' } })
+      expect(ledger.byType('session.next.interrupted').items[0]!.payload).toEqual({ step: id, reason: 'stop compacting', request: 'r1' })
+      // The interrupted compaction changed nothing; the pending prompts ran on afterwards.
+      const interruptedAt = ledger.byType('session.next.interrupted').items[0]!.seq
+      const epochs = ledger.byType('session.next.epoch.started').items
+      expect(epochs.filter((e) => e.seq < interruptedAt).map((e) => (e.payload as { reason: string }).reason)).toEqual(['start'])
+      expect(session.state()).toMatchObject({ compaction: null, run: null, pending: [] })
+    }))
+})
