@@ -7,11 +7,12 @@
  */
 import { DurableObject } from 'cloudflare:workers'
 import { z } from 'zod'
-import type { Env } from '../../worker/env.ts'
+import type { Env } from '../env.ts'
 import { authorize, type Caller, gateHeaders } from '../access/authorize.ts'
 import { NeuronError } from '../errors.ts'
 import { MAX_BODY_BYTES } from '../limits.ts'
 import { parseJson } from '../parse-json.ts'
+import { failureOf, failureResponse } from '../failure.ts'
 import { Bus, on } from '../ledger/bus.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import type { Header } from '../ledger/headers.ts'
@@ -25,6 +26,7 @@ import type { Usage } from '../llm/types.ts'
 import { calculator } from '../tools/builtins/calculator.ts'
 import { notesTools } from '../tools/builtins/notes.ts'
 import { wait } from '../tools/builtins/wait.ts'
+import { answerFailures, settle } from '../rpc.ts'
 import { ToolRegistry } from '../tools/registry.ts'
 import { Identifier, parseOrThrow } from '../validate.ts'
 import { SessionAccess } from './access.ts'
@@ -150,7 +152,7 @@ export class SessionObject extends DurableObject<Env> {
   /** The denied attempts on this session; only its owner may list them. */
   denials(caller: Caller, after = 0, limit = 100) {
     this.access.check(this.state, caller, 'read')
-    if (caller.id !== this.state.owner) throw new NeuronError('OWNER_REQUIRED', 'only the owner lists denials', { status: 403 })
+    if (caller.id !== this.state.owner) throw new NeuronError('DENIALS_OWNER_ONLY', 'only the owner lists denials', { status: 403 })
     return this.access.denials(after, limit)
   }
 
@@ -171,9 +173,8 @@ export class SessionObject extends DurableObject<Env> {
       }
       if (url.pathname.endsWith('/events')) return this.subscribers.tail(afterOf(request, url))
       throw new NeuronError('NOT_FOUND', `no stream at ${url.pathname}`, { status: 404 })
-    } catch (error) {
-      if (!(error instanceof NeuronError)) throw error
-      return Response.json({ error: error.toJSON() }, { status: error.status })
+    } catch (thrown) {
+      return failureResponse(thrown, 'SessionObject.fetch')
     }
   }
 
@@ -186,12 +187,11 @@ export class SessionObject extends DurableObject<Env> {
         this.access.check(this.state, caller, 'read')
         return this.subscribers.subscribe(ws, msg.after)
       }
-      if (msg.type === 'interrupt') return ws.send(JSON.stringify({ type: 'interrupt', ...this.interrupt(caller) }))
+      if (msg.type === 'interrupt') return ws.send(JSON.stringify({ type: 'interrupt', ...settle(this.interrupt(caller)) }))
       const { type: _type, ...body } = msg
-      ws.send(JSON.stringify({ type: 'receipt', ...this.prompt(caller, body) }))
-    } catch (error) {
-      const body = error instanceof NeuronError ? error.toJSON() : { code: 'INTERNAL', message: 'internal error' }
-      ws.send(JSON.stringify({ type: 'error', error: body }))
+      ws.send(JSON.stringify({ type: 'receipt', ...settle(this.prompt(caller, body)) }))
+    } catch (thrown) {
+      ws.send(JSON.stringify({ type: 'error', error: failureOf(thrown, 'SessionObject.webSocketMessage').error }))
     }
   }
 
@@ -280,6 +280,10 @@ export class SessionObject extends DurableObject<Env> {
     return row ? costOf(row, usage).total : null
   }
 }
+
+// Expected failures of the RPC surface are answers, not uncaught errors (objects/rpc.ts);
+// a call to one of these from inside the object goes through `settle`.
+answerFailures(SessionObject, ['create', 'view', 'prompt', 'interrupt', 'history', 'denials'])
 
 /** A client's WebSocket message as JSON, under the same size and nesting limits as an HTTP body. */
 function readMessage(message: string | ArrayBuffer): unknown {

@@ -84,7 +84,7 @@ export const ROUTES: RouteDoc[] = [
     query: PageQuery,
     ok: { 200: 'a page, plus how many denials this hour were counted but not stored' },
     response: R.Denials,
-    errors: [...SESSION_ERRORS, 'OWNER_REQUIRED', 'INVALID_QUERY'],
+    errors: [...SESSION_ERRORS, 'DENIALS_OWNER_ONLY', 'INVALID_QUERY'],
   },
   { method: 'post', path: '/v1/sessions/{id}/tickets', operationId: 'mintStreamTicket', summary: 'Mint a one-use, 30-second ticket for a stream of this session', auth: 'bearer', ok: { 201: '{ ticket, expiresAt }' }, response: R.Ticket, errors: SESSION_ERRORS },
   {

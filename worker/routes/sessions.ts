@@ -11,12 +11,14 @@ import { MAX_PAGE } from '../../objects/ledger/ledger.ts'
 import { notFound } from '../../objects/session/access.ts'
 import { CreateSessionSchema } from '../../objects/session/session-object.ts'
 import { CALLER_HEADER, TICKET_HEADER } from '../../objects/session/ws-protocol.ts'
+import { settled } from '../../objects/rpc.ts'
 import { Identifier, parseOrThrow } from '../../objects/validate.ts'
 import { limitBody } from '../body-limit.ts'
 import { MAX_BODY_BYTES } from '../../objects/limits.ts'
 import { callerOf } from '../caller.ts'
 import { exists, register } from '../directory.ts'
-import type { AppEnv, Env } from '../env.ts'
+import type { Env } from '../../objects/env.ts'
+import type { AppEnv } from '../env.ts'
 import { authenticatorFor } from '../gate/authenticate.ts'
 import { readJson } from '../read-json.ts'
 
@@ -40,7 +42,7 @@ export const sessions = new Hono<AppEnv>()
     // Checked here, then registered before the object writes: a request never writes and then fails.
     parseOrThrow(CreateSessionSchema, body, 'INVALID_REQUEST')
     await register(c.env, `session:${id}`)
-    const { session, created } = await c.env.SESSIONS.getByName(id).create(callerOf(c), body)
+    const { session, created } = await settled(c.env.SESSIONS.getByName(id)).create(callerOf(c), body)
     return c.json(session, created ? 201 : 200)
   })
   .get('/:id', async (c) => c.json(await (await stub(c.env, c.req.param('id'))).view(callerOf(c))))
@@ -71,7 +73,7 @@ export const sessions = new Hono<AppEnv>()
 async function stub(env: Env, id: string) {
   const valid = parseOrThrow(Identifier, id, 'INVALID_SESSION_ID')
   if (!(await exists(env, `session:${valid}`))) throw notFound(valid)
-  return env.SESSIONS.getByName(valid)
+  return settled(env.SESSIONS.getByName(valid))
 }
 
 /** Streams go to the object's fetch with the caller set by the gate; clients cannot supply these headers. */
