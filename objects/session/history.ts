@@ -68,8 +68,10 @@ function reduceHistory(state: HistoryState, envelope: Stored): HistoryState {
     case EVENT.stepStarted:
       return { ...close(state), step: { reasoning: [], text: [], calls: new Map(), outcomes: [] } }
     case EVENT.reasoning: {
-      const { text, signature } = p as EventPayloads[typeof EVENT.reasoning]
-      state.step?.reasoning.push(signature === undefined ? { type: 'reasoning', text } : { type: 'reasoning', text, signature })
+      const { text, signature, redacted } = p as EventPayloads[typeof EVENT.reasoning]
+      state.step?.reasoning.push(
+        redacted !== undefined ? { type: 'redacted-reasoning', data: redacted } : signature === undefined ? { type: 'reasoning', text } : { type: 'reasoning', text, signature },
+      )
       return state
     }
     case EVENT.text:

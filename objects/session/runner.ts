@@ -17,6 +17,7 @@ import { type Settlement, settle } from '../tools/settle.ts'
 import { AirBuffer } from './air.ts'
 import { EVENT, type EventPayloads, type EventType } from './events.ts'
 import type { InboxRow, SessionState } from './projection.ts'
+import { ReasoningBlocks } from './reasoning.ts'
 
 /** Provider turns one promotion may use before the loop is halted. */
 export const MAX_TURNS = 16
@@ -129,7 +130,7 @@ export class Runner {
 
     // The turn's output so far; the air buffer sends what subscribers have not seen yet.
     const out = { text: '', reasoning: '' }
-    let signature: string | undefined
+    const reasoning = new ReasoningBlocks()
     let finish: FinishReason = 'other'
     let usage: Usage | null = null
     let outputRecorded = false
@@ -144,9 +145,13 @@ export class Runner {
               break
             case 'reasoning-delta':
               out.reasoning += event.text
+              reasoning.text(event.text)
               break
             case 'reasoning-signature':
-              signature = event.signature
+              reasoning.sign(event.signature)
+              break
+            case 'reasoning-redacted':
+              reasoning.redacted(event.data)
               break
             case 'tool-input-start':
               air.addToolInput(event.id, '', event.name)
@@ -180,7 +185,7 @@ export class Runner {
         air.flushIfDue(out)
       }
       air.flush(out)
-      this.recordOutput(step, out.reasoning, signature, out.text)
+      this.recordOutput(step, reasoning, out.text)
       outputRecorded = true
       await Promise.all(calls.map((call) => call.settled))
       controller.signal.throwIfAborted()
@@ -189,7 +194,7 @@ export class Runner {
       host.record(EVENT.stepEnded, { step, finish, usage, cost })
     } catch (error) {
       air.flush(out)
-      if (!outputRecorded) this.recordOutput(step, out.reasoning, signature, out.text)
+      if (!outputRecorded) this.recordOutput(step, reasoning, out.text)
       if (controller.signal.aborted && controller.signal.reason instanceof Interrupted) {
         this.closeCalls(step, calls, 'interrupted')
         host.record(EVENT.interrupted, { step, reason: controller.signal.reason.message })
@@ -228,8 +233,12 @@ export class Runner {
     }
   }
 
-  private recordOutput(step: string, reasoning: string, signature: string | undefined, text: string): void {
-    if (reasoning || signature) this.host.record(EVENT.reasoning, signature === undefined ? { step, text: reasoning } : { step, text: reasoning, signature })
+  private recordOutput(step: string, reasoning: ReasoningBlocks, text: string): void {
+    for (const block of reasoning.list()) {
+      if (block.type === 'redacted-reasoning') this.host.record(EVENT.reasoning, { step, text: '', redacted: block.data })
+      else if (block.signature !== undefined) this.host.record(EVENT.reasoning, { step, text: block.text, signature: block.signature })
+      else if (block.text) this.host.record(EVENT.reasoning, { step, text: block.text })
+    }
     if (text) this.host.record(EVENT.text, { step, text })
   }
 
