@@ -6,7 +6,6 @@
  * takes the caller the gate authenticated and authorizes it first.
  */
 import { DurableObject } from 'cloudflare:workers'
-import { z } from 'zod'
 import type { Env } from '../env.ts'
 import { authorize, type Caller, gateHeaders } from '../access/authorize.ts'
 import { NeuronError } from '../errors.ts'
@@ -17,7 +16,8 @@ import { Bus, on } from '../ledger/bus.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import type { Header } from '../ledger/headers.ts'
 import { utf8Length } from '../ledger/json.ts'
-import { Ledger, migrateLedger, type Page } from '../ledger/ledger.ts'
+import { Ledger, migrateLedger } from '../ledger/ledger.ts'
+import type { Page } from '../ledger/page.ts'
 import type { Catalog } from '../llm/catalog.ts'
 import { composeCatalog, type EnvVars } from '../llm/compose.ts'
 import { costOf } from '../llm/cost.ts'
@@ -30,27 +30,18 @@ import { answerFailures, settle } from '../rpc.ts'
 import { ToolRegistry } from '../tools/registry.ts'
 import { Identifier, parseOrThrow } from '../validate.ts'
 import { SessionAccess } from './access.ts'
-import { admit, PromptSchema, type Receipt } from './admission.ts'
+import { admit, type Receipt } from './admission.ts'
 import { EVENT, type EventPayloads, type EventType } from './events.ts'
 import { History } from './history.ts'
 import { emptySession, reduceSession, type SessionState, type SessionView, viewOf } from './projection.ts'
 import { recover } from './recovery.ts'
 import { type Delta, Runner } from './runner.ts'
+import { CreateSessionSchema, PromptSchema } from './schemas.ts'
 import { type SocketAttachment, Subscribers } from './streams.ts'
 import { CALLER_HEADER, ClientMessageSchema, TICKET_HEADER } from './ws-protocol.ts'
 
 /** While a drain runs, an alarm this far ahead revives the object if it is evicted mid-work. */
 const WATCHDOG_MS = 30_000
-
-/** The body of `POST /v1/sessions`. */
-export const CreateSessionSchema = z.strictObject({
-  id: Identifier.optional(),
-  model: z.string().regex(/^[^/\s]+\/[^\s]+$/, 'must be provider/model, e.g. local/echo-1').optional(),
-  title: z.string().max(512).optional(),
-  system: z.string().max(64 * 1024).optional(),
-  /** Claims that grant access besides ownership, e.g. ["org:acme"]. */
-  share: z.array(z.string().min(1).max(256)).max(16).default([]),
-})
 
 export class SessionObject extends DurableObject<Env> {
   protected readonly ledger: Ledger

@@ -4,7 +4,7 @@
  * back-pressured) replay are held and released after it, skipping any the
  * replay already sent, so a reconnect sees no gap and no duplicate.
  */
-import type { Page } from '../ledger/ledger.ts'
+import type { Page } from '../ledger/page.ts'
 import { type Frame, sseFrame } from './frames.ts'
 
 /** A comment line this often keeps proxies from closing an idle stream. */

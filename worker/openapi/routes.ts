@@ -7,10 +7,8 @@
  */
 import type { z } from 'zod'
 import { EnvelopeDraftSchema } from '../../objects/ledger/envelope.ts'
-import { PromptSchema } from '../../objects/session/admission.ts'
-import { CreateSessionSchema } from '../../objects/session/session-object.ts'
+import { CreateSessionSchema, PageQuery, PromptSchema, StreamQuery } from '../../objects/session/schemas.ts'
 import { ListQuery, SchemaBody, WalkQuery } from '../routes/ledgers.ts'
-import { PageQuery, StreamQuery } from '../routes/sessions.ts'
 import { MAX_APPEND_BYTES, MAX_BODY_BYTES, MAX_SCHEMA_BYTES } from '../../objects/limits.ts'
 import * as R from './responses.ts'
 

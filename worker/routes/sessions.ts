@@ -6,10 +6,8 @@
  * addressed: an unknown id is 404 without creating the object's storage.
  */
 import { Hono } from 'hono'
-import { z } from 'zod'
-import { MAX_PAGE } from '../../objects/ledger/ledger.ts'
 import { notFound } from '../../objects/session/access.ts'
-import { CreateSessionSchema } from '../../objects/session/session-object.ts'
+import { CreateSessionSchema, PageQuery, StreamQuery } from '../../objects/session/schemas.ts'
 import { CALLER_HEADER, TICKET_HEADER } from '../../objects/session/ws-protocol.ts'
 import { settled } from '../../objects/rpc.ts'
 import { Identifier, parseOrThrow } from '../../objects/validate.ts'
@@ -22,17 +20,6 @@ import type { AppEnv } from '../env.ts'
 import { authenticatorFor } from '../gate/authenticate.ts'
 import { readJson } from '../read-json.ts'
 
-
-/** `?after=&limit=` of the paged session routes. */
-export const PageQuery = z.strictObject({
-  after: z.coerce.number().int().nonnegative().default(0),
-  limit: z.coerce.number().int().min(1).max(MAX_PAGE).default(100),
-})
-/** The query a stream route accepts: where to resume, and a ticket when there is no bearer header. */
-export const StreamQuery = z.strictObject({
-  after: z.coerce.number().int().nonnegative().optional(),
-  ticket: z.string().optional(),
-})
 
 export const sessions = new Hono<AppEnv>()
   .post('/', limitBody(MAX_BODY_BYTES), async (c) => {
