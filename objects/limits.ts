@@ -7,6 +7,9 @@
 /** Session request bodies (create, prompt) and each WebSocket message: 1 MiB of UTF-8. */
 export const MAX_BODY_BYTES = 1024 * 1024
 
+/** The largest page any query returns (`?limit=`). */
+export const MAX_PAGE = 1000
+
 /** One ledger append. Payloads over 1 MiB spill to the artifact store, so a request may carry more. */
 export const MAX_APPEND_BYTES = 16 * 1024 * 1024
 

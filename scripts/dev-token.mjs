@@ -27,10 +27,30 @@ export function readDevVar(name, file = DEV_VARS) {
   return line?.slice(name.length + 1).replace(/^"|"$/g, '')
 }
 
+/**
+ * `--ttl` as whole seconds, or null for anything else ("abc", "1.5", "0", "-5", "1e3").
+ * @param {string} text
+ * @returns {number | null}
+ */
+export function parseTtl(text) {
+  return /^[1-9]\d{0,8}$/.test(text) ? Number(text) : null
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({
-    options: { sub: { type: 'string', default: 'dev' }, claim: { type: 'string', multiple: true, default: [] }, ttl: { type: 'string', default: String(12 * 3600) } },
-  })
+  let values
+  try {
+    ;({ values } = parseArgs({
+      options: { sub: { type: 'string', default: 'dev' }, claim: { type: 'string', multiple: true, default: [] }, ttl: { type: 'string', default: String(12 * 3600) } },
+    }))
+  } catch (error) {
+    process.stderr.write(`token: ${error.message}\n`)
+    process.exit(2)
+  }
+  const ttl = parseTtl(values.ttl)
+  if (ttl === null) {
+    process.stderr.write(`token: --ttl must be a whole number of seconds from 1 to 999999999, not ${JSON.stringify(values.ttl)}\n`)
+    process.exit(2)
+  }
   ensureDevVars()
-  process.stdout.write(`${await signDevToken({ secret: readDevVar('DEV_AUTH_SECRET'), sub: values.sub, claims: values.claim, ttl: Number(values.ttl) })}\n`)
+  process.stdout.write(`${await signDevToken({ secret: readDevVar('DEV_AUTH_SECRET'), sub: values.sub, claims: values.claim, ttl })}\n`)
 }

@@ -7,7 +7,7 @@
  */
 import { sha256Hex } from '../objects/ledger/hash.ts'
 import { DIRECTORY_SHARDS } from '../objects/limits.ts'
-import type { Env } from './env.ts'
+import type { Env } from '../objects/env.ts'
 
 /** Known keys remembered per isolate; the oldest are forgotten first. */
 const REMEMBERED = 10_000

@@ -1,24 +1,21 @@
 import type { Context } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
-import { NeuronError } from '../objects/errors.ts'
-import { revive } from '../objects/rpc.ts'
+import { failureOf } from '../objects/failure.ts'
 import type { AppEnv } from './env.ts'
 
 /**
- * The one error handler: every failure leaves as `{ error: { code, message, details? } }`
- * with the status its typed error carries. Unknown errors are 500 `INTERNAL` and logged.
+ * The worker's error handler: every failure leaves as `{ error: { code, message, details? } }`
+ * by the one rule of `failureOf` (a typed error answers with its status; anything else is
+ * 500 `INTERNAL`, logged once). hono's own `HTTPException`s keep their status.
  */
 export function onError(error: Error, c: Context<AppEnv>): Response {
-  const known = revive(error)
-  if (known instanceof NeuronError) {
-    c.set('errorCode', known.code)
-    return c.json({ error: known.toJSON() }, known.status as ContentfulStatusCode)
+  if (error instanceof HTTPException) {
+    const code = error.status === 413 ? 'PAYLOAD_TOO_LARGE' : `HTTP_${error.status}`
+    c.set('errorCode', code)
+    return c.json({ error: { code, message: error.message || 'request failed' } }, error.status)
   }
-  if (known instanceof HTTPException) {
-    const code = known.status === 413 ? 'PAYLOAD_TOO_LARGE' : `HTTP_${known.status}`
-    return c.json({ error: { code, message: known.message || 'request failed' } }, known.status)
-  }
-  console.error('unhandled error', error)
-  return c.json({ error: { code: 'INTERNAL', message: 'internal error' } }, 500)
+  const { status, error: body } = failureOf(error, `${c.req.method} ${c.req.path}`)
+  c.set('errorCode', body.code)
+  return c.json({ error: body }, status as ContentfulStatusCode)
 }

@@ -5,7 +5,7 @@
  * is refused (412), so two clients cannot overwrite each other unknowingly.
  */
 import { DurableObject } from 'cloudflare:workers'
-import type { Env } from '../../worker/env.ts'
+import type { Env } from '../env.ts'
 import { NeuronError } from '../errors.ts'
 import type { Json, JsonObject } from '../ledger/json.ts'
 import { Ledger, migrateLedger } from '../ledger/ledger.ts'

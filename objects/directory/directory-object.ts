@@ -10,7 +10,7 @@
  * adding a key twice is the ledger's ordinary duplicate no-op.
  */
 import { DurableObject } from 'cloudflare:workers'
-import type { Env } from '../../worker/env.ts'
+import type { Env } from '../env.ts'
 import { seal } from '../ledger/envelope.ts'
 import { Ledger, migrateLedger } from '../ledger/ledger.ts'
 

@@ -5,12 +5,14 @@
  * composed into an object wherever it has subscribers to serve.
  */
 import { DurableObject } from 'cloudflare:workers'
-import type { Env } from '../../worker/env.ts'
+import type { Env } from '../env.ts'
 import { Conversations, type Turn } from '../graph/conversation.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import type { Json } from '../ledger/json.ts'
-import { type Appended, envelopeNotFound, Ledger, migrateLedger, type Page, type PageOptions } from '../ledger/ledger.ts'
+import { type Appended, envelopeNotFound, Ledger, migrateLedger } from '../ledger/ledger.ts'
+import type { Page, PageOptions } from '../ledger/page.ts'
 import type { Plane, RegisteredSchema } from '../ledger/registry.ts'
+import { answerFailures } from '../rpc.ts'
 
 export class LedgerObject extends DurableObject<Env> {
   protected readonly ledger: Ledger
@@ -87,3 +89,6 @@ export class LedgerObject extends DurableObject<Env> {
     return this.conversations.transcript(id, options)
   }
 }
+
+// Expected failures of the RPC surface are answers, not uncaught errors (objects/rpc.ts).
+answerFailures(LedgerObject, ['append', 'get', 'head', 'byTopic', 'byType', 'byTime', 'ancestors', 'descendants', 'registerSchema', 'openConversation', 'say', 'fork', 'truncate', 'transcript'])

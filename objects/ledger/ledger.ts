@@ -11,6 +11,8 @@
  * Appends are synchronous: no `await` between sealing and inserting, so each
  * append commits atomically and sequences are assigned without races.
  */
+import { type Page, type PageOptions } from './page.ts'
+import { MAX_PAGE } from '../limits.ts'
 import { and, desc, eq, gte, sql } from 'drizzle-orm'
 import { drizzle, type DrizzleSqliteDODatabase } from 'drizzle-orm/durable-sqlite'
 import { migrate } from 'drizzle-orm/durable-sqlite/migrator'
@@ -29,29 +31,12 @@ export interface Appended {
   duplicate: boolean
 }
 
-/**
- * One page of a query. `next` is the cursor to pass as `after`, or `null` at the end.
- * A page may hold fewer than `limit` items when their payloads reach `PAGE_PAYLOAD_BYTES`.
- */
-export interface Page {
-  items: Stored[]
-  next: number | null
-}
-
-/** Paging: start after this cursor (a sequence, or a walk depth), return at most `limit` (default 100). */
-export interface PageOptions {
-  after?: number
-  limit?: number
-}
-
 /** A fold's result and its resume pointer: the last folded sequence. */
 export interface Folded<S> {
   state: S
   cursor: number
 }
 
-/** The largest page any query returns. */
-export const MAX_PAGE = 1000
 const FOLD_PAGE = 500
 
 type Row = typeof log.$inferSelect

@@ -17,6 +17,8 @@ export type LlmMessage =
 export type AssistantPart =
   | { type: 'text'; text: string }
   | { type: 'reasoning'; text: string; signature?: string }
+  /** A reasoning block the vendor encrypted (Anthropic `redacted_thinking`): sent back as it came. */
+  | { type: 'redacted-reasoning'; data: string }
   | { type: 'tool-call'; id: string; name: string; input: Json }
 
 /** A tool the model may call; `inputSchema` is a JSON Schema object (see `toolSpec`). */
@@ -57,6 +59,7 @@ export interface Usage {
 /**
  * The normalized event stream of one turn. Deltas arrive as they stream; a
  * reasoning block ends with its `reasoning-signature` when the vendor signs it;
+ * an encrypted reasoning block arrives whole as `reasoning-redacted`;
  * each tool call ends with `tool-input-end` then `tool-call` (complete input);
  * `usage` (when the vendor reports it) then `finish` always close a turn.
  * `retry` is emitted by `streamModel` only, before a new attempt.
@@ -65,6 +68,7 @@ export type LlmEvent =
   | { type: 'text-delta'; text: string }
   | { type: 'reasoning-delta'; text: string }
   | { type: 'reasoning-signature'; signature: string }
+  | { type: 'reasoning-redacted'; data: string }
   | { type: 'tool-input-start'; id: string; name: string }
   | { type: 'tool-input-delta'; id: string; delta: string }
   | { type: 'tool-input-end'; id: string }

@@ -4,23 +4,14 @@
  * the same content gets the same receipt; the same id with other content is a
  * conflict.
  */
-import { z } from 'zod'
+import type { z } from 'zod'
 import { NeuronError } from '../errors.ts'
 import { sha256Hex } from '../ledger/hash.ts'
 import { canonicalJson } from '../ledger/json.ts'
 import { MAX_PENDING } from '../limits.ts'
-import { Identifier } from '../validate.ts'
 import type { Delivery } from './events.ts'
 import type { Admission } from './projection.ts'
-
-export const PromptSchema = z
-  .strictObject({
-    id: Identifier.optional(),
-    text: z.string().min(1).max(256 * 1024).optional(),
-    parts: z.array(z.strictObject({ type: z.literal('text'), text: z.string().max(256 * 1024) })).min(1).max(64).optional(),
-    delivery: z.enum(['steer', 'queue']).default('queue'),
-  })
-  .refine((p) => (p.text === undefined) !== (p.parts === undefined), { message: 'give exactly one of text or parts' })
+import type { PromptSchema } from './schemas.ts'
 
 /** What `prompt` returns: the inbox receipt. */
 export interface Receipt {

@@ -5,9 +5,13 @@
  * send a network chunk per token or two; subscribers get a steady frame rate,
  * not one message per token.
  */
-import type { Delta } from './runner.ts'
-
 export const AIR_INTERVAL_MS = 25
+
+/** Ephemeral deltas: broadcast live, never stored. */
+export type Delta =
+  | { type: 'text-delta'; step: string; text: string }
+  | { type: 'reasoning-delta'; step: string; text: string }
+  | { type: 'tool-input-delta'; step: string; toolCallId: string; name?: string; delta: string }
 
 /**
  * @example

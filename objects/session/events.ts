@@ -47,7 +47,8 @@ export interface EventPayloads {
   [EVENT.stepStarted]: { step: string; turn: number; provider: string; model: string; tools?: string; chars?: number }
   [EVENT.stepEnded]: { step: string; finish: FinishReason; usage: Usage | null; cost: number | null }
   [EVENT.stepFailed]: { step: string; error: { code: string; message: string } }
-  [EVENT.reasoning]: { step: string; text: string; signature?: string }
+  /** One reasoning block; `redacted` holds an encrypted block's opaque data (then `text` is ''). */
+  [EVENT.reasoning]: { step: string; text: string; signature?: string; redacted?: string }
   [EVENT.text]: { step: string; text: string }
   [EVENT.toolCalled]: { step: string; toolCallId: string; name: string; input: Json }
   [EVENT.toolSucceeded]: { step: string; toolCallId: string; content: string; truncated: boolean; artifact?: string }

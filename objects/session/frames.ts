@@ -4,7 +4,7 @@
  * air and carry none.
  */
 import type { Stored } from '../ledger/envelope.ts'
-import type { Delta } from './runner.ts'
+import type { Delta } from './air.ts'
 
 export type Frame =
   | { kind: 'event'; envelope: Stored }

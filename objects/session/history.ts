@@ -166,8 +166,10 @@ export function reduceHistory(state: HistoryState, envelope: Stored, textAt: (se
     case EVENT.stepStarted:
       return { ...close(state), step: { reasoning: [], text: [], calls: new Map(), outcomes: [] } }
     case EVENT.reasoning: {
-      const { text, signature } = p as EventPayloads[typeof EVENT.reasoning]
-      state.step?.reasoning.push(signature === undefined ? { type: 'reasoning', text } : { type: 'reasoning', text, signature })
+      const { text, signature, redacted } = p as EventPayloads[typeof EVENT.reasoning]
+      state.step?.reasoning.push(
+        redacted !== undefined ? { type: 'redacted-reasoning', data: redacted } : signature === undefined ? { type: 'reasoning', text } : { type: 'reasoning', text, signature },
+      )
       return state
     }
     case EVENT.text:

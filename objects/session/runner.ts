@@ -18,7 +18,7 @@ import { isContextOverflow } from '../llm/overflow.ts'
 import type { FinishReason, LlmEvent, LlmMessage, LlmRequest, Usage } from '../llm/types.ts'
 import { type Registration, specsOf, type ToolRegistry } from '../tools/registry.ts'
 import { type Settlement, settle } from '../tools/settle.ts'
-import { AirBuffer } from './air.ts'
+import { AirBuffer, type Delta } from './air.ts'
 import { type Budget, TokenEstimator } from './budget.ts'
 import { type CompactionOutcome, compactionTurn } from './compaction-turn.ts'
 import { changedSources, type SourceValue } from './context-sources.ts'
@@ -27,6 +27,7 @@ import { keepJson, systemText } from './epoch.ts'
 import { EVENT, type EventPayloads, type EventType } from './events.ts'
 import type { InboxRow, SessionState } from './projection.ts'
 import { pendingInterrupt } from './recovery.ts'
+import { ReasoningBlocks } from './reasoning.ts'
 
 /** Provider turns one promotion may use before the loop is halted. */
 export const MAX_TURNS = 16
@@ -36,11 +37,6 @@ export const OVERFLOW_ADVICE =
   'the conversation does not fit the model context window even after compacting it: send a shorter prompt, ' +
   'switch the session to a model with a larger window, or start a new session'
 
-/** Ephemeral deltas: broadcast live, never stored. */
-export type Delta =
-  | { type: 'text-delta'; step: string; text: string }
-  | { type: 'reasoning-delta'; step: string; text: string }
-  | { type: 'tool-input-delta'; step: string; toolCallId: string; name?: string; delta: string }
 
 /** What the runner needs from the object it runs in. */
 export interface RunnerHost {
@@ -238,7 +234,7 @@ export class Runner {
 
     // The turn's output so far; the air buffer sends what subscribers have not seen yet.
     const out = { text: '', reasoning: '' }
-    let signature: string | undefined
+    const reasoning = new ReasoningBlocks()
     let finish: FinishReason = 'other'
     let usage: Usage | null = null
     let outputRecorded = false
@@ -253,9 +249,13 @@ export class Runner {
               break
             case 'reasoning-delta':
               out.reasoning += event.text
+              reasoning.text(event.text)
               break
             case 'reasoning-signature':
-              signature = event.signature
+              reasoning.sign(event.signature)
+              break
+            case 'reasoning-redacted':
+              reasoning.redacted(event.data)
               break
             case 'tool-input-start':
               air.addToolInput(event.id, '', event.name)
@@ -289,7 +289,7 @@ export class Runner {
         air.flushIfDue(out)
       }
       air.flush(out)
-      this.recordOutput(step, out.reasoning, signature, out.text)
+      this.recordOutput(step, reasoning, out.text)
       outputRecorded = true
       await Promise.all(calls.map((call) => call.settled))
       controller.signal.throwIfAborted()
@@ -300,7 +300,7 @@ export class Runner {
       return 'done'
     } catch (error) {
       air.flush(out)
-      if (!outputRecorded) this.recordOutput(step, out.reasoning, signature, out.text)
+      if (!outputRecorded) this.recordOutput(step, reasoning, out.text)
       if (controller.signal.aborted && controller.signal.reason instanceof Interrupted) {
         this.closeCalls(step, calls, 'interrupted')
         const { message, request } = controller.signal.reason
@@ -347,8 +347,12 @@ export class Runner {
     }
   }
 
-  private recordOutput(step: string, reasoning: string, signature: string | undefined, text: string): void {
-    if (reasoning || signature) this.host.record(EVENT.reasoning, signature === undefined ? { step, text: reasoning } : { step, text: reasoning, signature })
+  private recordOutput(step: string, reasoning: ReasoningBlocks, text: string): void {
+    for (const block of reasoning.list()) {
+      if (block.type === 'redacted-reasoning') this.host.record(EVENT.reasoning, { step, text: '', redacted: block.data })
+      else if (block.signature !== undefined) this.host.record(EVENT.reasoning, { step, text: block.text, signature: block.signature })
+      else if (block.text) this.host.record(EVENT.reasoning, { step, text: block.text })
+    }
     if (text) this.host.record(EVENT.text, { step, text })
   }
 

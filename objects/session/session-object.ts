@@ -6,17 +6,18 @@
  * takes the caller the gate authenticated and authorizes it first.
  */
 import { DurableObject } from 'cloudflare:workers'
-import { z } from 'zod'
-import type { Env } from '../../worker/env.ts'
+import type { Env } from '../env.ts'
 import { authorize, type Caller, gateHeaders } from '../access/authorize.ts'
 import { NeuronError } from '../errors.ts'
 import { MAX_BODY_BYTES } from '../limits.ts'
 import { parseJson } from '../parse-json.ts'
+import { failureOf, failureResponse } from '../failure.ts'
 import { Bus, on } from '../ledger/bus.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import type { Header } from '../ledger/headers.ts'
 import { utf8Length } from '../ledger/json.ts'
-import { Ledger, migrateLedger, type Page } from '../ledger/ledger.ts'
+import { Ledger, migrateLedger } from '../ledger/ledger.ts'
+import type { Page } from '../ledger/page.ts'
 import type { Catalog } from '../llm/catalog.ts'
 import { composeCatalog, type EnvVars } from '../llm/compose.ts'
 import { costOf } from '../llm/cost.ts'
@@ -25,10 +26,11 @@ import type { Usage } from '../llm/types.ts'
 import { calculator } from '../tools/builtins/calculator.ts'
 import { notesTools } from '../tools/builtins/notes.ts'
 import { wait } from '../tools/builtins/wait.ts'
+import { answerFailures, settle } from '../rpc.ts'
 import { ToolRegistry } from '../tools/registry.ts'
 import { Identifier, parseOrThrow } from '../validate.ts'
 import { SessionAccess } from './access.ts'
-import { admit, PromptSchema, type Receipt } from './admission.ts'
+import { admit, type Receipt } from './admission.ts'
 import { decideInterrupt, INTERRUPTED, InterruptSchema, type InterruptReply } from './control.ts'
 import { instructionsOf } from '../config/instructions.ts'
 import { skillIndex, skillsOf, skillTool } from '../config/skills.ts'
@@ -40,22 +42,14 @@ import { emptySession, reduceSession, type SessionState, type SessionView, viewO
 import { Receipts } from './receipts.ts'
 import { recover } from './recovery.ts'
 import { restore, snapshotIfDue } from './snapshot.ts'
-import { type Delta, Runner } from './runner.ts'
+import type { Delta } from './air.ts'
+import { Runner } from './runner.ts'
+import { CreateSessionSchema, PromptSchema } from './schemas.ts'
 import { type SocketAttachment, Subscribers } from './streams.ts'
 import { CALLER_HEADER, ClientMessageSchema, TICKET_HEADER } from './ws-protocol.ts'
 
 /** While a drain runs, an alarm this far ahead revives the object if it is evicted mid-work. */
 const WATCHDOG_MS = 30_000
-
-/** The body of `POST /v1/sessions`. */
-export const CreateSessionSchema = z.strictObject({
-  id: Identifier.optional(),
-  model: z.string().regex(/^[^/\s]+\/[^\s]+$/, 'must be provider/model, e.g. local/echo-1').optional(),
-  title: z.string().max(512).optional(),
-  system: z.string().max(64 * 1024).optional(),
-  /** Claims that grant access besides ownership, e.g. ["org:acme"]. */
-  share: z.array(z.string().min(1).max(256)).max(16).default([]),
-})
 
 export class SessionObject extends DurableObject<Env> {
   protected readonly ledger: Ledger
@@ -187,7 +181,7 @@ export class SessionObject extends DurableObject<Env> {
   /** The denied attempts on this session; only its owner may list them. */
   denials(caller: Caller, after = 0, limit = 100) {
     this.access.check(this.state, caller, 'read')
-    if (caller.id !== this.state.owner) throw new NeuronError('OWNER_REQUIRED', 'only the owner lists denials', { status: 403 })
+    if (caller.id !== this.state.owner) throw new NeuronError('DENIALS_OWNER_ONLY', 'only the owner lists denials', { status: 403 })
     return this.access.denials(after, limit)
   }
 
@@ -213,9 +207,8 @@ export class SessionObject extends DurableObject<Env> {
         return this.subscribers.tail(after)
       }
       throw new NeuronError('NOT_FOUND', `no stream at ${url.pathname}`, { status: 404 })
-    } catch (error) {
-      if (!(error instanceof NeuronError)) throw error
-      return Response.json({ error: error.toJSON() }, { status: error.status })
+    } catch (thrown) {
+      return failureResponse(thrown, 'SessionObject.fetch')
     }
   }
 
@@ -230,13 +223,12 @@ export class SessionObject extends DurableObject<Env> {
       }
       if (msg.type === 'interrupt') {
         const { type: _type, ...body } = msg
-        return ws.send(JSON.stringify({ type: 'interrupt', ...this.interrupt(caller, body) }))
+        return ws.send(JSON.stringify({ type: 'interrupt', ...settle(this.interrupt(caller, body)) }))
       }
       const { type: _type, ...body } = msg
-      ws.send(JSON.stringify({ type: 'receipt', ...this.prompt(caller, body) }))
-    } catch (error) {
-      const body = error instanceof NeuronError ? error.toJSON() : { code: 'INTERNAL', message: 'internal error' }
-      ws.send(JSON.stringify({ type: 'error', error: body }))
+      ws.send(JSON.stringify({ type: 'receipt', ...settle(this.prompt(caller, body)) }))
+    } catch (thrown) {
+      ws.send(JSON.stringify({ type: 'error', error: failureOf(thrown, 'SessionObject.webSocketMessage').error }))
     }
   }
 
@@ -328,6 +320,10 @@ export class SessionObject extends DurableObject<Env> {
     return row ? costOf(row, usage).total : null
   }
 }
+
+// Expected failures of the RPC surface are answers, not uncaught errors (objects/rpc.ts);
+// a call to one of these from inside the object goes through `settle`.
+answerFailures(SessionObject, ['create', 'view', 'prompt', 'interrupt', 'history', 'denials'])
 
 /** A client's WebSocket message as JSON, under the same size and nesting limits as an HTTP body. */
 function readMessage(message: string | ArrayBuffer): unknown {

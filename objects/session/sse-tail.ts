@@ -11,7 +11,7 @@
  * A reader that has taken nothing for `STALL_MS` while events wait is closed;
  * it resumes with `Last-Event-ID`, losing nothing.
  */
-import type { Page } from '../ledger/ledger.ts'
+import type { Page } from '../ledger/page.ts'
 import { type Frame, sseFrame } from './frames.ts'
 
 /** A comment line this often keeps proxies from closing an idle stream. */

@@ -2,10 +2,11 @@ import { exports } from 'cloudflare:workers'
 import { sign } from 'hono/jwt'
 import { describe, expect, it } from 'vitest'
 import keys from '../fixtures/auth/keys.json'
+import { CLOCK_SKEW_SECONDS } from '../../worker/gate/authenticator.ts'
 import { AUDIENCE, DEV_SECRET, ISSUER, token } from '../support/auth.ts'
 
-const get = (token: string | null, url = 'http://neuron/v1/me') =>
-  exports.default.fetch(url, token === null ? {} : { headers: { authorization: token } })
+const get = (token: string | null, url = 'http://neuron/v1/me', headers: Record<string, string> = {}) =>
+  exports.default.fetch(url, { headers: token === null ? headers : { ...headers, authorization: token } })
 
 /** A token signed by a key the worker has never seen, under a kid it trusts. */
 async function forged(): Promise<string> {
@@ -32,6 +33,12 @@ describe('authenticate: one mechanism, checked once at the gate', () => {
     ['a forged signature', 'TOKEN_SIGNATURE_INVALID', async () => `Bearer ${await forged()}`],
     ['an expired token', 'TOKEN_EXPIRED', async () => `Bearer ${await token({ expiresIn: -10 })}`],
     ['a token not valid yet', 'TOKEN_NOT_YET_VALID', async () => `Bearer ${await token({ nbf: 600 })}`],
+    ['a token issued beyond the skew leeway', 'TOKEN_NOT_YET_VALID', async () => `Bearer ${await token({ iat: CLOCK_SKEW_SECONDS + 30 })}`],
+    ['a token expired 2 s ago (exp has no leeway)', 'TOKEN_EXPIRED', async () => `Bearer ${await token({ expiresIn: -2 })}`],
+    ['a string exp', 'TOKEN_MALFORMED', async () => `Bearer ${await token({ raw: { exp: String(now + 600) } })}`],
+    ['an exp of null', 'TOKEN_MALFORMED', async () => `Bearer ${await token({ raw: { exp: null } })}`],
+    ['a string nbf', 'TOKEN_MALFORMED', async () => `Bearer ${await token({ raw: { nbf: 'soon' } })}`],
+    ['an array iat', 'TOKEN_MALFORMED', async () => `Bearer ${await token({ raw: { iat: [now] } })}`],
     ['the wrong issuer', 'TOKEN_ISSUER_REJECTED', async () => `Bearer ${await token({ iss: 'https://evil.test' })}`],
     ['the wrong audience', 'TOKEN_AUDIENCE_REJECTED', async () => `Bearer ${await token({ aud: 'someone-else' })}`],
     ['an RS256 token naming an EC key', 'TOKEN_ALG_REJECTED', async () => `Bearer ${await token({ alg: 'RS256', kid: keys.ES256.private.kid })}`],
@@ -50,13 +57,25 @@ describe('authenticate: one mechanism, checked once at the gate', () => {
     expect(await res.json()).toEqual({ id: `${ISSUER}#user-${alg}`, issuer: ISSUER, subject: `user-${alg}`, claims: ['org:acme', 'spending_limit:5000'], via: 'bearer' })
   })
 
-  it('accepts a dev token only on a loopback host', async () => {
+  it(`forgives ${CLOCK_SKEW_SECONDS} s of clock skew on iat and nbf`, async () => {
+    for (const skewed of [await token({ iat: 30 }), await token({ nbf: 30 }), await token({ iat: CLOCK_SKEW_SECONDS - 2, nbf: CLOCK_SKEW_SECONDS - 2 })]) {
+      expect((await get(`Bearer ${skewed}`)).status).toBe(200)
+    }
+  })
+
+  it('accepts a dev token only from a client whose own address is loopback, whatever the Host says', async () => {
     const dev = `Bearer ${await sign({ iss: 'neuron-dev', aud: AUDIENCE, sub: 'dev', exp: now + 60, claims: ['role:dev'] }, DEV_SECRET, 'HS256')}`
-    const res = await get(dev, 'http://127.0.0.1:8787/v1/me')
-    expect(res.status).toBe(200)
-    expect(await res.json()).toMatchObject({ id: 'neuron-dev#dev', via: 'dev', claims: ['role:dev'] })
+    const code = async (res: Response) => ((await res.json()) as { error: { code: string } }).error.code
+    for (const peer of ['127.0.0.1', '::1', '::ffff:127.0.0.1']) {
+      const res = await get(dev, 'http://neuron/v1/me', { 'cf-connecting-ip': peer })
+      expect([peer, res.status]).toEqual([peer, 200])
+      expect(await res.json()).toMatchObject({ id: 'neuron-dev#dev', via: 'dev', claims: ['role:dev'] })
+    }
+    // A remote client naming a loopback Host (or none at all) is refused, also for a token already verified.
+    expect(await code(await get(dev, 'http://127.0.0.1:8787/v1/me', { 'cf-connecting-ip': '192.0.2.7' }))).toBe('DEV_TOKEN_REFUSED')
+    expect(await code(await get(dev, 'http://localhost/v1/me'))).toBe('DEV_TOKEN_REFUSED')
     const wrongSecret = `Bearer ${await sign({ iss: 'neuron-dev', aud: AUDIENCE, sub: 'dev', exp: now + 60 }, 'guessed', 'HS256')}`
-    expect(((await (await get(wrongSecret, 'http://127.0.0.1/v1/me')).json()) as { error: { code: string } }).error.code).toBe('TOKEN_SIGNATURE_INVALID')
+    expect(await code(await get(wrongSecret, 'http://neuron/v1/me', { 'cf-connecting-ip': '127.0.0.1' }))).toBe('TOKEN_SIGNATURE_INVALID')
   })
 
   it('leaves only health and the API description open', async () => {

@@ -72,7 +72,7 @@ describe('authorize: sessions are owned', () => {
     expect(list.items[0]!.payload).toMatchObject({ caller: idOf('mallory'), action: 'read' })
     const shared = await newSession('denied-shared', 'ada', { share: ['org:acme'] })
     const carol = { authorization: `Bearer ${await token({ sub: 'carol', claims: ['org:acme'] })}` }
-    expect(await errorOf(await api(`/v1/sessions/${shared.id}/denials`, { headers: carol }))).toMatchObject({ status: 403, body: { error: { code: 'OWNER_REQUIRED' } } })
+    expect(await errorOf(await api(`/v1/sessions/${shared.id}/denials`, { headers: carol }))).toMatchObject({ status: 403, body: { error: { code: 'DENIALS_OWNER_ONLY' } } })
   })
 })
 
@@ -97,10 +97,10 @@ describe('stream tickets', () => {
     const wrong = await api(`/v1/sessions/${b.id}/events?ticket=${ticket}`, { headers: { authorization: '' } })
     expect(await errorOf(wrong)).toMatchObject({ status: 401, body: { error: { code: 'TICKET_WRONG_SESSION' } } })
     // Presented as a bearer token, a ticket is just an HS256 token: off loopback no HS256 token is
-    // accepted at all, and on loopback it fails the dev issuer check.
+    // accepted at all, and from a loopback client it fails the dev issuer check.
     const asBearer = await api(`/v1/sessions/${a.id}`, { headers: { authorization: `Bearer ${ticket}` } })
     expect(await errorOf(asBearer)).toMatchObject({ status: 401, body: { error: { code: 'DEV_TOKEN_REFUSED' } } })
-    const onLoopback = await exports.default.fetch(`http://127.0.0.1/v1/sessions/${a.id}`, { headers: { authorization: `Bearer ${ticket}` } })
+    const onLoopback = await exports.default.fetch(`http://neuron/v1/sessions/${a.id}`, { headers: { authorization: `Bearer ${ticket}`, 'cf-connecting-ip': '127.0.0.1' } })
     expect(await errorOf(onLoopback)).toMatchObject({ status: 401, body: { error: { code: 'TOKEN_ISSUER_REJECTED' } } })
     const sse = await api(`/v1/sessions/${a.id}/events?ticket=${ticket}`, { headers: { authorization: '' } })
     const seen = await readSse(sse, (events) => events.some((e) => e.event === 'replay-end'))

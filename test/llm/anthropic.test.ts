@@ -1,8 +1,17 @@
 import { describe, expect, it } from 'vitest'
+import type { ModelRow } from '../../objects/llm/catalog.ts'
 import { anthropic } from '../../objects/llm/dialects/anthropic.ts'
 import { ProviderError } from '../../objects/llm/errors.ts'
+import type { LlmEvent, LlmRequest } from '../../objects/llm/types.ts'
+import { calculator } from '../../objects/tools/builtins/calculator.ts'
+import { ToolRegistry } from '../../objects/tools/registry.ts'
+import { uniqueName, withLedger } from '../support/ledger.ts'
+import { scriptedSession } from '../support/runner-host.ts'
 import { FIXTURES } from './fixtures.ts'
 import { parseOk, runDialect, utf8 } from './support.ts'
+
+const SIGNATURE = 'ErUBCkYIBRgCIkBk3ZbJ8XBw5n4QK1x7kQhvTq2mYw2HcXcS4r8G8xkq2qU2Yw4dOvKp1nzF1fXg0HhV8Kq5n3z1wD0Qm5Q8EgwB8X7xGQY6c1qX9pUaDAh3y3Vq1mV9Y7b1JiIwtH3sXwH8V2vG4E7Q=='
+const REDACTED = 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vB5URj2pabfOc1gHnZS0BI51Whhm5Tn6J7zl2yq3X/5CWOnP9qZb'
 
 const rec = FIXTURES.anthropic
 
@@ -104,4 +113,46 @@ describe('anthropic dialect: recorded streams', () => {
     const extra = 'event: future_event\ndata: {"type":"future_event","x":1}\n\n'
     expect(parseOk(anthropic, extra + rec['text.sse'])).toEqual(parseOk(anthropic, rec['text.sse']))
   })
+
+  it('redacted_thinking arrives whole, in order between the signed thinking and the text', () => {
+    expect(parseOk(anthropic, rec['thinking-redacted-tools.sse']).slice(0, 4)).toEqual([
+      { type: 'reasoning-delta', text: 'The user wants 17 * 23. I should use the calculator tool.' },
+      { type: 'reasoning-signature', signature: SIGNATURE },
+      { type: 'reasoning-redacted', data: REDACTED },
+      { type: 'text-delta', text: 'Let me compute that.' },
+    ])
+  })
+})
+
+describe('anthropic: thinking blocks go back on the next turn', () => {
+  const model: ModelRow = { id: 'claude-sonnet-4-5', name: 'c', limits: { context: 200_000, output: 64_000 }, modalities: { input: ['text'], output: ['text'] }, toolCall: true, reasoning: true, cost: { input: 1, output: 1 } }
+
+  it('a recorded thinking + redacted_thinking + tool_use turn is replayed block for block, in order', () =>
+    withLedger(uniqueName('redacted'), async (ledger) => {
+      const tools = new ToolRegistry()
+      tools.register('calculator', calculator)
+      const requests: LlmRequest[] = []
+      const turns: LlmEvent[][] = [parseOk(anthropic, rec['thinking-redacted-tools.sse']), parseOk(anthropic, rec['text.sse'])]
+      // The session's own path: parser events → runner → durable events → history → next request.
+      const session = scriptedSession(ledger, 'session.redacted', async function* (request) {
+        requests.push(structuredClone(request))
+        yield turns[requests.length - 1]!
+      }, { tools })
+      await session.runner.wake()
+      expect(requests).toHaveLength(2)
+      const http = anthropic.request({ request: requests[1]!, model, baseUrl: 'https://api.anthropic.com/v1', apiKey: 'k', headers: {} })
+      const body = (await http.json()) as { messages: { role: string; content: unknown }[] }
+      expect(body.messages.slice(1)).toEqual([
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'The user wants 17 * 23. I should use the calculator tool.', signature: SIGNATURE },
+            { type: 'redacted_thinking', data: REDACTED },
+            { type: 'text', text: 'Let me compute that.' },
+            { type: 'tool_use', id: 'toolu_01A09q90qw90lq917835lq9', name: 'calculator', input: { expression: '17*23' } },
+          ],
+        },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01A09q90qw90lq917835lq9', content: expect.stringContaining('391') }] },
+      ])
+    }))
 })

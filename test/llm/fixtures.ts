@@ -4,6 +4,7 @@ import anthropicErrorOverloaded from '../fixtures/llm/anthropic/error-overloaded
 import anthropicMaxTokens from '../fixtures/llm/anthropic/max-tokens.sse?raw'
 import anthropicText from '../fixtures/llm/anthropic/text.sse?raw'
 import anthropicThinking from '../fixtures/llm/anthropic/thinking.sse?raw'
+import anthropicThinkingRedacted from '../fixtures/llm/anthropic/thinking-redacted-tools.sse?raw'
 import anthropicTools from '../fixtures/llm/anthropic/tools-parallel.sse?raw'
 import anthropicTruncated from '../fixtures/llm/anthropic/truncated.sse?raw'
 import compatContentFilter from '../fixtures/llm/openai-compatible/content-filter.sse?raw'
@@ -26,6 +27,7 @@ export const FIXTURES = {
     'text.sse': anthropicText,
     'tools-parallel.sse': anthropicTools,
     'thinking.sse': anthropicThinking,
+    'thinking-redacted-tools.sse': anthropicThinkingRedacted,
     'max-tokens.sse': anthropicMaxTokens,
     'error-overloaded.sse': anthropicErrorOverloaded,
     'error-midstream.sse': anthropicErrorMidstream,

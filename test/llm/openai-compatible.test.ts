@@ -125,8 +125,29 @@ describe('openai-compatible (chat completions) dialect: recorded streams', () =>
     expect(error).toMatchObject({ code: 'PROVIDER_STREAM_TRUNCATED' })
   })
 
-  it('even a finish_reason without [DONE] is truncated: the usage chunk was lost', () => {
-    const text = rec['text.sse'].slice(0, rec['text.sse'].indexOf('"choices":[],"usage"'))
-    expect(runDialect(openaiCompatible, [utf8(text)]).error).toMatchObject({ code: 'PROVIDER_STREAM_TRUNCATED' })
+  it('finish_reason and usage, then a close without [DONE], is a complete turn', () => {
+    const text = rec['text.sse'].slice(0, rec['text.sse'].indexOf('data: [DONE]'))
+    expect(runDialect(openaiCompatible, [utf8(text)])).toMatchObject({ error: undefined, events: parseOk(openaiCompatible, rec['text.sse']) })
+  })
+
+  it('finish_reason then a close with no usage and no [DONE] is complete, without a usage event', () => {
+    const text = rec['text.sse'].slice(0, rec['text.sse'].indexOf('data: {"id":"chatcmpl-AyPq1dtr6kBbpMcQz2rGL4ZxOgHcL","object":"chat.completion.chunk","created":1739008100,"model":"gpt-4o-mini-2024-07-18","service_tier":"default","system_fingerprint":"fp_06737a9306","choices":[],"usage"'))
+    const { events, error } = runDialect(openaiCompatible, [utf8(text)])
+    expect(error).toBeUndefined()
+    expect(events.map((e) => e.type)).not.toContain('usage')
+    expect(events.at(-1)).toEqual({ type: 'finish', reason: 'stop' })
+  })
+
+  it('tool calls are complete at finish_reason even when [DONE] never comes', () => {
+    const text = rec['tools-parallel.sse'].slice(0, rec['tools-parallel.sse'].indexOf('data: [DONE]'))
+    expect(runDialect(openaiCompatible, [utf8(text)])).toMatchObject({ error: undefined, events: parseOk(openaiCompatible, rec['tools-parallel.sse']) })
+  })
+
+  it('a close after content but before any finish_reason is still truncated', () => {
+    const text = rec['text.sse'].slice(0, rec['text.sse'].indexOf('"finish_reason":"stop"'))
+    const cut = text.slice(0, text.lastIndexOf('data: '))
+    const { events, error } = runDialect(openaiCompatible, [utf8(cut)])
+    expect(events.length).toBeGreaterThan(0)
+    expect(error).toMatchObject({ code: 'PROVIDER_STREAM_TRUNCATED' })
   })
 })

@@ -35,6 +35,7 @@ const conversation: LlmRequest = {
       role: 'assistant',
       content: [
         { type: 'reasoning', text: 'Two cities, two calls.', signature: 'EqQBsig==' },
+        { type: 'redacted-reasoning', data: 'EmwKredacted==' },
         { type: 'text', text: 'Checking both.' },
         { type: 'tool-call', id: 'call_1', name: 'get_weather', input: { location: 'Paris' } },
         { type: 'tool-call', id: 'call_2', name: 'get_weather', input: { location: 'Bogotá' } },
@@ -86,6 +87,7 @@ describe('anthropic request', () => {
           role: 'assistant',
           content: [
             { type: 'thinking', thinking: 'Two cities, two calls.', signature: 'EqQBsig==' },
+            { type: 'redacted_thinking', data: 'EmwKredacted==' },
             { type: 'text', text: 'Checking both.' },
             { type: 'tool_use', id: 'call_1', name: 'get_weather', input: { location: 'Paris' } },
             { type: 'tool_use', id: 'call_2', name: 'get_weather', input: { location: 'Bogotá' } },

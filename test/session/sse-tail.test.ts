@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { Stored } from '../../objects/ledger/envelope.ts'
-import type { Page } from '../../objects/ledger/ledger.ts'
+import type { Page } from '../../objects/ledger/page.ts'
 import { SseParser, type SseEvent } from '../../objects/llm/sse.ts'
 import { SseTail } from '../../objects/session/sse-tail.ts'
 

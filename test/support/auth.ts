@@ -20,7 +20,11 @@ export interface TokenOptions {
   /** Seconds from now; negative for an expired token. */
   expiresIn?: number
   nbf?: number
+  /** Seconds from now for `iat` (default 0). */
+  iat?: number
   kid?: string
+  /** Claims written as given, over the computed ones (e.g. a non-numeric `exp`). */
+  raw?: Record<string, unknown>
 }
 
 /** A signed bearer token for `sub` (default `ada`). */
@@ -32,11 +36,12 @@ export async function token(options: TokenOptions = {}): Promise<string> {
     iss: options.iss ?? ISSUER,
     aud: options.aud ?? AUDIENCE,
     sub: options.sub ?? 'ada',
-    iat: now,
+    iat: now + (options.iat ?? 0),
     exp: now + (options.expiresIn ?? 300),
     claims: options.claims ?? [],
   }
   if (options.nbf !== undefined) payload.nbf = now + options.nbf
+  Object.assign(payload, options.raw)
   return sign(payload, key as never)
 }
 

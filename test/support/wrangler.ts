@@ -42,7 +42,7 @@ export function tempPersistDir(): string {
 }
 
 /** Starts `wrangler dev` on a free port and resolves once it serves `/health`. */
-export async function startWrangler(options: { persistTo?: string; vars?: Record<string, string> } = {}): Promise<Wrangler> {
+export async function startWrangler(options: { persistTo?: string; vars?: Record<string, string>; /** Interface to listen on (default 127.0.0.1). */ ip?: string } = {}): Promise<Wrangler> {
   const port = await freePort()
   const inspectorPort = await freePort()
   const persistTo = options.persistTo ?? tempPersistDir()
@@ -50,7 +50,7 @@ export async function startWrangler(options: { persistTo?: string; vars?: Record
     join(ROOT, 'node_modules/wrangler/bin/wrangler.js'),
     'dev',
     '--ip',
-    '127.0.0.1',
+    options.ip ?? '127.0.0.1',
     '--port',
     String(port),
     '--persist-to',

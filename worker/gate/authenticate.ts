@@ -7,7 +7,8 @@
  */
 import type { MiddlewareHandler } from 'hono'
 import { NeuronError } from '../../objects/errors.ts'
-import type { AppEnv, Env } from '../env.ts'
+import type { Env } from '../../objects/env.ts'
+import type { AppEnv } from '../env.ts'
 import { authConfigOf } from './auth-config.ts'
 import { Authenticator } from './authenticator.ts'
 
@@ -40,7 +41,8 @@ export function authenticate(options: { open: string[] }): MiddlewareHandler<App
     if (header !== undefined) {
       const match = /^Bearer\s+(\S+)$/i.exec(header)
       if (!match) throw new NeuronError('TOKEN_MALFORMED', 'Authorization must be "Bearer <token>"', { status: 401 })
-      c.set('principal', await authenticator.bearer(match[1]!, new URL(c.req.url)))
+      // The client's address as the platform saw the connection: Cloudflare, and `wrangler dev`, set it.
+      c.set('principal', await authenticator.bearer(match[1]!, c.req.header('cf-connecting-ip')))
     } else if (ticket !== undefined && stream) {
       const verified = await authenticator.ticket(ticket, decodeURIComponent(stream[1]!))
       c.set('principal', verified.principal)

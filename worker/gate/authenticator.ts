@@ -4,11 +4,17 @@
  *
  * - deployment tokens: asymmetric (ES256 / EdDSA / RS256), keys by `kid` from AUTH_JWKS
  * - local dev tokens: HS256 with DEV_AUTH_SECRET, only when NEURON_ENV=development
- *   and the request reached a loopback host (a deployed worker never does)
+ *   and the client's own address (`CF-Connecting-IP`, set by Cloudflare and by
+ *   `wrangler dev` from the real peer) is a loopback address. The Host header is
+ *   not consulted: any client can write `Host: localhost`.
  * - stream tickets: HS256 with TICKET_SECRET, minted here for one session, 30 s, one use
  *
- * Expiry is required; not-before, issuer and audience are checked; `alg: none`,
- * unknown kids and any other algorithm are refused.
+ * Expiry is required; not-before, issued-at, issuer and audience are checked;
+ * `alg: none`, unknown kids and any other algorithm are refused. Time claims must
+ * be numbers (anything else is TOKEN_MALFORMED). `nbf` and `iat` are allowed
+ * CLOCK_SKEW_SECONDS in the future, since an issuer's clock a little ahead of
+ * ours would otherwise refuse fresh tokens; `exp` gets no leeway, so a token is
+ * never honoured past the expiry it states.
  */
 import { decode, sign, verify } from 'hono/jwt'
 import type { HonoJsonWebKey } from 'hono/utils/jwt/jws'
@@ -18,6 +24,9 @@ import { ASYMMETRIC, type AuthConfig, DEV_ISSUER, TICKET_AUDIENCE } from './auth
 import { claimsOf, type Principal } from './principal.ts'
 
 export const TICKET_TTL_SECONDS = 30
+
+/** How far ahead of this clock a token's `nbf` / `iat` may be and still be accepted. */
+export const CLOCK_SKEW_SECONDS = 60
 
 /** A verified ticket: the principal it stands for, and what makes it one-use. */
 export interface Ticket {
@@ -41,22 +50,24 @@ export class Authenticator {
   constructor(private readonly config: AuthConfig) {}
 
   /**
+   * `peer` is the client's address as the platform reports it (`CF-Connecting-IP`).
+   *
    * @example
-   * const principal = await authenticator.bearer(token, new URL(request.url))
+   * const principal = await authenticator.bearer(token, request.headers.get('cf-connecting-ip') ?? undefined)
    */
-  async bearer(token: string, url: URL): Promise<Principal> {
+  async bearer(token: string, peer: string | undefined): Promise<Principal> {
     // The same token string, already verified: its signature cannot have changed, only its time.
     const known = this.verified.get(token)
-    if (known && known.exp > Date.now() / 1000 && (known.principal.via !== 'dev' || this.devAllowed(url))) return known.principal
-    const principal = await this.verify(token, url)
+    if (known && known.exp > Date.now() / 1000 && (known.principal.via !== 'dev' || this.devAllowed(peer))) return known.principal
+    const principal = await this.verify(token, peer)
     if (this.verified.size >= VERIFIED_CAPACITY) this.verified.delete(this.verified.keys().next().value!)
     this.verified.set(token, { principal, exp: expOf(token) })
     return principal
   }
 
-  private async verify(token: string, url: URL): Promise<Principal> {
+  private async verify(token: string, peer: string | undefined): Promise<Principal> {
     const header = headerOf(token)
-    if (header.alg === 'HS256') return this.dev(token, url)
+    if (header.alg === 'HS256') return this.dev(token, peer)
     if (!(ASYMMETRIC as readonly string[]).includes(header.alg)) {
       throw unauthorized('TOKEN_ALG_REJECTED', `tokens signed with ${JSON.stringify(header.alg)} are not accepted`)
     }
@@ -91,8 +102,8 @@ export class Authenticator {
     return { principal, session, jti: payload.jti, exp: Number(payload.exp) }
   }
 
-  private devAllowed(url: URL): boolean {
-    return this.config.devSecret !== undefined && this.config.development && isLoopback(url.hostname)
+  private devAllowed(peer: string | undefined): boolean {
+    return this.config.devSecret !== undefined && this.config.development && peer !== undefined && isLoopback(peer)
   }
 
   /** Each JWK is imported once per isolate, not once per request. */
@@ -108,10 +119,10 @@ export class Authenticator {
     return key
   }
 
-  private async dev(token: string, url: URL): Promise<Principal> {
+  private async dev(token: string, peer: string | undefined): Promise<Principal> {
     const { devSecret } = this.config
-    if (!devSecret || !this.devAllowed(url)) {
-      throw unauthorized('DEV_TOKEN_REFUSED', 'dev tokens are accepted only by a local `wrangler dev` on a loopback address')
+    if (!devSecret || !this.devAllowed(peer)) {
+      throw unauthorized('DEV_TOKEN_REFUSED', 'dev tokens are accepted only by a local `wrangler dev`, from a client on a loopback address')
     }
     const payload = await check(token, devSecret, 'HS256', DEV_ISSUER, this.config.audience)
     return { issuer: DEV_ISSUER, subject: String(payload.sub), claims: claimsOf(payload), via: 'dev' }
@@ -132,17 +143,38 @@ function headerOf(token: string): { alg: string; kid?: string } {
   }
 }
 
-/** hono's verify plus what it leaves optional: `exp` and `sub` are required here. */
+/** hono's verify (signature, alg, iss, aud), then the time claims by `checkTimes`; `sub` is required. */
 async function check(token: string, key: string | CryptoKey, alg: string, issuer: string | undefined, audience: string): Promise<JWTPayload> {
   let payload: JWTPayload
   try {
-    payload = await verify(token, key, { alg: alg as 'HS256', aud: audience, ...(issuer ? { iss: issuer } : {}) })
+    payload = await verify(token, key, { alg: alg as 'HS256', aud: audience, ...(issuer ? { iss: issuer } : {}), exp: false, nbf: false, iat: false })
   } catch (error) {
     throw fromJwtError(error)
   }
-  if (typeof payload.exp !== 'number') throw unauthorized('TOKEN_MALFORMED', 'the token has no exp')
+  checkTimes(payload, Math.floor(Date.now() / 1000))
   if (typeof payload.sub !== 'string' || payload.sub === '') throw unauthorized('TOKEN_MALFORMED', 'the token has no sub')
   return payload
+}
+
+/**
+ * The time claims of a verified payload at `now` (seconds): each present one must be a
+ * finite number; `exp` is required and strict; `nbf` / `iat` get CLOCK_SKEW_SECONDS.
+ *
+ * @example
+ * checkTimes({ exp: now + 60, iat: now + 5 }, now) // passes: 5 s of skew is forgiven
+ */
+export function checkTimes(payload: Record<string, unknown>, now: number): void {
+  for (const claim of ['exp', 'nbf', 'iat']) {
+    const value = payload[claim]
+    if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value))) {
+      throw unauthorized('TOKEN_MALFORMED', `the token's ${claim} is not a number of seconds`)
+    }
+  }
+  const { exp, nbf, iat } = payload as { exp?: number; nbf?: number; iat?: number }
+  if (exp === undefined) throw unauthorized('TOKEN_MALFORMED', 'the token has no exp')
+  if (exp <= now) throw unauthorized('TOKEN_EXPIRED', 'the token has expired')
+  if (nbf !== undefined && nbf > now + CLOCK_SKEW_SECONDS) throw unauthorized('TOKEN_NOT_YET_VALID', 'the token is not valid yet')
+  if (iat !== undefined && iat > now + CLOCK_SKEW_SECONDS) throw unauthorized('TOKEN_NOT_YET_VALID', 'the token was issued in the future')
 }
 
 /** The JWK key type each accepted algorithm needs. */
@@ -160,9 +192,6 @@ function expOf(token: string): number {
 }
 
 const JWT_ERRORS: Record<string, [string, string]> = {
-  JwtTokenExpired: ['TOKEN_EXPIRED', 'the token has expired'],
-  JwtTokenNotBefore: ['TOKEN_NOT_YET_VALID', 'the token is not valid yet'],
-  JwtTokenIssuedAt: ['TOKEN_NOT_YET_VALID', 'the token was issued in the future'],
   JwtTokenIssuer: ['TOKEN_ISSUER_REJECTED', 'the token was issued by an untrusted issuer'],
   JwtTokenAudience: ['TOKEN_AUDIENCE_REJECTED', 'the token is meant for another audience'],
   JwtPayloadRequiresAud: ['TOKEN_AUDIENCE_REJECTED', 'the token names no audience'],
@@ -180,6 +209,8 @@ function unauthorized(code: string, message: string, cause?: unknown): NeuronErr
   return new NeuronError(code, message, { status: 401, cause })
 }
 
-function isLoopback(hostname: string): boolean {
-  return hostname === 'localhost' || hostname === '[::1]' || hostname === '::1' || /^127(\.\d{1,3}){3}$/.test(hostname)
+/** An IPv4 or IPv6 loopback address (including IPv4-mapped IPv6); names such as `localhost` are not addresses. */
+function isLoopback(address: string): boolean {
+  const ip = address.toLowerCase().replace(/^::ffff:/, '')
+  return ip === '::1' || /^127(\.\d{1,3}){3}$/.test(ip)
 }

@@ -8,11 +8,9 @@
 import type { z } from 'zod'
 import { ConfigSchema } from '../../objects/config/schema.ts'
 import { EnvelopeDraftSchema } from '../../objects/ledger/envelope.ts'
-import { PromptSchema } from '../../objects/session/admission.ts'
 import { InterruptSchema } from '../../objects/session/control.ts'
-import { CreateSessionSchema } from '../../objects/session/session-object.ts'
+import { CreateSessionSchema, PageQuery, PromptSchema, StreamQuery } from '../../objects/session/schemas.ts'
 import { ListQuery, SchemaBody, WalkQuery } from '../routes/ledgers.ts'
-import { PageQuery, StreamQuery } from '../routes/sessions.ts'
 import { MAX_APPEND_BYTES, MAX_BODY_BYTES, MAX_SCHEMA_BYTES } from '../../objects/limits.ts'
 import * as R from './responses.ts'
 
@@ -111,7 +109,7 @@ export const ROUTES: RouteDoc[] = [
     query: PageQuery,
     ok: { 200: 'a page, plus how many denials this hour were counted but not stored' },
     response: R.Denials,
-    errors: [...SESSION_ERRORS, 'OWNER_REQUIRED', 'INVALID_QUERY'],
+    errors: [...SESSION_ERRORS, 'DENIALS_OWNER_ONLY', 'INVALID_QUERY'],
   },
   { method: 'post', path: '/v1/sessions/{id}/tickets', operationId: 'mintStreamTicket', summary: 'Mint a one-use, 30-second ticket for a stream of this session', auth: 'bearer', ok: { 201: '{ ticket, expiresAt }' }, response: R.Ticket, errors: SESSION_ERRORS },
   {

@@ -19,8 +19,11 @@ import { callerOf } from '../caller.ts'
 import { exists, register } from '../directory.ts'
 import { isAddress } from '../../objects/ledger/address.ts'
 import { EnvelopeDraftSchema } from '../../objects/ledger/envelope.ts'
-import { envelopeNotFound, MAX_PAGE, type Page } from '../../objects/ledger/ledger.ts'
+import { envelopeNotFound } from '../../objects/ledger/ledger.ts'
+import type { Page } from '../../objects/ledger/page.ts'
+import { MAX_PAGE } from '../../objects/limits.ts'
 import type { LedgerObject } from '../../objects/ledger-object/ledger-object.ts'
+import { settled } from '../../objects/rpc.ts'
 import { Identifier, parseOrThrow } from '../../objects/validate.ts'
 import type { AppEnv } from '../env.ts'
 import { readJson } from '../read-json.ts'
@@ -91,7 +94,7 @@ function keyOf(c: Context<AppEnv>): string {
 /** The caller's ledger if it was ever written, else `null` (its object is not addressed). */
 async function existing(c: Context<AppEnv>) {
   const key = keyOf(c)
-  return (await exists(c.env, key)) ? c.env.LEDGER.getByName(key.slice('ledger:'.length)) : null
+  return (await exists(c.env, key)) ? settled(c.env.LEDGER.getByName(key.slice('ledger:'.length))) : null
 }
 
 /** The ledger holding the envelope named in the path; 404 `NOT_FOUND` for a malformed id or an unwritten ledger. */
@@ -110,7 +113,7 @@ async function envelopeOwner(c: Context<AppEnv>) {
 async function written<T>(c: Context<AppEnv>, write: (ledger: DurableObjectStub<LedgerObject>) => Promise<T>): Promise<T> {
   const key = keyOf(c)
   await register(c.env, key)
-  return write(c.env.LEDGER.getByName(key.slice('ledger:'.length)))
+  return write(settled(c.env.LEDGER.getByName(key.slice('ledger:'.length))))
 }
 
 const ENVELOPE_ID = /^[0-9a-f]{64}$/

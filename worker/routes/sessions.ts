@@ -6,32 +6,21 @@
  * addressed: an unknown id is 404 without creating the object's storage.
  */
 import { Hono } from 'hono'
-import { z } from 'zod'
-import { MAX_PAGE } from '../../objects/ledger/ledger.ts'
 import { notFound } from '../../objects/session/access.ts'
-import { CreateSessionSchema } from '../../objects/session/session-object.ts'
+import { CreateSessionSchema, PageQuery, StreamQuery } from '../../objects/session/schemas.ts'
 import { CALLER_HEADER, TICKET_HEADER } from '../../objects/session/ws-protocol.ts'
+import { settled } from '../../objects/rpc.ts'
 import { Identifier, parseOrThrow } from '../../objects/validate.ts'
 import { parseJson } from '../../objects/parse-json.ts'
 import { limitBody } from '../body-limit.ts'
 import { MAX_BODY_BYTES } from '../../objects/limits.ts'
 import { callerOf } from '../caller.ts'
 import { exists, register } from '../directory.ts'
-import type { AppEnv, Env } from '../env.ts'
+import type { Env } from '../../objects/env.ts'
+import type { AppEnv } from '../env.ts'
 import { authenticatorFor } from '../gate/authenticate.ts'
 import { readJson } from '../read-json.ts'
 
-
-/** `?after=&limit=` of the paged session routes. */
-export const PageQuery = z.strictObject({
-  after: z.coerce.number().int().nonnegative().default(0),
-  limit: z.coerce.number().int().min(1).max(MAX_PAGE).default(100),
-})
-/** The query a stream route accepts: where to resume, and a ticket when there is no bearer header. */
-export const StreamQuery = z.strictObject({
-  after: z.coerce.number().int().nonnegative().optional(),
-  ticket: z.string().optional(),
-})
 
 export const sessions = new Hono<AppEnv>()
   .post('/', limitBody(MAX_BODY_BYTES), async (c) => {
@@ -41,7 +30,7 @@ export const sessions = new Hono<AppEnv>()
     // Checked here, then registered before the object writes: a request never writes and then fails.
     parseOrThrow(CreateSessionSchema, body, 'INVALID_REQUEST')
     await register(c.env, `session:${id}`)
-    const { session, created } = await c.env.SESSIONS.getByName(id).create(callerOf(c), body)
+    const { session, created } = await settled(c.env.SESSIONS.getByName(id)).create(callerOf(c), body)
     return c.json(session, created ? 201 : 200)
   })
   .get('/:id', async (c) => c.json(await (await stub(c.env, c.req.param('id'))).view(callerOf(c))))
@@ -77,7 +66,7 @@ export const sessions = new Hono<AppEnv>()
 async function stub(env: Env, id: string) {
   const valid = parseOrThrow(Identifier, id, 'INVALID_SESSION_ID')
   if (!(await exists(env, `session:${valid}`))) throw notFound(valid)
-  return env.SESSIONS.getByName(valid)
+  return settled(env.SESSIONS.getByName(valid))
 }
 
 /** Streams go to the object's fetch with the caller set by the gate; clients cannot supply these headers. */

@@ -6,6 +6,11 @@
  *   → message_delta (stop_reason, cumulative usage) → message_stop
  *
  * with `ping` anywhere and `error` (e.g. overloaded_error) possibly mid-stream.
+ *
+ * With extended thinking and tools, the API requires the previous assistant
+ * turn's thinking blocks back, unchanged and in order: `thinking` with its
+ * `signature`, and `redacted_thinking` with its opaque `data` (thinking the
+ * safety systems encrypted). Both are kept as assistant parts and replayed.
  */
 import type { JsonObject } from '../../ledger/json.ts'
 import { classifyVendorError, ProviderError } from '../errors.ts'
@@ -88,6 +93,8 @@ function assistantBlock(part: AssistantPart): Block[] {
       return part.signature && !part.signature.startsWith('{')
         ? [{ type: 'thinking', thinking: part.text, signature: part.signature }]
         : []
+    case 'redacted-reasoning':
+      return [{ type: 'redacted_thinking', data: part.data }]
   }
 }
 
@@ -96,7 +103,7 @@ interface WireEvent {
   type?: string
   index?: number
   message?: { usage?: WireUsage }
-  content_block?: { type?: string; id?: string; name?: string; text?: string }
+  content_block?: { type?: string; id?: string; name?: string; text?: string; data?: string }
   delta?: {
     type?: string
     text?: string
@@ -180,6 +187,10 @@ class AnthropicParser implements DialectParser {
     } else if (block?.type === 'text') {
       this.#blocks[index] = { kind: 'text' }
       if (block.text) out.push({ type: 'text-delta', text: block.text })
+    } else if (block?.type === 'redacted_thinking') {
+      // Arrives whole in its start event; there are no deltas.
+      this.#blocks[index] = { kind: 'other' }
+      if (block.data) out.push({ type: 'reasoning-redacted', data: block.data })
     } else this.#blocks[index] = { kind: block?.type === 'thinking' ? 'thinking' : 'other' }
   }
 

@@ -136,8 +136,17 @@ class CompatibleParser implements DialectParser {
     if (chunk.usage) this.#usage = usageEvent(chunk.usage)
   }
 
-  end(): void {
-    if (!this.#done) throw truncated('openai-compatible', 'data: [DONE]')
+  /**
+   * The body ended. `data: [DONE]` is the documented end, but many servers close
+   * right after the chunk with `finish_reason` (and the usage chunk): once a
+   * finish_reason arrived the answer is complete, so a clean close then finishes
+   * the turn with whatever usage came. A close before any finish_reason is
+   * truncation. (A broken connection never gets here: the read fails first.)
+   */
+  end(out: LlmEvent[]): void {
+    if (this.#done) return
+    if (this.#finish === undefined) throw truncated('openai-compatible', 'a finish_reason')
+    this.#close(out)
   }
 
   #toolDelta(wire: WireToolCall, out: LlmEvent[]): void {

@@ -77,6 +77,9 @@ function assistantItem(part: AssistantPart): JsonObject[] {
       const summary = part.text === '' ? [] : [{ type: 'summary_text', text: part.text }]
       return [{ type: 'reasoning', id: packed.id, encrypted_content: packed.encrypted_content, summary }]
     }
+    case 'redacted-reasoning':
+      // Another vendor's encrypted reasoning means nothing here.
+      return []
   }
 }
 

@@ -1,0 +1,86 @@
+/**
+ * `neuron chat`: a REPL on one session. Each line is a prompt; the answer
+ * streams as it arrives; tool calls and results show on one line each. Ctrl-C
+ * interrupts the running turn, a second Ctrl-C exits. The event stream
+ * reconnects by itself after a network drop and resumes where it stopped.
+ */
+import { createInterface } from 'node:readline'
+import { NeuronApiError } from '../errors.ts'
+import type { SessionHandle } from '../session.ts'
+import { Renderer, type Style } from './render.ts'
+
+export async function chat(session: SessionHandle, style: Style): Promise<number> {
+  const out = process.stdout
+  const renderer = new Renderer(style, (text) => out.write(text))
+  const stop = new AbortController()
+  let busy = false
+  /** Prompts sent whose turn has not started yet (by message id). */
+  const waiting = new Set<string>()
+  let armed = false
+  let ended = false
+  let exitCode = 0
+  let settle!: () => void
+  const done = new Promise<void>((resolve) => (settle = resolve))
+  const finish = (code: number) => {
+    exitCode = code
+    stop.abort()
+    rl.close()
+    settle()
+  }
+
+  const { lastSequence } = await session.view()
+  // Created after every await: readline starts reading at once, and a piped line must not be lost.
+  const rl = createInterface({ input: process.stdin, output: out, prompt: style.bold('› ') })
+  out.write(style.dim(`session ${session.id} · Ctrl-C interrupts a turn, twice exits\n`))
+  const follow = (async () => {
+    for await (const frame of session.events({ after: lastSequence, signal: stop.signal, onReconnect: () => renderer.note('connection lost; reconnecting…') })) {
+      renderer.frame(frame)
+      if (frame.kind === 'event' && frame.envelope.type === 'session.next.prompted') {
+        for (const id of (frame.envelope.payload as { messageIds: string[] }).messageIds) waiting.delete(id)
+      }
+      if (frame.kind === 'event' && frame.envelope.type === 'session.next.drain.ended' && waiting.size === 0) {
+        busy = false
+        renderer.endLine()
+        // After end of input, leave once every prompt sent has had its turn (a pipe may send several).
+        if (ended) return finish(0)
+        rl.prompt()
+      }
+    }
+  })().catch((error: unknown) => {
+    renderer.note(error instanceof NeuronApiError ? `${error.code}: ${error.message}` : String(error))
+    finish(1)
+  })
+
+  rl.on('line', (line) => {
+    const text = line.trim()
+    armed = false
+    if (!text) return void (busy || rl.prompt())
+    busy = true
+    const id = crypto.randomUUID()
+    waiting.add(id)
+    session.prompt({ id, text }).catch((error: unknown) => {
+      waiting.delete(id)
+      busy = waiting.size > 0
+      renderer.note(style.red(error instanceof NeuronApiError ? `${error.code}: ${error.message}` : String(error)))
+      if (ended && !busy) finish(1)
+      else if (!busy) rl.prompt()
+    })
+  })
+  rl.on('SIGINT', () => {
+    if (armed) return finish(130)
+    armed = true
+    if (!busy) return renderer.note('(Ctrl-C again to exit)'), rl.prompt()
+    renderer.note('^C interrupting the turn (Ctrl-C again to exit)')
+    session.interrupt().catch(() => {})
+  })
+  // End of input (Ctrl-D, or a pipe that ran out): wait for the running turn, then leave.
+  rl.on('close', () => {
+    ended = true
+    if (!busy) finish(exitCode)
+  })
+
+  rl.prompt()
+  await done
+  await follow
+  return exitCode
+}

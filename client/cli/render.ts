@@ -1,0 +1,103 @@
+/**
+ * How the CLI shows a session: streamed text as it arrives, tool calls and
+ * results on one line each, failures in red. Colour only on a TTY (and never
+ * with NO_COLOR).
+ */
+import type { SessionFrame, Stored } from '../types.ts'
+
+export interface Style {
+  dim(text: string): string
+  red(text: string): string
+  green(text: string): string
+  cyan(text: string): string
+  bold(text: string): string
+}
+
+export function styleFor(stream: NodeJS.WriteStream): Style {
+  const on = Boolean(stream.isTTY) && !process.env.NO_COLOR
+  const wrap = (open: number, close: number) => (text: string) => (on ? `\x1b[${open}m${text}\x1b[${close}m` : text)
+  return { dim: wrap(2, 22), red: wrap(31, 39), green: wrap(32, 39), cyan: wrap(36, 39), bold: wrap(1, 22) }
+}
+
+const short = (value: unknown, max = 60): string => {
+  const text = typeof value === 'string' ? value : JSON.stringify(value)
+  const line = text.replace(/\s+/g, ' ')
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line
+}
+
+/**
+ * Turns frames into terminal text. Text deltas are printed as they come; the
+ * durable `text` event then prints only what the deltas did not (after a
+ * reconnect some deltas are never seen), so text is neither lost nor doubled.
+ */
+export class Renderer {
+  readonly #style: Style
+  readonly #write: (text: string) => void
+  readonly #printed = new Map<string, number>()
+  #atLineStart = true
+
+  constructor(style: Style, write: (text: string) => void) {
+    this.#style = style
+    this.#write = write
+  }
+
+  frame(frame: SessionFrame): void {
+    if (frame.kind === 'delta') {
+      if (frame.delta.type !== 'text-delta') return
+      this.#printed.set(frame.delta.step, (this.#printed.get(frame.delta.step) ?? 0) + frame.delta.text.length)
+      return this.#text(frame.delta.text)
+    }
+    if (frame.kind === 'event') this.event(frame.envelope)
+  }
+
+  event(event: Stored): void {
+    const p = (event.payload ?? {}) as Record<string, unknown>
+    const s = this.#style
+    switch (event.type) {
+      case 'session.next.text': {
+        const text = String(p.text ?? '')
+        const rest = text.slice(this.#printed.get(String(p.step)) ?? 0)
+        this.#printed.delete(String(p.step))
+        if (rest) this.#text(rest)
+        return
+      }
+      case 'session.next.tool.called':
+        return this.#line(s.cyan(`⚙ ${p.name}(${short(p.input)})`))
+      case 'session.next.tool.succeeded':
+        return this.#line(s.green(`✓ ${short(p.content)}`))
+      case 'session.next.tool.failed':
+        return this.#line(s.red(`✗ ${short((p.error as { code?: string })?.code ?? p.error)}`))
+      case 'session.next.tool.cancelled':
+        return this.#line(s.dim(`⊘ cancelled: ${short(p.reason)}`))
+      case 'session.next.step.failed':
+        return this.#line(s.red(`error: ${short((p.error as { code?: string; message?: string })?.code)} ${short((p.error as { message?: string })?.message ?? '', 120)}`))
+      case 'session.next.retried':
+        return this.#line(s.dim(`retrying (attempt ${p.attempt}, HTTP ${p.status})`))
+      case 'session.next.interrupted':
+        return this.#line(s.dim('interrupted'))
+      case 'session.next.halted':
+        return this.#line(s.dim(`halted: ${short(p.reason)}`))
+    }
+  }
+
+  /** A note of the CLI itself (reconnecting, …), on its own line. */
+  note(text: string): void {
+    this.#line(this.#style.dim(text))
+  }
+
+  /** Ends the current line, if text is open on it. */
+  endLine(): void {
+    if (!this.#atLineStart) this.#write('\n')
+    this.#atLineStart = true
+  }
+
+  #text(text: string): void {
+    this.#write(text)
+    this.#atLineStart = text.endsWith('\n')
+  }
+
+  #line(text: string): void {
+    this.endLine()
+    this.#write(`${text}\n`)
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * One session, as the client sees it: read it, prompt it exactly once (the
+ * message id is made once and reused by every retry), interrupt it, page its
+ * history, and follow its events with an iterator that reconnects by itself.
+ */
+import { NeuronApiError } from './errors.ts'
+import { backoffMs, type Http, sleep } from './http.ts'
+import { readSse } from './sse.ts'
+import type { InterruptResult, Page, PromptInput, PromptResult, SessionFrame, SessionView, Stored } from './types.ts'
+
+export interface FollowOptions {
+  /** Yield durable events after this sequence (default 0: from the start). */
+  after?: number
+  /** Stop following (the iterator then ends). */
+  signal?: AbortSignal
+  /** Called before each reconnect, with the sequence it resumes after. */
+  onReconnect?: (after: number, cause: unknown) => void
+}
+
+export class SessionHandle {
+  readonly id: string
+  readonly #http: Http
+  readonly #path: string
+
+  constructor(http: Http, id: string) {
+    this.#http = http
+    this.id = id
+    this.#path = `/v1/sessions/${encodeURIComponent(id)}`
+  }
+
+  /** The session's projection: status, model, pending, counts, lastSequence. */
+  view(): Promise<SessionView> {
+    return this.#http.json('GET', this.#path)
+  }
+
+  /**
+   * Admits a prompt. Network failures, 5xx and 429 are retried with the same
+   * message id, so the server admits it once whatever happens on the way.
+   *
+   * @example
+   * const { receipt } = await session.prompt('What is 2+3?')
+   */
+  async prompt(input: string | PromptInput, options: { retries?: number; signal?: AbortSignal } = {}): Promise<PromptResult> {
+    const body: PromptInput = typeof input === 'string' ? { text: input } : { ...input }
+    body.id ??= crypto.randomUUID()
+    const retries = options.retries ?? 5
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const res = await this.#http.send('POST', `${this.#path}/prompt`, body, options.signal ? { signal: options.signal } : {})
+        return { receipt: await res.json(), duplicate: res.status === 200 } as PromptResult
+      } catch (error) {
+        if (!(error instanceof NeuronApiError) || !error.retryable || attempt >= retries) throw error
+        await sleep(backoffMs(attempt), options.signal)
+      }
+    }
+  }
+
+  /** Stops the running turn; pending prompts stay admitted. */
+  interrupt(): Promise<InterruptResult> {
+    return this.#http.json('POST', `${this.#path}/interrupt`)
+  }
+
+  /** One page of durable events after `after`. */
+  history(options: { after?: number; limit?: number } = {}): Promise<Page> {
+    const query = new URLSearchParams({ after: String(options.after ?? 0), limit: String(options.limit ?? 100) })
+    return this.#http.json('GET', `${this.#path}/history?${query}`)
+  }
+
+  /**
+   * Every durable event after `after`, page by page.
+   *
+   * @example
+   * for await (const event of session.allHistory()) console.log(event.seq, event.type)
+   */
+  async *allHistory(options: { after?: number; pageSize?: number } = {}): AsyncGenerator<Stored> {
+    let after: number | null = options.after ?? 0
+    while (after !== null) {
+      const page = await this.history({ after, limit: options.pageSize ?? 500 })
+      yield* page.items as Stored[]
+      after = page.next
+    }
+  }
+
+  /**
+   * The session's frames over SSE: durable events after `after` (replayed, then
+   * live), `replay-end`, and live deltas. When the connection drops it
+   * reconnects with `Last-Event-ID` set to the last durable event it yielded,
+   * so no durable event is skipped or yielded twice. Ends when `signal` aborts;
+   * throws a `NeuronApiError` the server will keep answering (401, 404, …).
+   *
+   * @example
+   * for await (const frame of session.events({ after: 0, signal })) if (frame.kind === 'event') console.log(frame.envelope.type)
+   */
+  async *events(options: FollowOptions = {}): AsyncGenerator<SessionFrame> {
+    let last = options.after ?? 0
+    const { signal } = options
+    for (let attempt = 0; !signal?.aborted; attempt++) {
+      let cause: unknown
+      try {
+        const res = await this.#http.send('GET', `${this.#path}/events`, undefined, {
+          headers: { accept: 'text/event-stream', 'last-event-id': String(last) },
+          ...(signal ? { signal } : {}),
+        })
+        for await (const message of readSse(res.body!)) {
+          attempt = 0
+          if (message.event === 'delta') yield { kind: 'delta', delta: JSON.parse(message.data) }
+          else if (message.event === 'replay-end') yield { kind: 'replay-end', seq: (JSON.parse(message.data) as { seq: number }).seq }
+          else if (message.id !== undefined) {
+            const seq = Number(message.id)
+            // Exactly-once for the consumer, whatever the server or a proxy replays.
+            if (seq <= last) continue
+            last = seq
+            yield { kind: 'event', envelope: JSON.parse(message.data) as Stored }
+          }
+        }
+        cause = new Error('the server ended the stream')
+      } catch (error) {
+        if (signal?.aborted) return
+        if (error instanceof NeuronApiError && !error.retryable) throw error
+        cause = error
+      }
+      if (signal?.aborted) return
+      options.onReconnect?.(last, cause)
+      await sleep(backoffMs(attempt), signal)
+    }
+  }
+
+  /** A one-use ticket for this session's `/events` or `/ws`, for clients that cannot send headers. */
+  ticket(): Promise<{ ticket: string; expiresAt: number }> {
+    return this.#http.json('POST', `${this.#path}/tickets`, {})
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * WebSocket mode for one session: frames, prompts and interrupts on one socket,
+ * authenticated by a one-use ticket (browsers cannot set headers on a socket).
+ * When the socket drops it mints a new ticket, reconnects and subscribes after
+ * the last durable event it yielded, so nothing is skipped or yielded twice.
+ *
+ * The server answers a socket's messages in the order it sent them, so replies
+ * (receipt, interrupt, error, pong) are matched to requests first-in, first-out.
+ */
+import { NeuronApiError } from './errors.ts'
+import { backoffMs, sleep } from './http.ts'
+import type { SessionHandle } from './session.ts'
+import type { InterruptResult, PromptInput, PromptResult, SessionFrame, Stored } from './types.ts'
+
+type Reply = { resolve: (value: unknown) => void; reject: (error: unknown) => void; kind: string }
+
+export interface SocketOptions {
+  /** Resume after this sequence (default 0). */
+  after?: number
+  /** A WebSocket constructor; defaults to the global one (Node ≥ 22, browsers, Workers). */
+  WebSocket?: typeof WebSocket
+  /** The server's base URL, e.g. `http://127.0.0.1:8787` (http → ws). */
+  url: string
+}
+
+export class SessionSocket {
+  readonly #session: SessionHandle
+  readonly #options: SocketOptions
+  #socket: WebSocket | null = null
+  #last: number
+  #closed = false
+  #replies: Reply[] = []
+  #queue: SessionFrame[] = []
+  #wake: (() => void) | null = null
+  #opening: Promise<void> | null = null
+
+  constructor(session: SessionHandle, options: SocketOptions) {
+    this.#session = session
+    this.#options = options
+    this.#last = options.after ?? 0
+  }
+
+  /** Opens (or reopens) the socket and subscribes after the last event seen. */
+  open(): Promise<void> {
+    this.#opening ??= this.#connect().finally(() => (this.#opening = null))
+    return this.#opening
+  }
+
+  /** Admits a prompt over the socket; a drop before the receipt retries with the same message id. */
+  async prompt(input: string | PromptInput): Promise<PromptResult> {
+    const body: PromptInput = typeof input === 'string' ? { text: input } : { ...input }
+    body.id ??= crypto.randomUUID()
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const reply = (await this.#request({ type: 'prompt', ...body }, 'receipt')) as PromptResult
+        return { receipt: reply.receipt, duplicate: reply.duplicate }
+      } catch (error) {
+        if (!(error instanceof NeuronApiError) || !error.retryable || attempt >= 5 || this.#closed) throw error
+        await sleep(backoffMs(attempt))
+      }
+    }
+  }
+
+  /** Stops the running turn. */
+  async interrupt(): Promise<InterruptResult> {
+    const { type: _type, ...result } = (await this.#request({ type: 'interrupt' }, 'interrupt')) as InterruptResult & { type: string }
+    return result
+  }
+
+  /** The frames, as they arrive, across reconnects. Ends when `close()` is called. */
+  async *frames(): AsyncGenerator<SessionFrame> {
+    await this.open()
+    while (!this.#closed || this.#queue.length > 0) {
+      const frame = this.#queue.shift()
+      if (frame) yield frame
+      else await new Promise<void>((resolve) => (this.#wake = resolve))
+    }
+  }
+
+  close(): void {
+    this.#closed = true
+    this.#socket?.close(1000, 'client closed')
+    this.#fail(new NeuronApiError('CLOSED', 'the socket was closed', 0))
+    this.#wake?.()
+  }
+
+  async #request(message: Record<string, unknown>, kind: string): Promise<unknown> {
+    await this.open()
+    return new Promise((resolve, reject) => {
+      this.#replies.push({ resolve, reject, kind })
+      this.#socket!.send(JSON.stringify(message))
+    })
+  }
+
+  async #connect(): Promise<void> {
+    for (let attempt = 0; !this.#closed; attempt++) {
+      try {
+        const { ticket } = await this.#session.ticket()
+        const url = `${this.#options.url.replace(/^http/, 'ws')}/v1/sessions/${encodeURIComponent(this.#session.id)}/ws?ticket=${encodeURIComponent(ticket)}`
+        const Socket = this.#options.WebSocket ?? WebSocket
+        const socket = new Socket(url)
+        await new Promise<void>((resolve, reject) => {
+          socket.addEventListener('open', () => resolve(), { once: true })
+          socket.addEventListener('error', () => reject(new NeuronApiError('NETWORK', 'the WebSocket did not open', 0)), { once: true })
+        })
+        this.#socket = socket
+        socket.addEventListener('message', (event) => this.#onMessage(String(event.data)))
+        socket.addEventListener('close', () => this.#onClose(socket))
+        socket.send(JSON.stringify({ type: 'subscribe', after: this.#last }))
+        return
+      } catch (error) {
+        if (error instanceof NeuronApiError && !error.retryable) throw error
+        await sleep(backoffMs(attempt))
+      }
+    }
+  }
+
+  #onMessage(text: string): void {
+    const message = JSON.parse(text) as { type: string; seq?: number; event?: Stored; delta?: unknown; error?: { code: string; message: string; details?: Record<string, unknown> } }
+    switch (message.type) {
+      case 'event':
+        if (message.seq! <= this.#last) return
+        this.#last = message.seq!
+        return this.#push({ kind: 'event', envelope: message.event! })
+      case 'delta':
+        return this.#push({ kind: 'delta', delta: message.delta as never })
+      case 'replay-end':
+        return this.#push({ kind: 'replay-end', seq: message.seq! })
+      case 'error': {
+        const reply = this.#replies.shift()
+        const { code, message: why, details } = message.error!
+        reply?.reject(new NeuronApiError(code, why, 400, details))
+        return
+      }
+      default:
+        this.#replies.shift()?.resolve(message)
+    }
+  }
+
+  #onClose(socket: WebSocket): void {
+    if (this.#socket !== socket) return
+    this.#socket = null
+    this.#fail(new NeuronApiError('NETWORK', 'the WebSocket closed before the reply', 0))
+    if (!this.#closed) void this.open().catch(() => {})
+  }
+
+  #fail(error: NeuronApiError): void {
+    for (const reply of this.#replies.splice(0)) reply.reject(error)
+  }
+
+  #push(frame: SessionFrame): void {
+    this.#queue.push(frame)
+    this.#wake?.()
+    this.#wake = null
+  }
+}

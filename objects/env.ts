@@ -1,0 +1,24 @@
+/**
+ * The deployment's bindings, as declared in `wrangler.toml` (secrets in `.dev.vars`
+ * locally). It lives beside the objects because both the worker and every Durable
+ * Object class receive it; the worker's own request types stay in `worker/env.ts`.
+ */
+import type { ConfigObject } from './config/config-object.ts'
+import type { DirectoryObject } from './directory/directory-object.ts'
+import type { LedgerObject } from './ledger-object/ledger-object.ts'
+import type { MeterObject } from './meter/meter-object.ts'
+import type { SessionObject } from './session/session-object.ts'
+
+export interface Env {
+  LEDGER: DurableObjectNamespace<LedgerObject>
+  SESSIONS: DurableObjectNamespace<SessionObject>
+  METERS: DurableObjectNamespace<MeterObject>
+  DIRECTORY: DurableObjectNamespace<DirectoryObject>
+  CONFIGS: DurableObjectNamespace<ConfigObject>
+  NEURON_ENV?: string
+  AUTH_ISSUER?: string
+  AUTH_AUDIENCE?: string
+  AUTH_JWKS?: string
+  TICKET_SECRET?: string
+  DEV_AUTH_SECRET?: string
+}

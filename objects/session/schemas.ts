@@ -1,0 +1,41 @@
+/**
+ * The session routes' inputs, as zod schemas: the one source of truth the
+ * worker validates with, the OpenAPI document is generated from, and the typed
+ * client (client/) derives its types from. Platform-free on purpose (zod and
+ * the id rule only), so a browser, Node or a Worker can import it.
+ */
+import { z } from 'zod'
+import { MAX_PAGE } from '../limits.ts'
+import { Identifier } from '../validate.ts'
+
+/** The body of `POST /v1/sessions`. */
+export const CreateSessionSchema = z.strictObject({
+  id: Identifier.optional(),
+  model: z.string().regex(/^[^/\s]+\/[^\s]+$/, 'must be provider/model, e.g. local/echo-1').optional(),
+  title: z.string().max(512).optional(),
+  system: z.string().max(64 * 1024).optional(),
+  /** Claims that grant access besides ownership, e.g. ["org:acme"]. */
+  share: z.array(z.string().min(1).max(256)).max(16).default([]),
+})
+
+/** The body of `POST /v1/sessions/:id/prompt`: `id` makes a retry exactly-once. */
+export const PromptSchema = z
+  .strictObject({
+    id: Identifier.optional(),
+    text: z.string().min(1).max(256 * 1024).optional(),
+    parts: z.array(z.strictObject({ type: z.literal('text'), text: z.string().max(256 * 1024) })).min(1).max(64).optional(),
+    delivery: z.enum(['steer', 'queue']).default('queue'),
+  })
+  .refine((p) => (p.text === undefined) !== (p.parts === undefined), { message: 'give exactly one of text or parts' })
+
+/** `?after=&limit=` of the paged session routes. */
+export const PageQuery = z.strictObject({
+  after: z.coerce.number().int().nonnegative().default(0),
+  limit: z.coerce.number().int().min(1).max(MAX_PAGE).default(100),
+})
+
+/** The query a stream route accepts: where to resume, and a ticket when there is no bearer header. */
+export const StreamQuery = z.strictObject({
+  after: z.coerce.number().int().nonnegative().optional(),
+  ticket: z.string().optional(),
+})

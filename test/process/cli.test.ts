@@ -1,0 +1,124 @@
+/**
+ * The `neuron` CLI in a real pseudo-terminal (tmux) against a real `wrangler
+ * dev`, through a TCP proxy the test can cut: login, a chat that streams,
+ * shows tool calls compactly, survives a network drop, Ctrl-C interrupts the
+ * turn and a second Ctrl-C exits; plus the script-facing behaviour (--json,
+ * exit codes, no colour off a TTY, no stack traces for expected errors).
+ */
+import { execFileSync, spawn } from 'node:child_process'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type Proxy, startProxy } from '../support/proxy.ts'
+import { devToken, startWrangler, type Wrangler } from '../support/wrangler.ts'
+
+const ROOT = resolve(import.meta.dirname, '../..')
+const CLI = join(ROOT, 'client/cli/neuron.ts')
+const TMUX = ['-L', `neuron-cli-test-${process.pid}`]
+
+describe('neuron CLI against a real server', () => {
+  let dev: Wrangler
+  let proxy: Proxy
+  const config = join(mkdtempSync(join(tmpdir(), 'neuron-cli-')), 'config.json')
+  const env = { ...process.env, NEURON_CONFIG: config, NO_COLOR: '' }
+  /** Runs the CLI without blocking this process (the proxy it talks through lives here). */
+  function cli(args: string[], input = ''): Promise<{ status: number | null; stdout: string; stderr: string }> {
+    return new Promise((done) => {
+      const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env })
+      let stdout = ''
+      let stderr = ''
+      child.stdout.on('data', (chunk) => (stdout += chunk))
+      child.stderr.on('data', (chunk) => (stderr += chunk))
+      child.on('close', (status) => done({ status, stdout, stderr }))
+      child.stdin.end(input)
+    })
+  }
+  const run = (...args: string[]) => cli(args)
+  const tmux = (...args: string[]) => execFileSync('tmux', [...TMUX, ...args], { encoding: 'utf8' })
+  const screen = () => tmux('capture-pane', '-p', '-t', 'chat')
+
+  async function until(what: string, check: (text: string) => boolean, timeoutMs = 30_000): Promise<string> {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const text = screen()
+      if (check(text)) return text
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; screen:\n${text}`)
+      await new Promise((r) => setTimeout(r, 100))
+    }
+  }
+
+  /** The chat shows its prompt again: the turn is over (a person types then, and so does this test). */
+  const prompting = (t: string) => t.trimEnd().split('\n').at(-1)!.trim() === '›'
+
+  beforeAll(async () => {
+    dev = await startWrangler()
+    proxy = await startProxy(dev.port)
+  })
+  afterAll(async () => {
+    try {
+      tmux('kill-server')
+    } catch {}
+    await proxy?.close()
+    await dev?.stop()
+  })
+
+  it('logs in, refuses usage errors with exit 2 and server refusals with exit 1, no stack traces', async () => {
+    const login = await run('login', '--url', proxy.url, '--token', await devToken('cli'), '--json')
+    expect(login.stderr).toBe('')
+    expect(login.status).toBe(0)
+    expect(JSON.parse(login.stdout)).toMatchObject({ url: proxy.url, id: 'neuron-dev#cli', via: 'dev' })
+    expect((await run('--help')).stdout).toContain('Usage: neuron <command>')
+    for (const command of ['login', 'sessions', 'chat', 'tail', 'history']) expect(await run(command, '--help')).toMatchObject({ status: 0, stdout: expect.stringContaining(`Usage: neuron ${command}`) })
+    expect(await run('frobnicate')).toMatchObject({ status: 2, stderr: 'neuron: unknown command "frobnicate" (see neuron --help)\n' })
+    expect(await run('history')).toMatchObject({ status: 2, stderr: 'neuron: ID is required\n' })
+    const missing = await run('history', 'no-such-session')
+    expect(missing).toMatchObject({ status: 1, stderr: 'neuron: SESSION_NOT_FOUND: no session no-such-session\n' })
+    const bad = await run('login', '--url', proxy.url, '--token', 'nope')
+    expect(bad).toMatchObject({ status: 1, stderr: 'neuron: TOKEN_MALFORMED: the token is not a JWT\n' })
+  })
+
+  it('chat from a pipe: answers every line, no colour off a TTY, then history --json and sessions --json', async () => {
+    const chat = await cli(['chat'], 'piped hello\n/tool calculator {"expression":"6*7"}\n')
+    expect(chat.status).toBe(0)
+    expect(chat.stdout).toContain('Echo: piped hello')
+    expect(chat.stdout).toContain('⚙ calculator({"expression":"6*7"})')
+    expect(chat.stdout).toContain('✓ 6*7 = 42')
+    expect(chat.stdout).not.toContain('\x1b[')
+    const [session] = JSON.parse((await run('sessions', '--json')).stdout) as { id: string; status: string }[]
+    expect(session!.status).toBe('idle')
+    const lines = (await run('history', session!.id, '--json')).stdout.trim().split('\n').map((l) => JSON.parse(l) as { seq: number; type: string })
+    expect(lines[0]!.type).toBe('session.next.created')
+    expect(lines.filter((e) => e.type === 'session.next.admitted')).toHaveLength(2)
+  })
+
+  it('in a terminal: streams, shows tools compactly, resumes after a network drop, Ctrl-C interrupts, twice exits', async () => {
+    const script = join(tmpdir(), `neuron-chat-${process.pid}.sh`)
+    writeFileSync(script, `#!/bin/sh\nNEURON_CONFIG='${config}' '${process.execPath}' '${CLI}' chat\necho "EXIT=$?"\nsleep 60\n`, { mode: 0o755 })
+    tmux('new-session', '-d', '-s', 'chat', '-x', '100', '-y', '30', script)
+    await until('the prompt', (t) => t.includes('›'))
+
+    tmux('send-keys', '-t', 'chat', 'hello from a terminal', 'Enter')
+    await until('the echo', (t) => t.includes('Echo: hello from a terminal') && prompting(t))
+
+    tmux('send-keys', '-t', 'chat', '/tool calculator {"expression":"2+3"}', 'Enter')
+    await until('the tool result', (t) => t.includes('Tool results: calculator returned 2+3 = 5') && prompting(t))
+    expect(screen()).toContain('⚙ calculator({"expression":"2+3"})')
+
+    // A network drop while a 2-second tool runs: the chat says so, reconnects, and shows the rest.
+    tmux('send-keys', '-t', 'chat', '/tool wait {"ms":2000}', 'Enter')
+    await until('the wait to start', (t) => t.includes('⚙ wait({"ms":2000})'))
+    expect(proxy.drop()).toBeGreaterThan(0)
+    await until('the reconnect and the rest of the turn', (t) => t.includes('connection lost; reconnecting…') && t.includes('Tool results: wait returned') && prompting(t))
+
+    // Ctrl-C interrupts the running turn; the session is still there.
+    tmux('send-keys', '-t', 'chat', '/tool wait {"ms":30000}', 'Enter')
+    await until('the long wait to start', (t) => t.includes('⚙ wait({"ms":30000})'))
+    tmux('send-keys', '-t', 'chat', 'C-c')
+    await until('the interrupt', (t) => t.includes('^C interrupting the turn') && /\ninterrupted\n/.test(t))
+    tmux('send-keys', '-t', 'chat', 'C-c')
+    const final = await until('the exit', (t) => t.includes('EXIT=130'))
+    console.log(`chat screen:\n${final}`)
+    expect(final).not.toMatch(/at .*\.ts:\d+/)
+  })
+})

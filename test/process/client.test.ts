@@ -1,0 +1,129 @@
+/**
+ * The typed client (client/) against a real `wrangler dev`, through a TCP proxy
+ * the test can cut: exactly-once prompts across a lost response, history paging,
+ * typed errors, and SSE and WebSocket following that survive a drop mid-turn
+ * with no durable event skipped or yielded twice.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { NeuronApiError, NeuronClient, type SessionFrame, type Stored } from '../../client/index.ts'
+import { type Proxy, startProxy } from '../support/proxy.ts'
+import { devToken, startWrangler, type Wrangler } from '../support/wrangler.ts'
+
+const DONE = 'session.next.drain.ended'
+
+describe('typed client against a real wrangler dev', () => {
+  let dev: Wrangler
+  let proxy: Proxy
+  let neuron: NeuronClient
+  beforeAll(async () => {
+    dev = await startWrangler()
+    proxy = await startProxy(dev.port)
+    neuron = new NeuronClient({ url: proxy.url, token: await devToken('client') })
+  })
+  afterAll(async () => {
+    await proxy?.close()
+    await dev?.stop()
+  })
+
+  /** Every durable event of a session, read page by page with a small page size. */
+  async function everything(id: string): Promise<Stored[]> {
+    const all: Stored[] = []
+    for await (const event of neuron.session(id).allHistory({ pageSize: 7 })) all.push(event)
+    return all
+  }
+
+  it('creates, prompts, follows to the end of the turn, and pages history', async () => {
+    const session = await neuron.createSession({ title: 'client test' })
+    expect(session.created).toMatchObject({ id: session.id, status: 'idle', model: 'local/echo-1' })
+    const { receipt, duplicate } = await session.prompt('hello from the client')
+    expect([receipt.status, duplicate]).toEqual(['admitted', false])
+    const seen: SessionFrame[] = []
+    for await (const frame of session.events()) {
+      seen.push(frame)
+      if (frame.kind === 'event' && frame.envelope.type === DONE) break
+    }
+    const events = seen.flatMap((f) => (f.kind === 'event' ? [f.envelope] : []))
+    const text = events.find((e) => e.type === 'session.next.text')
+    expect((text?.payload as { text: string }).text).toBe('Echo: hello from the client')
+    expect((await everything(session.id)).map((e) => e.seq)).toEqual(events.map((e) => e.seq))
+  })
+
+  it('a prompt whose response is lost is retried with the same id and admitted once', async () => {
+    let lost = 0
+    const flaky = new NeuronClient({
+      url: proxy.url,
+      token: await devToken('client'),
+      fetch: async (input, init) => {
+        const res = await fetch(input, init)
+        // The server admitted it; the answer never arrives.
+        if (String(input).endsWith('/prompt') && lost++ === 0) throw new TypeError('fetch failed: socket hang up')
+        return res
+      },
+    })
+    const session = await flaky.createSession()
+    const { receipt, duplicate } = await session.prompt({ text: 'only once' })
+    expect(lost).toBe(2)
+    expect(duplicate).toBe(true)
+    const admitted = (await everything(session.id)).filter((e) => e.type === 'session.next.admitted')
+    expect(admitted.map((e) => (e.payload as { messageId: string }).messageId)).toEqual([receipt.id])
+  })
+
+  it('answers failures with one typed error carrying the server code', async () => {
+    const missing = await neuron.session('no-such-session').view().catch((e: unknown) => e)
+    expect(missing).toBeInstanceOf(NeuronApiError)
+    expect(missing).toMatchObject({ code: 'SESSION_NOT_FOUND', status: 404, retryable: false })
+    const stranger = new NeuronClient({ url: proxy.url, token: 'not-a-token' })
+    await expect(stranger.me()).rejects.toMatchObject({ code: 'TOKEN_MALFORMED', status: 401 })
+    const session = await neuron.createSession()
+    await expect(session.prompt({ text: '' })).rejects.toMatchObject({ code: 'INVALID_REQUEST', status: 400 })
+    const offline = new NeuronClient({ url: 'http://127.0.0.1:9', token: 't' })
+    await expect(offline.session('x').prompt('hi', { retries: 1 })).rejects.toMatchObject({ code: 'NETWORK', status: 0 })
+  })
+
+  it('SSE: a network drop mid-turn reconnects with Last-Event-ID; no event skipped or repeated', async () => {
+    const session = await neuron.createSession()
+    await session.prompt('/tokens 60\n/slow 40')
+    const events: Stored[] = []
+    let reconnects = 0
+    let dropped = false
+    for await (const frame of session.events({ onReconnect: () => reconnects++ })) {
+      if (frame.kind === 'delta' && !dropped) {
+        // Mid-turn: text is streaming and the step has not ended.
+        dropped = proxy.drop() > 0
+      }
+      if (frame.kind !== 'event') continue
+      events.push(frame.envelope)
+      if (frame.envelope.type === DONE) break
+    }
+    expect(dropped).toBe(true)
+    expect(reconnects).toBeGreaterThanOrEqual(1)
+    const seqs = events.map((e) => e.seq)
+    expect(new Set(seqs).size).toBe(seqs.length)
+    expect(seqs).toEqual((await everything(session.id)).map((e) => e.seq))
+    expect(events.map((e) => e.type)).toContain('session.next.step.ended')
+  })
+
+  it('WebSocket mode with tickets: prompt, follow, survive a drop mid-turn, interrupt', async () => {
+    const { id } = await neuron.createSession()
+    const socket = neuron.socket(id)
+    try {
+      const { receipt } = await socket.prompt('/tokens 60\n/slow 40')
+      expect(receipt.status).toBe('admitted')
+      const events: Stored[] = []
+      let dropped = false
+      for await (const frame of socket.frames()) {
+        if (frame.kind === 'delta' && !dropped) dropped = proxy.drop() > 0
+        if (frame.kind !== 'event') continue
+        events.push(frame.envelope)
+        if (frame.envelope.type === DONE) break
+      }
+      expect(dropped).toBe(true)
+      expect(events.map((e) => e.seq)).toEqual((await everything(id)).map((e) => e.seq))
+      // The socket reconnected by itself (a new ticket each time) and still takes requests.
+      expect(await socket.interrupt()).toMatchObject({ interrupted: false, message: 'nothing was running' })
+      await expect(socket.prompt({ text: 'x', delivery: 'sideways' as 'queue' })).rejects.toMatchObject({ code: 'INVALID_MESSAGE' })
+    } finally {
+      socket.close()
+    }
+  })
+})
