@@ -124,6 +124,9 @@ export class SessionSocket {
         return this.#push({ kind: 'event', envelope: message.event! })
       case 'delta':
         return this.#push({ kind: 'delta', delta: message.delta as never })
+      case 'replay-page':
+        // More history waits: the client paces the replay by asking for the next page.
+        return this.#socket?.send(JSON.stringify({ type: 'subscribe', after: message.seq! }))
       case 'replay-end':
         return this.#push({ kind: 'replay-end', seq: message.seq! })
       case 'error': {

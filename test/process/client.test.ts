@@ -103,6 +103,28 @@ describe('typed client against a real wrangler dev', () => {
     expect(events.map((e) => e.type)).toContain('session.next.step.ended')
   })
 
+  it('WebSocket mode follows a history longer than one replay page (the client asks for each page)', async () => {
+    const session = await neuron.createSession()
+    await session.prompt(Array.from({ length: 220 }, () => '/tool calculator {"expression":"1+1"}').join('\n'))
+    for await (const frame of session.events()) if (frame.kind === 'event' && frame.envelope.type === DONE) break
+    const history = await everything(session.id)
+    expect(history.length).toBeGreaterThan(400)
+    const socket = neuron.socket(session.id)
+    try {
+      const seen: SessionFrame[] = []
+      for await (const frame of socket.frames()) {
+        seen.push(frame)
+        if (frame.kind === 'replay-end') break
+      }
+      expect(seen.flatMap((f) => (f.kind === 'event' ? [f.envelope.seq] : []))).toEqual(history.map((e) => e.seq))
+      expect(seen.filter((f) => f.kind === 'replay-end')).toHaveLength(1)
+      // Replay pages are not replies: the socket still matches its requests to their answers.
+      expect(await socket.interrupt()).toMatchObject({ interrupted: false })
+    } finally {
+      socket.close()
+    }
+  })
+
   it('WebSocket mode with tickets: prompt, follow, survive a drop mid-turn, interrupt', async () => {
     const { id } = await neuron.createSession()
     const socket = neuron.socket(id)
