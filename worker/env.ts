@@ -1,4 +1,5 @@
 import type { DirectoryObject } from '../objects/directory/directory-object.ts'
+import type { GraphObject } from '../objects/graph/graph-object.ts'
 import type { LedgerObject } from '../objects/ledger-object/ledger-object.ts'
 import type { MeterObject } from '../objects/meter/meter-object.ts'
 import type { SessionObject } from '../objects/session/session-object.ts'
@@ -7,6 +8,7 @@ import type { Principal } from './gate/principal.ts'
 /** The worker's bindings, as declared in `wrangler.toml` (secrets in `.dev.vars` locally). */
 export interface Env {
   LEDGER: DurableObjectNamespace<LedgerObject>
+  GRAPHS: DurableObjectNamespace<GraphObject>
   SESSIONS: DurableObjectNamespace<SessionObject>
   METERS: DurableObjectNamespace<MeterObject>
   DIRECTORY: DurableObjectNamespace<DirectoryObject>

@@ -27,6 +27,7 @@ import { me } from './routes/me.ts'
 import { sessions } from './routes/sessions.ts'
 
 export { DirectoryObject } from '../objects/directory/directory-object.ts'
+export { GraphObject } from '../objects/graph/graph-object.ts'
 export { LedgerObject } from '../objects/ledger-object/ledger-object.ts'
 export { MeterObject } from '../objects/meter/meter-object.ts'
 export { SessionObject } from '../objects/session/session-object.ts'
