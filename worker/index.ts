@@ -21,6 +21,7 @@ import { authenticate } from './gate/authenticate.ts'
 import { meter } from './gate/meter.ts'
 import { onError } from './on-error.ts'
 import { docs, OPEN_ROUTES } from './routes/docs.ts'
+import { graph, memory } from './routes/graph.ts'
 import { health } from './routes/health.ts'
 import { ledgers } from './routes/ledgers.ts'
 import { me } from './routes/me.ts'
@@ -42,6 +43,8 @@ app.use('/v1/*', meter())
 app.route('/v1', docs)
 app.route('/v1/ledgers', ledgers)
 app.route('/v1/sessions', sessions)
+app.route('/v1/graph', graph)
+app.route('/v1/memory', memory)
 app.route('/v1/me', me)
 app.notFound((c) => c.json({ error: { code: 'NOT_FOUND', message: `no route for ${c.req.method} ${c.req.path}` } }, 404))
 app.onError(onError)

@@ -76,19 +76,19 @@ export class GraphObject extends DurableObject<Env> {
 
   remember(caller: Caller, input: unknown, provenance?: Record<string, string>): { memory: Recalled; duplicate: boolean } {
     this.authorize(caller)
-    const { scope: _scope, ...body } = parseOrThrow(RememberBody, input, 'INVALID_REQUEST')
+    const body = parseOrThrow(RememberBody, input, 'INVALID_REQUEST')
     return this.memory.remember({ ...body, author: caller.id, ...(provenance ? { provenance } : {}) })
   }
 
   recall(caller: Caller, input: unknown): { items: Recalled[] } {
     this.authorize(caller)
-    const { scope: _scope, ...body } = parseOrThrow(RecallBody, input, 'INVALID_REQUEST')
+    const body = parseOrThrow(RecallBody, input, 'INVALID_REQUEST')
     return { items: this.memory.recall(body) }
   }
 
   forget(caller: Caller, input: unknown): ReturnType<Memory['forget']> {
     this.authorize(caller)
-    const { scope: _scope, ...body } = parseOrThrow(ForgetBody, input, 'INVALID_REQUEST')
+    const body = parseOrThrow(ForgetBody, input, 'INVALID_REQUEST')
     return this.memory.forget({ ...body, author: caller.id })
   }
 

@@ -55,11 +55,10 @@ export const RememberBody = z.strictObject({
   text: z.string().min(1),
   regards: z.array(Address).max(16).optional(),
   pinned: z.boolean().optional(),
-  scope: Scope.optional(),
 })
 
 /** `POST /v1/memory/recall`. */
-export const RecallBody = z.strictObject({ query: z.string().min(1).max(1024), limit: z.number().int().min(1).max(50).optional(), scope: Scope.optional() })
+export const RecallBody = z.strictObject({ query: z.string().min(1).max(1024), limit: z.number().int().min(1).max(50).optional() })
 
 /** `POST /v1/memory/forget`: prune, or supersede with a corrected `replacement`. */
-export const ForgetBody = z.strictObject({ address: Address, reason: Reason, replacement: z.string().min(1).optional(), scope: Scope.optional() })
+export const ForgetBody = z.strictObject({ address: Address, reason: Reason, replacement: z.string().min(1).optional() })

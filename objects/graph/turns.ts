@@ -83,7 +83,8 @@ export function chainStep(state: ChainState, event: Stored, session: string, aut
     return { state: { ...next, conversation, last: state.last ?? conversation }, ops: [{ op: 'node', node }] }
   }
   if (event.type === 'session.next.admitted') {
-    return { state: { ...next, texts: { ...state.texts, [String(p.messageId)]: String(p.text) } }, ops: [] }
+    // Kept only as long as a turn node keeps: the state is stored as one small value.
+    return { state: { ...next, texts: { ...state.texts, [String(p.messageId)]: String(p.text).slice(0, TURN_TEXT_CHARS) } }, ops: [] }
   }
   if (event.type === 'session.next.prompted') {
     const ids = p.messageIds as string[]

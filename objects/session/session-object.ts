@@ -12,9 +12,10 @@ import { authorize, type Caller, gateHeaders } from '../access/authorize.ts'
 import { NeuronError } from '../errors.ts'
 import { MAX_BODY_BYTES } from '../limits.ts'
 import { parseJson } from '../parse-json.ts'
+import { conversationOf, turnOf, chainStep, emptyChain } from '../graph/turns.ts'
 import { Bus, on } from '../ledger/bus.ts'
 import type { Stored } from '../ledger/envelope.ts'
-import type { Header } from '../ledger/headers.ts'
+import { current, type Header } from '../ledger/headers.ts'
 import { utf8Length } from '../ledger/json.ts'
 import { Ledger, migrateLedger, type Page } from '../ledger/ledger.ts'
 import type { Catalog } from '../llm/catalog.ts'
@@ -23,13 +24,16 @@ import { costOf } from '../llm/cost.ts'
 import { streamModelBatches } from '../llm/stream.ts'
 import type { Usage } from '../llm/types.ts'
 import { calculator } from '../tools/builtins/calculator.ts'
-import { notesTools } from '../tools/builtins/notes.ts'
+import { memoryTools } from '../tools/builtins/memory.ts'
 import { wait } from '../tools/builtins/wait.ts'
 import { ToolRegistry } from '../tools/registry.ts'
 import { Identifier, parseOrThrow } from '../validate.ts'
 import { SessionAccess } from './access.ts'
 import { admit, PromptSchema, type Receipt } from './admission.ts'
+import { ChainWriter } from './chain-writer.ts'
 import { EVENT, type EventPayloads, type EventType } from './events.ts'
+import type { GraphObject } from '../graph/graph-object.ts'
+import { copied, ForkSchema, prefix, scanPrefix, TruncateSchema } from './fork.ts'
 import { History } from './history.ts'
 import { emptySession, reduceSession, type SessionState, type SessionView, viewOf } from './projection.ts'
 import { recover } from './recovery.ts'
@@ -58,7 +62,9 @@ export class SessionObject extends DurableObject<Env> {
   protected readonly access: SessionAccess
   protected readonly subscribers: Subscribers
   protected readonly bus: Bus
+  protected readonly chain: ChainWriter
   protected state: SessionState = emptySession()
+  private ownerClaims: string[] | null = null
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
@@ -83,10 +89,12 @@ export class SessionObject extends DurableObject<Env> {
       keepArtifact: (text) => this.ledger.artifacts.put(new TextEncoder().encode(text), 'text/plain').ref,
       tools: this.tools,
     })
-    const notes = notesTools(this.ledger, `${this.topic}.notes`)
+    this.chain = new ChainWriter({ ledger: this.ledger, storage: ctx.storage, graphs: env.GRAPHS, topic: this.topic, session: () => this.name, owner: () => this.owner() })
+    const memory = memoryTools({ graphs: env.GRAPHS, caller: () => this.owner()!, conversation: (graph, caller) => this.openConversation(graph, caller) })
     this.tools.register('calculator', calculator)
-    this.tools.register('note_write', notes.write)
-    this.tools.register('note_search', notes.search)
+    this.tools.register('memory_remember', memory.remember)
+    this.tools.register('memory_recall', memory.recall)
+    this.tools.register('memory_forget', memory.forget)
     this.tools.register('wait', wait)
     void ctx.blockConcurrencyWhile(async () => {
       await migrateLedger(ctx.storage)
@@ -94,6 +102,8 @@ export class SessionObject extends DurableObject<Env> {
       if (recover(this.state, (type, payload) => this.record(type, payload)) || this.hasWork()) {
         await ctx.storage.setAlarm(Date.now())
       }
+      // Turns a crash kept from the graph are written on this wake.
+      if (this.state.exists) this.writeChainLater()
     })
   }
 
@@ -152,6 +162,70 @@ export class SessionObject extends DurableObject<Env> {
     this.access.check(this.state, caller, 'read')
     if (caller.id !== this.state.owner) throw new NeuronError('OWNER_REQUIRED', 'only the owner lists denials', { status: 403 })
     return this.access.denials(after, limit)
+  }
+
+  /**
+   * Creates this session as a fork of `from` after its event `at`: the prefix's
+   * turns are copied, the origin is only read, and the fork's conversation
+   * `forks` from the origin's turn at that point.
+   */
+  async forkFrom(caller: Caller, from: string, input: unknown): Promise<SessionView> {
+    const { at } = parseOrThrow(ForkSchema, input, 'INVALID_REQUEST')
+    if (this.state.exists) throw new NeuronError('SESSION_EXISTS', `a session ${this.name} already exists`, { status: 409, details: { id: this.name } })
+    const origin = this.env.SESSIONS.getByName(from)
+    // Nothing else runs on this object while the prefix is read and copied.
+    await this.ctx.blockConcurrencyWhile(async () => {
+      const scan = await scanPrefix(prefix(origin, caller, at), from, caller.id, at)
+      const base = scan.created.payload as EventPayloads[typeof EVENT.created]
+      const decision = authorize({ owner: caller.id, share: [] }, caller)
+      const forkedFrom: Header = { key: 'forked-from', value: { session: from, at } }
+      this.record(EVENT.created, { ...base, owner: caller.id, share: [] }, [...gateHeaders(caller, decision), forkedFrom])
+      for await (const event of prefix(origin, caller, at)) {
+        // Copies are history, not new work: they are not metered again.
+        if (copied(event, scan)) this.publish(event.type as EventType, event.payload as never)
+      }
+      // The origin's turns up to now are in the graph before the fork points at one of them.
+      await origin.writeChain(caller)
+      const created = this.ledger.byTopic(this.topic, { limit: 1 }).items[0]!
+      const conversation = conversationOf(this.name)
+      const head = scan.chain.last ?? conversationOf(from)
+      await this.chain.seed({ ...emptyChain(), cursor: this.state.lastSeq, conversation, last: head, user: scan.chain.user, agent: scan.chain.agent })
+      await this.chain.amend((state) => ({
+        state,
+        ops: [
+          ...chainStep(emptyChain(), created, this.name, caller.id).ops,
+          { op: 'edge', edge: { source: conversation, target: head, type: 'forks', author: caller.id, time: created.time, payload: { session: from, at } } },
+        ],
+      }))
+    })
+    return viewOf(this.name, this.state)
+  }
+
+  /**
+   * Points the conversation's head at the turn of event `at` (a `truncates`
+   * edge): the next turn follows that turn in the graph. History stays.
+   */
+  async truncate(caller: Caller, input: unknown): Promise<{ head: string }> {
+    this.access.check(this.state, caller, 'truncate')
+    const { at } = parseOrThrow(TruncateSchema, input, 'INVALID_REQUEST')
+    if (at > this.state.lastSeq) throw new NeuronError('UNKNOWN_SEQUENCE', `session ${this.name} has no event ${at}`, { status: 404, details: { at } })
+    const [turn] = this.ctx.storage.sql
+      .exec<{ id: string }>(`select id from log where topic = ? and seq <= ? and type in (?, ?) order by seq desc limit 1`, this.topic, at, EVENT.prompted, EVENT.text)
+      .toArray()
+    const head = turn ? turnOf(turn.id) : conversationOf(this.name)
+    const time = Date.now()
+    await this.chain.amend((state) => ({
+      state: { ...state, last: head, user: null },
+      ops: [{ op: 'edge', edge: { source: conversationOf(this.name), target: head, type: 'truncates', author: caller.id, time, payload: { at } } }],
+    }))
+    return { head }
+  }
+
+  /** Writes the session's turns into the graph now, and resolves when they are there. */
+  async writeChain(caller: Caller): Promise<{ cursor: number }> {
+    this.access.check(this.state, caller, 'read')
+    await this.chain.sync()
+    return { cursor: (await this.chain.state()).cursor }
   }
 
   // ── Streams: SSE and hibernatable WebSockets ─────────────────────────────
@@ -229,11 +303,37 @@ export class SessionObject extends DurableObject<Env> {
    * subscribers) and folds it into the projection.
    */
   protected record<T extends EventType>(type: T, payload: EventPayloads[T], headers: Header[] = []): Stored {
+    const envelope = this.publish(type, payload, headers)
+    if (type === EVENT.stepEnded) this.meterTurn(payload as EventPayloads[typeof EVENT.stepEnded])
+    if (type === EVENT.drainEnded) this.writeChainLater()
+    return envelope
+  }
+
+  /** Stores and delivers an event and folds it, with none of `record`'s follow-ups (a fork's copies). */
+  private publish<T extends EventType>(type: T, payload: EventPayloads[T], headers: Header[] = []): Stored {
     // Each event's causal parent is the one before it: the session is a chain.
     const envelope = this.bus.publish(this.topic, type, payload, { parent: this.state.lastId, headers }) as Stored
     this.state = reduceSession(this.state, envelope)
-    if (type === EVENT.stepEnded) this.meterTurn(payload as EventPayloads[typeof EVENT.stepEnded])
     return envelope
+  }
+
+  /** The owner as tools and the graph see it: its id and the claims it held when it created the session. */
+  protected owner(): Caller | null {
+    if (!this.state.exists) return null
+    this.ownerClaims ??= (current(this.ledger.byTopic(this.topic, { limit: 1 }).items[0]?.headers ?? [], 'claims') as string[] | undefined) ?? []
+    return { id: this.state.owner, claims: this.ownerClaims }
+  }
+
+  /** Off the hot path: the chain writer runs after the reply; a failure is retried on the next drain or wake. */
+  private writeChainLater(): void {
+    this.ctx.waitUntil(this.chain.sync().catch((error: unknown) => console.error('graph: conversation chain not written yet', { session: this.name, error })))
+  }
+
+  /** The session's conversation node in `graph`, written if it is missing (memories regard it). */
+  private async openConversation(graph: DurableObjectStub<GraphObject>, caller: Caller): Promise<string> {
+    const created = this.ledger.byTopic(this.topic, { limit: 1 }).items[0]!
+    await graph.applyChain(caller, chainStep(emptyChain(), created, this.name, caller.id).ops)
+    return conversationOf(this.name)
   }
 
   private async wake(): Promise<void> {

@@ -6,8 +6,10 @@
  * limits docs/api.md states.
  */
 import type { z } from 'zod'
+import { EdgeBody, FoldQuery, ForgetBody, NeighbourQuery, NodeBody, PathQuery, PruneBody, RecallBody, RememberBody, ScopeQuery } from '../../objects/graph/inputs.ts'
 import { EnvelopeDraftSchema } from '../../objects/ledger/envelope.ts'
 import { PromptSchema } from '../../objects/session/admission.ts'
+import { ForkSchema, TruncateSchema } from '../../objects/session/fork.ts'
 import { CreateSessionSchema } from '../../objects/session/session-object.ts'
 import { ListQuery, SchemaBody, WalkQuery } from '../routes/ledgers.ts'
 import { PageQuery, StreamQuery } from '../routes/sessions.ts'
@@ -42,6 +44,10 @@ const SESSION_ERRORS = ['SESSION_NOT_FOUND', 'INVALID_SESSION_ID']
 const LEDGER_ERRORS = ['INVALID_NAME']
 /** What reading any JSON body can answer (worker/read-json.ts, worker/body-limit.ts). */
 const BODY_ERRORS = ['INVALID_JSON', 'JSON_TOO_DEEP', 'PAYLOAD_TOO_LARGE']
+/** Every graph route resolves `?scope=`: the caller's own graph, or a claim's it holds. */
+const GRAPH_ERRORS = ['INVALID_QUERY', 'CLAIM_REQUIRED']
+/** A body a route reads and validates. */
+const REQUEST_ERRORS = [...BODY_ERRORS, 'INVALID_REQUEST']
 
 export const ROUTES: RouteDoc[] = [
   { method: 'get', path: '/v1/openapi.json', operationId: 'getOpenApi', summary: 'This OpenAPI 3.1 document', auth: 'none', ok: { 200: 'the document' }, response: R.OpenApi, errors: [] },
@@ -108,6 +114,44 @@ export const ROUTES: RouteDoc[] = [
     ok: { 101: 'switching protocols' },
     errors: [...SESSION_ERRORS, 'INVALID_QUERY', 'UPGRADE_REQUIRED', 'TICKET_REPLAYED', 'TICKET_WRONG_SESSION'],
   },
+  {
+    method: 'post',
+    path: '/v1/sessions/{id}/fork',
+    summary: 'Start a new session from a past turn: its history is the prefix up to `at`; the original is untouched',
+    auth: 'bearer',
+    body: ForkSchema,
+    ok: { 201: 'the new session' },
+    errors: [...SESSION_ERRORS, ...REQUEST_ERRORS, 'SESSION_EXISTS', 'UNKNOWN_SEQUENCE', 'NOT_A_TURN_BOUNDARY'],
+  },
+  {
+    method: 'post',
+    path: '/v1/sessions/{id}/truncate',
+    summary: "Point the conversation's head at the turn of event `at`; the next turn follows it in the graph",
+    auth: 'bearer',
+    body: TruncateSchema,
+    ok: { 200: '{ head }: the turn node now at the head' },
+    errors: [...SESSION_ERRORS, ...REQUEST_ERRORS, 'UNKNOWN_SEQUENCE'],
+  },
+  { method: 'post', path: '/v1/graph/nodes', summary: 'Create a node (node.{kind}.{id}); the same node again is a no-op', auth: 'bearer', query: ScopeQuery, body: NodeBody, ok: { 201: 'created', 200: 'the same node already existed' }, errors: [...GRAPH_ERRORS, ...REQUEST_ERRORS, 'NODE_EXISTS', 'TEXT_TOO_LARGE'] },
+  { method: 'get', path: '/v1/graph/nodes/{address}', summary: "A node's state: the fold of its incident edges (current and history), paged", auth: 'bearer', query: FoldQuery, ok: { 200: '{ node, current, history, supersedes, supersededBy, next }' }, errors: [...GRAPH_ERRORS, 'INVALID_ADDRESS', 'UNKNOWN_NODE'] },
+  { method: 'get', path: '/v1/graph/nodes/{address}/neighbours', summary: 'Live edges by type and direction, paged by sequence', auth: 'bearer', query: NeighbourQuery, ok: { 200: 'a page of edges' }, errors: [...GRAPH_ERRORS, 'INVALID_ADDRESS', 'UNKNOWN_NODE'] },
+  { method: 'get', path: '/v1/graph/nodes/{address}/paths', summary: 'Nodes reachable along live edges, nearest first, bounded depth', auth: 'bearer', query: PathQuery, ok: { 200: 'a page of { address, depth, edges }' }, errors: [...GRAPH_ERRORS, 'INVALID_ADDRESS', 'UNKNOWN_NODE', 'INVALID_DEPTH'] },
+  {
+    method: 'post',
+    path: '/v1/graph/edges',
+    summary: 'Append a typed edge (an envelope); `supersedes` revises an earlier edge of the same source',
+    auth: 'bearer',
+    query: ScopeQuery,
+    body: EdgeBody,
+    ok: { 201: 'appended', 200: 'identical content was already there' },
+    errors: [...GRAPH_ERRORS, ...REQUEST_ERRORS, 'UNKNOWN_NODE', 'SELF_EDGE', 'CYCLE', 'UNKNOWN_EDGE', 'EDGE_RETIRED', 'NOT_SAME_SOURCE'],
+  },
+  { method: 'get', path: '/v1/graph/edges/{id}', summary: 'One edge, with its retirement if pruned or superseded', auth: 'bearer', query: ScopeQuery, ok: { 200: 'the edge' }, errors: [...GRAPH_ERRORS, 'UNKNOWN_EDGE'] },
+  { method: 'post', path: '/v1/graph/edges/{id}/prune', summary: 'Prune an edge with a reason; history keeps it', auth: 'bearer', query: ScopeQuery, body: PruneBody, ok: { 200: 'the retired edge' }, errors: [...GRAPH_ERRORS, ...REQUEST_ERRORS, 'UNKNOWN_EDGE', 'EDGE_RETIRED'] },
+  { method: 'post', path: '/v1/memory/remember', summary: 'Remember a text: a knowledge node the memory node `remembers` (or `pins`)', auth: 'bearer', query: ScopeQuery, body: RememberBody, ok: { 201: 'remembered', 200: 'already remembered' }, errors: [...GRAPH_ERRORS, ...REQUEST_ERRORS, 'UNKNOWN_NODE', 'TEXT_TOO_LARGE', 'EMPTY_TEXT'] },
+  { method: 'post', path: '/v1/memory/recall', summary: 'Recall memories: FTS5 BM25 over their text, weighted by recency and edge type, with sources', auth: 'bearer', query: ScopeQuery, body: RecallBody, ok: { 200: '{ items }' }, errors: [...GRAPH_ERRORS, ...REQUEST_ERRORS, 'EMPTY_QUERY'] },
+  { method: 'post', path: '/v1/memory/forget', summary: 'Forget a memory (prune, or supersede with a replacement) with a reason; history keeps it', auth: 'bearer', query: ScopeQuery, body: ForgetBody, ok: { 200: '{ forgotten, replacement }' }, errors: [...GRAPH_ERRORS, ...REQUEST_ERRORS, 'UNKNOWN_MEMORY', 'TEXT_TOO_LARGE', 'SAME_MEMORY', 'MEMORY_EXISTS'] },
+  { method: 'get', path: '/v1/memory/pinned', summary: 'The pinned memories (the `memory.pinned` context value)', auth: 'bearer', query: ScopeQuery, ok: { 200: '{ items }' }, errors: GRAPH_ERRORS },
   {
     method: 'post',
     path: '/v1/ledgers/{name}/envelopes',

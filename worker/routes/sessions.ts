@@ -64,6 +64,14 @@ export const sessions = new Hono<AppEnv>()
     await (await stub(c.env, id)).view(callerOf(c))
     return c.json(await authenticatorFor(c.env).mintTicket(c.get('principal'), id), 201)
   })
+  .post('/:id/fork', limitBody(MAX_BODY_BYTES), async (c) => {
+    const body = await readJson(c.req.raw)
+    const requested = (body as { id?: unknown } | null)?.id
+    const id = requested === undefined ? crypto.randomUUID() : parseOrThrow(Identifier, requested, 'INVALID_REQUEST')
+    const origin = parseOrThrow(Identifier, c.req.param('id'), 'INVALID_SESSION_ID')
+    return c.json(await stub(c.env, id).forkFrom(callerOf(c), origin, body), 201)
+  })
+  .post('/:id/truncate', limitBody(MAX_BODY_BYTES), async (c) => c.json(await stub(c.env, c.req.param('id')).truncate(callerOf(c), await readJson(c.req.raw))))
   .get('/:id/events', (c) => forward(c))
   .get('/:id/ws', (c) => forward(c))
 
