@@ -75,8 +75,24 @@ export async function scanPrefix(events: AsyncIterable<Stored>, origin: string, 
   return { state, chain, created }
 }
 
+/** The most events a fork copies: they are held in memory so the copy is written in one atomic step. */
+export const MAX_FORK_EVENTS = 5_000
+
+/** The events a fork copies, in order; `FORK_TOO_LONG` past `MAX_FORK_EVENTS`. */
+export async function copiesOf(events: AsyncIterable<Stored>, scan: PrefixScan): Promise<Stored[]> {
+  const copies: Stored[] = []
+  for await (const event of events) {
+    if (!copied(event, scan)) continue
+    if (copies.length === MAX_FORK_EVENTS) {
+      throw new NeuronError('FORK_TOO_LONG', `a fork copies at most ${MAX_FORK_EVENTS} events`, { status: 413, details: { limit: MAX_FORK_EVENTS } })
+    }
+    copies.push(event)
+  }
+  return copies
+}
+
 /** Whether the fork copies an event: turn events yes; bookkeeping and prompts never promoted before `at`, no. */
-export function copied(event: Stored, scan: PrefixScan): boolean {
+function copied(event: Stored, scan: PrefixScan): boolean {
   if (NOT_COPIED.has(event.type)) return false
   if (event.type === EVENT.admitted) {
     const { messageId } = event.payload as { messageId: string }

@@ -33,7 +33,7 @@ import { admit, PromptSchema, type Receipt } from './admission.ts'
 import { ChainWriter } from './chain-writer.ts'
 import { EVENT, type EventPayloads, type EventType } from './events.ts'
 import type { GraphObject } from '../graph/graph-object.ts'
-import { copied, ForkSchema, prefix, scanPrefix, TruncateSchema } from './fork.ts'
+import { copiesOf, ForkSchema, prefix, scanPrefix, TruncateSchema } from './fork.ts'
 import { History } from './history.ts'
 import { emptySession, reduceSession, type SessionState, type SessionView, viewOf } from './projection.ts'
 import { recover } from './recovery.ts'
@@ -117,7 +117,7 @@ export class SessionObject extends DurableObject<Env> {
     if (this.state.exists) {
       const { provider, model, title, system, owner, share } = this.state
       const same = owner === caller.id && provider === wanted.provider && model === wanted.model && title === wanted.title && system === wanted.system && share.join('\n') === body.share.join('\n')
-      if (!same) throw new NeuronError('SESSION_EXISTS', `a session ${this.name} already exists`, { status: 409, details: { id: this.name } })
+      if (!same) throw sessionExists(this.name)
       return { session: viewOf(this.name, this.state), created: false }
     }
     // The creator becomes the owner; the decision that records it is the same stage's.
@@ -171,33 +171,31 @@ export class SessionObject extends DurableObject<Env> {
    */
   async forkFrom(caller: Caller, from: string, input: unknown): Promise<SessionView> {
     const { at } = parseOrThrow(ForkSchema, input, 'INVALID_REQUEST')
-    if (this.state.exists) throw new NeuronError('SESSION_EXISTS', `a session ${this.name} already exists`, { status: 409, details: { id: this.name } })
+    if (this.state.exists) throw sessionExists(this.name)
     const origin = this.env.SESSIONS.getByName(from)
-    // Nothing else runs on this object while the prefix is read and copied.
-    await this.ctx.blockConcurrencyWhile(async () => {
-      const scan = await scanPrefix(prefix(origin, caller, at), from, caller.id, at)
-      const base = scan.created.payload as EventPayloads[typeof EVENT.created]
-      const decision = authorize({ owner: caller.id, share: [] }, caller)
-      const forkedFrom: Header = { key: 'forked-from', value: { session: from, at } }
-      this.record(EVENT.created, { ...base, owner: caller.id, share: [] }, [...gateHeaders(caller, decision), forkedFrom])
-      for await (const event of prefix(origin, caller, at)) {
-        // Copies are history, not new work: they are not metered again.
-        if (copied(event, scan)) this.publish(event.type as EventType, event.payload as never)
-      }
-      // The origin's turns up to now are in the graph before the fork points at one of them.
-      await origin.writeChain(caller)
-      const created = this.ledger.byTopic(this.topic, { limit: 1 }).items[0]!
-      const conversation = conversationOf(this.name)
-      const head = scan.chain.last ?? conversationOf(from)
-      await this.chain.seed({ ...emptyChain(), cursor: this.state.lastSeq, conversation, last: head, user: scan.chain.user, agent: scan.chain.agent })
-      await this.chain.amend((state) => ({
-        state,
-        ops: [
-          ...chainStep(emptyChain(), created, this.name, caller.id).ops,
-          { op: 'edge', edge: { source: conversation, target: head, type: 'forks', author: caller.id, time: created.time, payload: { session: from, at } } },
-        ],
-      }))
-    })
+    const scan = await scanPrefix(prefix(origin, caller, at), from, caller.id, at)
+    const copies = await copiesOf(prefix(origin, caller, at), scan)
+    // Another request may have created this session while the prefix was read.
+    if (this.state.exists) throw sessionExists(this.name)
+    // From here to the chain's seed nothing awaits: the fork is written whole or not at all.
+    const base = scan.created.payload as EventPayloads[typeof EVENT.created]
+    const decision = authorize({ owner: caller.id, share: [] }, caller)
+    const forkedFrom: Header = { key: 'forked-from', value: { session: from, at } }
+    const created = this.record(EVENT.created, { ...base, owner: caller.id, share: [] }, [...gateHeaders(caller, decision), forkedFrom])
+    // Copies are history, not new work: they are not metered again.
+    for (const event of copies) this.publish(event.type as EventType, event.payload as never)
+    const conversation = conversationOf(this.name)
+    const head = scan.chain.last ?? conversationOf(from)
+    void this.chain.seed({ ...emptyChain(), cursor: this.state.lastSeq, conversation, last: head, user: scan.chain.user, agent: scan.chain.agent })
+    // The origin's turns up to now reach the graph before the fork points at one of them.
+    await origin.writeChain(caller)
+    await this.chain.amend((state) => ({
+      state,
+      ops: [
+        ...chainStep(emptyChain(), created, this.name, caller.id).ops,
+        { op: 'edge', edge: { source: conversation, target: head, type: 'forks', author: caller.id, time: created.time, payload: { session: from, at } } },
+      ],
+    }))
     return viewOf(this.name, this.state)
   }
 
@@ -391,6 +389,10 @@ function readMessage(message: string | ArrayBuffer): unknown {
     })
   }
   return parseJson(typeof message === 'string' ? message : new TextDecoder().decode(message), { what: 'a WebSocket message' })
+}
+
+function sessionExists(id: string): NeuronError {
+  return new NeuronError('SESSION_EXISTS', `a session ${id} already exists`, { status: 409, details: { id } })
 }
 
 function afterOf(request: Request, url: URL): number {

@@ -121,7 +121,7 @@ export const ROUTES: RouteDoc[] = [
     auth: 'bearer',
     body: ForkSchema,
     ok: { 201: 'the new session' },
-    errors: [...SESSION_ERRORS, ...REQUEST_ERRORS, 'SESSION_EXISTS', 'UNKNOWN_SEQUENCE', 'NOT_A_TURN_BOUNDARY'],
+    errors: [...SESSION_ERRORS, ...REQUEST_ERRORS, 'SESSION_EXISTS', 'UNKNOWN_SEQUENCE', 'NOT_A_TURN_BOUNDARY', 'FORK_TOO_LONG'],
   },
   {
     method: 'post',
