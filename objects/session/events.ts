@@ -24,6 +24,7 @@ export const EVENT = {
   retried: 'session.next.retried',
   interrupted: 'session.next.interrupted',
   halted: 'session.next.halted',
+  truncated: 'session.next.truncated',
 } as const
 
 export type Delivery = 'steer' | 'queue'
@@ -47,6 +48,8 @@ export interface EventPayloads {
   [EVENT.retried]: { step: string; attempt: number; delayMs: number; status: number; message: string }
   [EVENT.interrupted]: { step: string | null; reason: string }
   [EVENT.halted]: { reason: 'turn-limit' | 'step-failed'; limit: number | null }
+  /** The model's history is cut back to event `at`: messages `[keep, drop)` are left out from now on. */
+  [EVENT.truncated]: { at: number; keep: number; drop: number }
 }
 
 export type EventType = keyof EventPayloads

@@ -35,6 +35,7 @@ import { EVENT, type EventPayloads, type EventType } from './events.ts'
 import type { GraphObject } from '../graph/graph-object.ts'
 import { copiesOf, ForkSchema, prefix, scanPrefix, TruncateSchema } from './fork.ts'
 import { History } from './history.ts'
+import { messagesAt, Truncations } from './truncation.ts'
 import { emptySession, reduceSession, type SessionState, type SessionView, viewOf } from './projection.ts'
 import { recover } from './recovery.ts'
 import { type Delta, Runner } from './runner.ts'
@@ -78,12 +79,13 @@ export class SessionObject extends DurableObject<Env> {
     this.bus.subscribe(on(this.topic), (envelope) => this.subscribers.broadcast({ kind: 'event', envelope: envelope as Stored }))
     this.bus.subscribe(on(this.air), (envelope) => this.subscribers.broadcast({ kind: 'delta', delta: envelope.payload as unknown as Delta }))
     const history = new History(this.ledger, this.topic)
+    const truncations = new Truncations(this.ledger, this.topic)
     this.runner = new Runner({
       sessionId: this.name,
       state: () => this.state,
       record: (type, payload) => this.record(type, payload),
       air: (delta) => void this.bus.publish(this.air, delta.type, delta),
-      history: () => history.messages(),
+      history: () => truncations.view(history.messages()),
       stream: (request, signal) => streamModelBatches(request, { catalog: this.catalog, signal }),
       cost: (provider, model, usage) => this.costOf(provider, model, usage),
       keepArtifact: (text) => this.ledger.artifacts.put(new TextEncoder().encode(text), 'text/plain').ref,
@@ -200,23 +202,26 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /**
-   * Points the conversation's head at the turn of event `at` (a `truncates`
-   * edge): the next turn follows that turn in the graph. History stays.
+   * Truncates the conversation back to event `at`, a rest point: the model's
+   * history from now on ends there (a `truncated` event records the cut), and a
+   * `truncates` edge points the chain's head at that turn, so the next turn
+   * follows it. Every event stays in the log.
    */
-  async truncate(caller: Caller, input: unknown): Promise<{ head: string }> {
+  async truncate(caller: Caller, input: unknown): Promise<{ head: string; truncated: number }> {
     this.access.check(this.state, caller, 'truncate')
     const { at } = parseOrThrow(TruncateSchema, input, 'INVALID_REQUEST')
-    if (at > this.state.lastSeq) throw new NeuronError('UNKNOWN_SEQUENCE', `session ${this.name} has no event ${at}`, { status: 404, details: { at } })
-    const [turn] = this.ctx.storage.sql
-      .exec<{ id: string }>(`select id from log where topic = ? and seq <= ? and type in (?, ?) order by seq desc limit 1`, this.topic, at, EVENT.prompted, EVENT.text)
-      .toArray()
-    const head = turn ? turnOf(turn.id) : conversationOf(this.name)
-    const time = Date.now()
+    if (this.runner.busy || this.state.pending.length > 0) throw new NeuronError('SESSION_BUSY', 'truncate an idle session', { status: 409 })
+    const self = { history: async (_: Caller, after: number, limit: number) => this.ledger.byTopic(this.topic, { after, limit }) }
+    const scan = await scanPrefix(prefix(self, caller, at), this.name, this.state.owner, at)
+    const head = scan.chain.last ?? conversationOf(this.name)
+    const keep = messagesAt(this.ctx.storage, this.topic, at)
+    const drop = messagesAt(this.ctx.storage, this.topic, this.state.lastSeq)
+    const event = this.record(EVENT.truncated, { at, keep, drop })
     await this.chain.amend((state) => ({
-      state: { ...state, last: head, user: null },
-      ops: [{ op: 'edge', edge: { source: conversationOf(this.name), target: head, type: 'truncates', author: caller.id, time, payload: { at } } }],
+      state: { ...state, cursor: Math.max(state.cursor, event.seq), last: head, user: null },
+      ops: [{ op: 'edge', edge: { source: conversationOf(this.name), target: head, type: 'truncates', author: caller.id, time: event.time, payload: { at } } }],
     }))
-    return { head }
+    return { head, truncated: event.seq }
   }
 
   /** Writes the session's turns into the graph now, and resolves when they are there. */

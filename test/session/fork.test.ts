@@ -86,9 +86,10 @@ describe('truncate over HTTP', () => {
     await converse(id, 'one', 'two')
     const log = await events(id)
     const firstAnswer = log.find((e) => e.type === 'session.next.text')!
-    const res = await postJson(`/v1/sessions/${id}/truncate`, { at: firstAnswer.seq })
+    const restPoint = log.find((e) => e.type === 'session.next.step.ended')!
+    const res = await postJson(`/v1/sessions/${id}/truncate`, { at: restPoint.seq })
     expect(res.status).toBe(200)
-    expect(await res.json()).toEqual({ head: turnOf(firstAnswer.id) })
+    expect(await res.json()).toEqual({ head: turnOf(firstAnswer.id), truncated: expect.any(Number) })
     expect((await neighbours(conversationOf(id), '?type=truncates')).map((e) => e.target)).toEqual([turnOf(firstAnswer.id)])
 
     await converse(id, 'three')
@@ -97,8 +98,15 @@ describe('truncate over HTTP', () => {
     expect((await neighbours(three, '?type=follows')).map((e) => e.target)).toEqual([turnOf(firstAnswer.id)])
     // Nothing was removed: the session's log still holds every turn, in order.
     expect(types(await events(id)).filter((t) => t === 'prompted')).toHaveLength(3)
+    // The model was shown exactly what a session that never had turn two shows: the same request size.
+    const control = await newSession('trunc-control')
+    await converse(control.id, 'one', 'three')
+    const lastUsage = async (session: string) => ((await events(session)).filter((e) => e.type === 'session.next.step.ended').at(-1)!.payload as { usage: unknown }).usage
+    expect(await lastUsage(id)).toEqual(await lastUsage(control.id))
 
-    const bad = await postJson(`/v1/sessions/${id}/truncate`, { at: 10_000 })
-    expect([bad.status, ((await bad.json()) as { error: { code: string } }).error.code]).toEqual([404, 'UNKNOWN_SEQUENCE'])
+    for (const [at, status, code] of [[10_000, 404, 'UNKNOWN_SEQUENCE'], [log.find((e) => e.type === 'session.next.step.started')!.seq, 409, 'NOT_A_TURN_BOUNDARY']] as const) {
+      const bad = await postJson(`/v1/sessions/${id}/truncate`, { at })
+      expect([bad.status, ((await bad.json()) as { error: { code: string } }).error.code]).toEqual([status, code])
+    }
   })
 })

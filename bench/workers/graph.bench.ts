@@ -1,0 +1,131 @@
+/**
+ * Graph and memory benchmarks (issue 12), each against its physical limit
+ * measured in the same object, in the same run:
+ *
+ * - edge append (seal, endpoint and cycle checks, envelope + index rows) against
+ *   a raw `sql.exec` insert of the same bytes into identically indexed tables;
+ *   and the rows one append writes (`cursor.rowsWritten`, every index entry a row)
+ * - recall p50/p99 at 1k, 10k and 100k memories against a raw FTS5 `MATCH …
+ *   ORDER BY rank` over the same rows
+ */
+import { env } from 'cloudflare:workers'
+import { runInDurableObject } from 'cloudflare:test'
+import { describe, it } from 'vitest'
+import graphSql from '../../migrations/graph/0000_init.sql'
+import { Graph } from '../../objects/graph/graph.ts'
+import { Memory } from '../../objects/graph/memory.ts'
+import { seal } from '../../objects/ledger/envelope.ts'
+import { Ledger } from '../../objects/ledger/ledger.ts'
+
+const EDGES = 20_000
+const author = 'idp#ada'
+
+function fmt(n: number): string {
+  return Math.round(n).toLocaleString('en-US')
+}
+
+/** Ops per second over a timed loop. */
+function rate(count: number, run: (i: number) => void): number {
+  const start = performance.now()
+  for (let i = 0; i < count; i++) run(i)
+  return count / ((performance.now() - start) / 1000)
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
+}
+
+/** Milliseconds per call, p50 and p99. */
+function latency(count: number, run: (i: number) => void): { p50: number; p99: number } {
+  const times: number[] = []
+  for (let i = 0; i < count; i++) {
+    const start = performance.now()
+    run(i)
+    times.push(performance.now() - start)
+  }
+  times.sort((a, b) => a - b)
+  return { p50: percentile(times, 50), p99: percentile(times, 99) }
+}
+
+/** A deterministic word stream: memories share a 5,000-word vocabulary, skewed like prose. */
+function words(seed: number, count: number): string {
+  let x = seed * 2654435761
+  const out: string[] = []
+  for (let i = 0; i < count; i++) {
+    x = (x * 1103515245 + 12345) >>> 0
+    const r = (x % 10_000) / 10_000
+    out.push(`w${Math.floor(5_000 * r * r)}`)
+  }
+  return out.join(' ')
+}
+
+describe('graph', () => {
+  it('edge append vs raw SQLite insert of the same bytes, and rows written per append', async () => {
+    await runInDurableObject(env.GRAPHS.getByName('principal:bench-edges'), (_o, state) => {
+      const sql = state.storage.sql
+      // The same tables and indexes as `log` and `edge`, under other names.
+      for (const statement of graphSql.split('--> statement-breakpoint')) {
+        if (/`(log|edge)`/.test(statement)) sql.exec(statement.replaceAll('`log`', '`raw_log`').replaceAll('`log_', '`raw_log_').replaceAll('`edge`', '`raw_edge`').replaceAll('`edge_', '`raw_edge_'))
+      }
+      const ledger = new Ledger(state.storage)
+      const graph = new Graph(ledger, state.storage)
+      const nodes = Array.from({ length: 1_000 }, (_, i) => graph.putNode({ kind: 'turn', id: `t${i}`, text: `turn ${i}`, author }).node.address)
+      const draft = (i: number) => ({ source: nodes[i % 1000]!, target: nodes[(i * 7 + 1) % 1000]!, type: i % 2 ? 'regards' : 'mentions', author, payload: { i } })
+      const rows = Array.from({ length: EDGES }, (_, i) => {
+        const d = draft(i)
+        const { envelope, columns } = seal({ topic: d.source, type: `edge.${d.type}`, author, parent: null, headers: [{ key: 'target', value: d.target }], payload: d.payload })
+        return { log: [envelope.id, envelope.topic, envelope.type, null, author, envelope.time, null, columns.headers, columns.payload, null, columns.artifacts], edge: [d.source, d.target, d.type] }
+      })
+      let rawRows = 0
+      const raw = rate(EDGES, (i) => {
+        const c1 = sql.exec('insert into raw_log (id, topic, type, parent, author, time, schema, headers, payload, payload_ref, artifacts) values (?,?,?,?,?,?,?,?,?,?,?)', ...rows[i]!.log)
+        const c2 = sql.exec('insert into raw_edge (seq, source, target, type) values (last_insert_rowid(), ?, ?, ?)', ...rows[i]!.edge)
+        rawRows += c1.rowsWritten + c2.rowsWritten
+      })
+      // Count what our append writes by summing every statement's cursor.
+      const exec = sql.exec.bind(sql)
+      let ourRows = 0
+      ;(sql as { exec: unknown }).exec = (query: string, ...bindings: unknown[]) => {
+        const cursor = exec(query, ...bindings)
+        ourRows += cursor.rowsWritten
+        return cursor
+      }
+      const ours = rate(EDGES, (i) => graph.link(draft(i)))
+      ;(sql as { exec: unknown }).exec = exec
+      console.log(`\ngraph edge append, ${EDGES} edges between 1,000 nodes (seal + endpoint/cycle checks + envelope + index)`)
+      console.log(`  raw sql.exec insert (log + edge rows)   ${fmt(raw)} /s   (physical limit)`)
+      console.log(`  Graph.link                              ${fmt(ours)} /s`)
+      console.log(`  ratio                                   ${(ours / raw).toFixed(2)}× of raw   (target ≥ 0.33)`)
+      console.log(`  rows written per append                 ${(ourRows / EDGES).toFixed(1)} (raw insert of the same rows: ${(rawRows / EDGES).toFixed(1)})`)
+    })
+  })
+
+  it('recall p50/p99 at 1k, 10k and 100k memories vs a raw FTS5 MATCH over the same rows', async () => {
+    await runInDurableObject(env.GRAPHS.getByName('principal:bench-recall'), (_o, state) => {
+      const ledger = new Ledger(state.storage)
+      const graph = new Graph(ledger, state.storage)
+      const memory = new Memory(graph, state.storage)
+      const sql = state.storage.sql
+      const queries = Array.from({ length: 300 }, (_, i) => words(1_000_000 + i, 2))
+      console.log('\nmemory recall (top 10), 300 two-word queries per size; ms per query')
+      console.log('  memories   recall p50   p99     raw MATCH p50   p99     ratio p50   p99   (target ≤ 2×)')
+      let filled = 0
+      let rememberRate = 0
+      for (const size of [1_000, 10_000, 100_000]) {
+        const start = performance.now()
+        const before = filled
+        while (filled < size) memory.remember({ text: `${words(filled, 12)} #${filled}`, author })
+        rememberRate = (filled - before) / ((performance.now() - start) / 1000)
+        const raw = latency(queries.length, (i) => {
+          const match = queries[i]!.split(' ').map((w) => `"${w}"`).join(' OR ')
+          sql.exec('select rowid, text, address from memory_text where memory_text match ? order by rank limit 10', match).toArray()
+        })
+        const ours = latency(queries.length, (i) => memory.recall({ query: queries[i]!, limit: 10 }))
+        const f = (n: number) => n.toFixed(3).padStart(7)
+        console.log(`  ${String(size).padStart(8)}   ${f(ours.p50)}    ${f(ours.p99)}   ${f(raw.p50)}      ${f(raw.p99)}   ${(ours.p50 / raw.p50).toFixed(2).padStart(6)}×  ${(ours.p99 / raw.p99).toFixed(2).padStart(5)}×`)
+      }
+      const cursor = sql.exec('insert into memory_text (rowid, text, address, type, time) values (?, ?, ?, ?, ?)', 10_000_000, words(7, 12), 'node.knowledge.x', 'remembers', Date.now())
+      console.log(`  remember rate while filling to 100k: ${fmt(rememberRate)} /s; one FTS5 insert reports ${cursor.rowsWritten} row(s) written`)
+    })
+  })
+})
