@@ -65,7 +65,7 @@ describe('graph', () => {
       const sql = state.storage.sql
       // The same tables and indexes as `log` and `edge`, under other names.
       for (const statement of graphSql.split('--> statement-breakpoint')) {
-        if (/`(log|edge)`/.test(statement)) sql.exec(statement.replaceAll('`log`', '`raw_log`').replaceAll('`log_', '`raw_log_').replaceAll('`edge`', '`raw_edge`').replaceAll('`edge_', '`raw_edge_'))
+        if (/(TABLE|ON) `(log|edge)`/.test(statement)) sql.exec(statement.replaceAll('`log`', '`raw_log`').replaceAll('`log_', '`raw_log_').replaceAll('`edge`', '`raw_edge`').replaceAll('`edge_', '`raw_edge_'))
       }
       const ledger = new Ledger(state.storage)
       const graph = new Graph(ledger, state.storage)
@@ -77,12 +77,26 @@ describe('graph', () => {
         return { log: [envelope.id, envelope.topic, envelope.type, null, author, envelope.time, null, columns.headers, columns.payload, null, columns.artifacts], edge: [d.source, d.target, d.type] }
       })
       let rawRows = 0
-      const raw = rate(EDGES, (i) => {
+      const rawInsert = (i: number) => {
         const c1 = sql.exec('insert into raw_log (id, topic, type, parent, author, time, schema, headers, payload, payload_ref, artifacts) values (?,?,?,?,?,?,?,?,?,?,?)', ...rows[i]!.log)
         const c2 = sql.exec('insert into raw_edge (seq, source, target, type) values (last_insert_rowid(), ?, ?, ?)', ...rows[i]!.edge)
         rawRows += c1.rowsWritten + c2.rowsWritten
-      })
-      // Count what our append writes by summing every statement's cursor.
+      }
+      // Interleaved blocks, so load from other processes on the machine weighs on both sides alike.
+      const block = EDGES / 10
+      let rawMs = 0
+      let ourMs = 0
+      for (let b = 0; b < 10; b++) {
+        let start = performance.now()
+        for (let i = b * block; i < (b + 1) * block; i++) rawInsert(i)
+        rawMs += performance.now() - start
+        start = performance.now()
+        for (let i = b * block; i < (b + 1) * block; i++) graph.link(draft(i))
+        ourMs += performance.now() - start
+      }
+      const raw = EDGES / (rawMs / 1000)
+      const ours = EDGES / (ourMs / 1000)
+      // Then count what one append writes, on 1,000 more, by summing every statement's cursor.
       const exec = sql.exec.bind(sql)
       let ourRows = 0
       ;(sql as { exec: unknown }).exec = (query: string, ...bindings: unknown[]) => {
@@ -90,13 +104,13 @@ describe('graph', () => {
         ourRows += cursor.rowsWritten
         return cursor
       }
-      const ours = rate(EDGES, (i) => graph.link(draft(i)))
+      for (let i = EDGES; i < EDGES + 1_000; i++) graph.link(draft(i))
       ;(sql as { exec: unknown }).exec = exec
       console.log(`\ngraph edge append, ${EDGES} edges between 1,000 nodes (seal + endpoint/cycle checks + envelope + index)`)
       console.log(`  raw sql.exec insert (log + edge rows)   ${fmt(raw)} /s   (physical limit)`)
       console.log(`  Graph.link                              ${fmt(ours)} /s`)
       console.log(`  ratio                                   ${(ours / raw).toFixed(2)}× of raw   (target ≥ 0.33)`)
-      console.log(`  rows written per append                 ${(ourRows / EDGES).toFixed(1)} (raw insert of the same rows: ${(rawRows / EDGES).toFixed(1)})`)
+      console.log(`  rows written per append                 ${(ourRows / 1_000).toFixed(1)} (raw insert of the same rows: ${(rawRows / EDGES).toFixed(1)})`)
     })
   })
 

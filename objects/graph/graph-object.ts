@@ -43,7 +43,7 @@ export class GraphObject extends DurableObject<Env> {
   fold(caller: Caller, address: string, query: unknown = {}): NodeState & { next: number | null } {
     this.authorize(caller)
     const q = parseOrThrow(FoldQuery, query, 'INVALID_QUERY')
-    return this.graph.fold(addressOf(address), q)
+    return this.graph.fold(validAddress(address), q)
   }
 
   link(caller: Caller, input: unknown): { edge: EdgeView; duplicate: boolean } {
@@ -65,13 +65,13 @@ export class GraphObject extends DurableObject<Env> {
   neighbours(caller: Caller, address: string, query: unknown = {}): Paged<EdgeView> {
     this.authorize(caller)
     const { scope: _scope, ...q } = parseOrThrow(NeighbourQuery, query, 'INVALID_QUERY')
-    return this.graph.neighbours(addressOf(address), q)
+    return this.graph.neighbours(validAddress(address), q)
   }
 
   paths(caller: Caller, address: string, query: unknown = {}): Paged<Reached> {
     this.authorize(caller)
     const { scope: _scope, types, ...q } = parseOrThrow(PathQuery, query, 'INVALID_QUERY')
-    return this.graph.paths(addressOf(address), { ...q, ...(types ? { types: types.split(',').filter(Boolean) } : {}) })
+    return this.graph.paths(validAddress(address), { ...q, ...(types ? { types: types.split(',').filter(Boolean) } : {}) })
   }
 
   remember(caller: Caller, input: unknown, provenance?: Record<string, string>): { memory: Recalled; duplicate: boolean } {
@@ -118,7 +118,7 @@ export class GraphObject extends DurableObject<Env> {
   }
 }
 
-function addressOf(address: string): string {
+function validAddress(address: string): string {
   return parseOrThrow(Address, address, 'INVALID_ADDRESS')
 }
 

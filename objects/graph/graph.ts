@@ -120,7 +120,8 @@ export class Graph {
 
   /** Whether a node exists at `address`. */
   has(address: string): boolean {
-    return this.sql.exec(`select 1 from log where topic = ? and type = '${NODE}' limit 1`, address).toArray().length > 0
+    // `+type`: look the address up by topic (a node is its topic's first envelope), not by type.
+    return this.sql.exec(`select 1 from log where topic = ? and +type = '${NODE}' limit 1`, address).toArray().length > 0
   }
 
   /**
@@ -143,13 +144,11 @@ export class Graph {
     if (draft.payload !== undefined) envelopeDraft.payload = draft.payload
     if (draft.time !== undefined) envelopeDraft.time = draft.time
     const sealed = this.ledger.seal(envelopeDraft)
-    const known = this.ledger.seqOf(sealed.envelope.id)
-    if (known !== undefined) return { edge: this.edgeAt(known), duplicate: true }
-
     checkSelfEdge(draft.source, draft.target, draft.type)
     if (!this.has(draft.source)) throw unknownNode(draft.source)
     if (draft.target !== draft.source && !this.has(draft.target)) throw unknownNode(draft.target)
-    const revised = draft.supersedes === undefined ? null : this.liveEdge(draft.supersedes)
+    const revised = draft.supersedes === undefined ? null : this.revisable(draft.supersedes, sealed.envelope.id)
+    if (revised === 'revised by this edge') return { edge: this.edgeAt(this.ledger.seqOf(sealed.envelope.id)!), duplicate: true }
     if (revised && revised.source !== draft.source) {
       throw new NeuronError('NOT_SAME_SOURCE', `edge ${draft.supersedes} leaves ${revised.source}, not ${draft.source}`, { status: 409, details: { edge: draft.supersedes } })
     }
@@ -159,10 +158,13 @@ export class Graph {
         details: { source: draft.source, target: draft.target, type: draft.type },
       })
     }
-    const { envelope } = this.ledger.appendSealed(sealed, envelopeDraft)
+    // A re-sent edge (same content id) passes the checks above and is recognised here.
+    const { envelope, duplicate } = this.ledger.appendSealed(sealed, envelopeDraft)
+    if (duplicate) return { edge: this.edgeAt(envelope.seq), duplicate: true }
     this.sql.exec('insert into edge (seq, source, target, type) values (?, ?, ?, ?)', envelope.seq, draft.source, draft.target, draft.type)
     if (revised) this.retireAt(revised, { how: 'superseded', reason: draft.reason ?? 'superseded', by: envelope.id, author: draft.author })
-    return { edge: this.edgeAt(envelope.seq), duplicate: false }
+    const { id, seq, author, time, parent } = envelope
+    return { edge: { id, seq, type: draft.type, source: draft.source, target: draft.target, author, time, parent, payload: draft.payload ?? null, retired: null }, duplicate: false }
   }
 
   /** Prunes a live edge with a reason. The edge stays in history; queries stop following it. */
@@ -272,12 +274,19 @@ export class Graph {
   }
 
   private find(address: string): Stored | undefined {
-    const [row] = this.sql.exec(`select * from log where topic = ? and type = '${NODE}' order by seq limit 1`, address).toArray()
+    const [row] = this.sql.exec(`select * from log where topic = ? and +type = '${NODE}' order by seq limit 1`, address).toArray()
     return row ? fromSqlRow(row) : undefined
   }
 
   private edgeAt(seq: number): EdgeView {
     return toEdge(this.sql.exec<EdgeRow>(`select ${EDGE_COLUMNS} from ${EDGE_FROM} where e.seq = ?`, seq).one())
+  }
+
+  /** The live edge a new edge revises; a re-send of the edge that already revised it is recognised. */
+  private revisable(id: string, revisedBy: string): EdgeView | 'revised by this edge' {
+    const edge = this.edge(id)
+    if (edge.retired?.by === revisedBy) return 'revised by this edge'
+    return this.liveEdge(id)
   }
 
   private liveEdge(id: string): EdgeView {

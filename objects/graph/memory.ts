@@ -12,7 +12,7 @@
  *   because its index row goes with the edge.
  *
  * The index holds one row per live memory edge (rowid = the edge's sequence),
- * so recall costs one FTS5 query plus a `regards` probe per hit.
+ * so recall is one statement: the FTS5 query, plus a `regards` probe per hit.
  */
 import { NeuronError } from '../errors.ts'
 import { sha256Hex } from '../ledger/hash.ts'
@@ -27,6 +27,8 @@ export const MEMORY_EDGES: Record<string, number> = { remembers: 1, pins: 1.5 }
 /** Recency: a memory this many milliseconds old ranks at half the weight of a new one. */
 export const RECENCY_HALF_MS = 30 * 24 * 3_600_000
 export const MAX_RECALL = 50
+/** Sources listed per recalled memory. */
+const MAX_SOURCES = 16
 
 /** One recalled memory: the knowledge node, its text and where it came from. */
 export interface Recalled {
@@ -86,11 +88,18 @@ export class Memory {
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_RECALL) {
       throw new NeuronError('INVALID_LIMIT', `limit must be an integer in [1, ${MAX_RECALL}]`, { details: { limit } })
     }
+    // One statement: the ranked hits, each with its memory edge's id and its sources.
     const rows = this.sql
-      .exec<{ seq: number; text: string; address: string; type: string; time: number; score: number }>(
-        `select rowid as seq, text, address, type, time,
-                bm25(memory_text) * (case type when 'pins' then ${MEMORY_EDGES.pins} else 1.0 end) / (1.0 + (? - time) / ${RECENCY_HALF_MS}.0) as score
-         from memory_text where memory_text match ? order by score limit ?`,
+      .exec<{ text: string; address: string; type: string; time: number; score: number; edge: string; sources: string }>(
+        `select m.text, m.address, m.type, m.time, m.score, l.id as edge,
+                (select json_group_array(target) from (
+                   select e.target from edge e where e.source = m.address and e.type = 'regards'
+                   and not exists (select 1 from retired x where x.edge = e.seq) order by e.seq limit ${MAX_SOURCES})) as sources
+         from (select rowid as seq, text, address, type, time,
+                      bm25(memory_text) * (case type when 'pins' then ${MEMORY_EDGES.pins} else 1.0 end) / (1.0 + (? - time) / ${RECENCY_HALF_MS}.0) as score
+               from memory_text where memory_text match ? order by score limit ?) m
+         join log l on l.seq = m.seq
+         order by m.score`,
         input.now ?? Date.now(),
         match,
         limit,
@@ -99,11 +108,11 @@ export class Memory {
     return rows.map((row) => ({
       address: row.address,
       text: row.text,
-      edge: this.edgeIdAt(row.seq),
+      edge: row.edge,
       type: row.type,
       time: row.time,
       score: -row.score,
-      sources: this.sources(row.address),
+      sources: JSON.parse(row.sources) as string[],
     }))
   }
 
@@ -163,11 +172,7 @@ export class Memory {
   }
 
   private sources(address: string): string[] {
-    return this.graph.neighbours(address, { type: 'regards', limit: 20 }).items.map((edge) => edge.target)
-  }
-
-  private edgeIdAt(seq: number): string {
-    return this.sql.exec<{ id: string }>('select id from log where seq = ?', seq).one().id
+    return this.graph.neighbours(address, { type: 'regards', limit: MAX_SOURCES }).items.map((edge) => edge.target)
   }
 
   private recalled(edge: EdgeView, text: string, score: number): Recalled {
