@@ -120,8 +120,8 @@ export class Graph {
 
   /** Whether a node exists at `address`. */
   has(address: string): boolean {
-    // `+type`: look the address up by topic (a node is its topic's first envelope), not by type.
-    return this.sql.exec(`select 1 from log where topic = ? and +type = '${NODE}' limit 1`, address).toArray().length > 0
+    // By topic, oldest first: a node is its topic's first envelope (`+type` keeps the planner on that index).
+    return this.sql.exec(`select 1 from log where topic = ? and +type = '${NODE}' order by seq limit 1`, address).toArray().length > 0
   }
 
   /**
@@ -145,8 +145,7 @@ export class Graph {
     if (draft.time !== undefined) envelopeDraft.time = draft.time
     const sealed = this.ledger.seal(envelopeDraft)
     checkSelfEdge(draft.source, draft.target, draft.type)
-    if (!this.has(draft.source)) throw unknownNode(draft.source)
-    if (draft.target !== draft.source && !this.has(draft.target)) throw unknownNode(draft.target)
+    this.requireNodes(draft.source, draft.target)
     const revised = draft.supersedes === undefined ? null : this.revisable(draft.supersedes, sealed.envelope.id)
     if (revised === 'revised by this edge') return { edge: this.edgeAt(this.ledger.seqOf(sealed.envelope.id)!), duplicate: true }
     if (revised && revised.source !== draft.source) {
@@ -271,6 +270,15 @@ export class Graph {
       .toArray()
     const page = cutPage(rows.map(toEdge), limit, (edge) => edge.seq)
     return { ...page.items.reduce(reduceNode, emptyNodeState(node)), next: page.next }
+  }
+
+  /**
+   * Both endpoints exist, or `UNKNOWN_NODE`. One probe each: a node is the first envelope on its
+   * topic, so `limit 1` stops there even on a hub with many outgoing edges.
+   */
+  private requireNodes(source: string, target: string): void {
+    if (!this.has(source)) throw unknownNode(source)
+    if (target !== source && !this.has(target)) throw unknownNode(target)
   }
 
   private find(address: string): Stored | undefined {
