@@ -30,3 +30,6 @@ export const MAX_SCHEMA_DEPTH = 32
  * address, so the storage a flood of such reads can create is bounded by this number.
  */
 export const DIRECTORY_SHARDS = 16
+
+/** Graph and memory request bodies (nodes, edges, remember, recall, forget). Node text itself is at most 16 KiB. */
+export const MAX_GRAPH_BODY = 256 * 1024

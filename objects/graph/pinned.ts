@@ -3,9 +3,9 @@
  * to every session it runs. This module only produces the value; whoever
  * assembles a session's context decides where it goes.
  */
+import type { Env } from '../../worker/env.ts'
 import type { Caller } from '../access/authorize.ts'
-import type { GraphObject } from './graph-object.ts'
-import { graphName } from './namespace.ts'
+import { graphToRead } from './graphs.ts'
 
 /** The context key pinned memories are offered under. */
 export const PINNED_KEY = 'memory.pinned'
@@ -20,10 +20,12 @@ export interface PinnedMemory {
  * The pinned memories of `caller`'s own graph, oldest first, at most `limit`.
  *
  * @example
- * const value = await pinnedMemories(env.GRAPHS, { id: 'idp#ada', claims: [] })
+ * const value = await pinnedMemories(env, { id: 'idp#ada', claims: [] })
  * // [{ address: 'node.knowledge.…', text: 'Answer in metric units' }]
  */
-export async function pinnedMemories(graphs: DurableObjectNamespace<GraphObject>, caller: Caller, limit = 20): Promise<PinnedMemory[]> {
-  const items = await graphs.getByName(graphName(caller)).pinned(caller, limit)
+export async function pinnedMemories(env: Env, caller: Caller, limit = 20): Promise<PinnedMemory[]> {
+  const graph = await graphToRead(env, caller)
+  if (!graph) return []
+  const items = await graph.pinned(caller, limit)
   return items.map(({ address, text }) => ({ address, text }))
 }

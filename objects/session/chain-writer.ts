@@ -7,9 +7,9 @@
  * page, so every event is written at least once; the graph recognises a re-sent
  * write by its content, so at least once is exactly once in the graph.
  */
+import type { Env } from '../../worker/env.ts'
 import type { Caller } from '../access/authorize.ts'
-import type { GraphObject } from '../graph/graph-object.ts'
-import { graphName } from '../graph/namespace.ts'
+import { graphToWrite } from '../graph/graphs.ts'
 import { type ChainOp, type ChainState, chainStep, emptyChain } from '../graph/turns.ts'
 import type { Ledger } from '../ledger/ledger.ts'
 
@@ -19,7 +19,7 @@ const PAGE = 200
 export interface ChainWriterDeps {
   ledger: Ledger
   storage: DurableObjectStorage
-  graphs: DurableObjectNamespace<GraphObject>
+  env: Env
   topic: string
   session: () => string
   /** The session owner as the graph sees it; `null` before the session exists. */
@@ -28,7 +28,7 @@ export interface ChainWriterDeps {
 
 /**
  * @example
- * const chain = new ChainWriter({ ledger, storage: ctx.storage, graphs: env.GRAPHS, topic, session: () => id, owner })
+ * const chain = new ChainWriter({ ledger, storage: ctx.storage, env, topic, session: () => id, owner })
  * ctx.waitUntil(chain.sync())
  */
 export class ChainWriter {
@@ -70,7 +70,7 @@ export class ChainWriter {
     await this.sync()
     const owner = this.deps.owner()!
     const { state, ops } = build(await this.state())
-    if (ops.length > 0) await this.graph(owner).applyChain(owner, ops)
+    if (ops.length > 0) await (await graphToWrite(this.deps.env, owner)).applyChain(owner, ops)
     await this.deps.storage.put(KEY, state)
     return state
   }
@@ -93,13 +93,9 @@ export class ChainWriter {
         state = step.state
         ops.push(...step.ops)
       }
-      if (ops.length > 0) await this.graph(owner).applyChain(owner, ops)
+      if (ops.length > 0) await (await graphToWrite(this.deps.env, owner)).applyChain(owner, ops)
       await this.deps.storage.put(KEY, state)
       if (page.next === null) return
     }
-  }
-
-  private graph(owner: Caller) {
-    return this.deps.graphs.getByName(graphName(owner))
   }
 }

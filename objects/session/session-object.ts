@@ -91,8 +91,8 @@ export class SessionObject extends DurableObject<Env> {
       keepArtifact: (text) => this.ledger.artifacts.put(new TextEncoder().encode(text), 'text/plain').ref,
       tools: this.tools,
     })
-    this.chain = new ChainWriter({ ledger: this.ledger, storage: ctx.storage, graphs: env.GRAPHS, topic: this.topic, session: () => this.name, owner: () => this.owner() })
-    const memory = memoryTools({ graphs: env.GRAPHS, caller: () => this.owner()!, conversation: (graph, caller) => this.openConversation(graph, caller) })
+    this.chain = new ChainWriter({ ledger: this.ledger, storage: ctx.storage, env, topic: this.topic, session: () => this.name, owner: () => this.owner() })
+    const memory = memoryTools({ env, caller: () => this.owner()!, conversation: (graph, caller) => this.openConversation(graph, caller) })
     this.tools.register('calculator', calculator)
     this.tools.register('memory_remember', memory.remember)
     this.tools.register('memory_recall', memory.recall)

@@ -105,7 +105,7 @@ describe('pinned memories', () => {
     await as(sub, [], '/v1/memory/remember', { text: 'reports use metric units, remembered' })
     await as(sub, [], '/v1/memory/remember', { text: 'reports use metric units, pinned', pinned: true })
     expect((await recall(sub, 'metric units')).map((m) => m.type)).toEqual(['pins', 'remembers'])
-    const pinned = await pinnedMemories(env.GRAPHS, { id: idOf(sub), claims: [] })
+    const pinned = await pinnedMemories(env, { id: idOf(sub), claims: [] })
     expect(pinned).toEqual([{ address: expect.stringMatching(/^node\.knowledge\./), text: 'reports use metric units, pinned' }])
     expect(await (await as(sub, [], '/v1/memory/pinned')).json()).toEqual({ items: [expect.objectContaining({ text: 'reports use metric units, pinned' })] })
   })

@@ -9,6 +9,7 @@ import { Hono } from 'hono'
 import { z } from 'zod'
 import { MAX_PAGE } from '../../objects/ledger/ledger.ts'
 import { notFound } from '../../objects/session/access.ts'
+import { ForkSchema } from '../../objects/session/fork.ts'
 import { CreateSessionSchema } from '../../objects/session/session-object.ts'
 import { CALLER_HEADER, TICKET_HEADER } from '../../objects/session/ws-protocol.ts'
 import { Identifier, parseOrThrow } from '../../objects/validate.ts'
@@ -66,12 +67,16 @@ export const sessions = new Hono<AppEnv>()
   })
   .post('/:id/fork', limitBody(MAX_BODY_BYTES), async (c) => {
     const body = await readJson(c.req.raw)
-    const requested = (body as { id?: unknown } | null)?.id
-    const id = requested === undefined ? crypto.randomUUID() : parseOrThrow(Identifier, requested, 'INVALID_REQUEST')
-    const origin = parseOrThrow(Identifier, c.req.param('id'), 'INVALID_SESSION_ID')
-    return c.json(await stub(c.env, id).forkFrom(callerOf(c), origin, body), 201)
+    await stub(c.env, c.req.param('id'))
+    const { id = crypto.randomUUID() } = parseOrThrow(ForkSchema, body, 'INVALID_REQUEST')
+    // Registered before the new object's first write, like a created session.
+    await register(c.env, `session:${id}`)
+    return c.json(await c.env.SESSIONS.getByName(id).forkFrom(callerOf(c), c.req.param('id'), body), 201)
   })
-  .post('/:id/truncate', limitBody(MAX_BODY_BYTES), async (c) => c.json(await stub(c.env, c.req.param('id')).truncate(callerOf(c), await readJson(c.req.raw))))
+  .post('/:id/truncate', limitBody(MAX_BODY_BYTES), async (c) => {
+    const body = await readJson(c.req.raw)
+    return c.json(await (await stub(c.env, c.req.param('id'))).truncate(callerOf(c), body))
+  })
   .get('/:id/events', (c) => forward(c))
   .get('/:id/ws', (c) => forward(c))
 

@@ -7,16 +7,18 @@
  */
 import { z } from 'zod'
 import type { Caller } from '../../access/authorize.ts'
+import type { Env } from '../../../worker/env.ts'
+import { NeuronError } from '../../errors.ts'
 import type { GraphObject } from '../../graph/graph-object.ts'
+import { graphToRead, graphToWrite } from '../../graph/graphs.ts'
 import { Scope } from '../../graph/inputs.ts'
-import { graphName } from '../../graph/namespace.ts'
 import { Address } from '../../graph/vocabulary.ts'
 import { Tool } from '../tool.ts'
 
 /** What the memory tools need from the session they run in. */
 export interface MemoryHost {
-  /** The graphs, by name. */
-  graphs: DurableObjectNamespace<GraphObject>
+  /** The bindings: the graphs and the directory that says which exist. */
+  env: Env
   /** Who the tools act as: the session's owner, with the claims it held at creation. */
   caller(): Caller
   /** The session's conversation node, written into the graph if missing; memories regard it. */
@@ -27,13 +29,17 @@ const Recalled = z.object({ address: z.string(), text: z.string(), sources: z.ar
 
 /**
  * @example
- * const { remember, recall, forget } = memoryTools({ graphs: env.GRAPHS, caller: () => owner, conversation })
+ * const { remember, recall, forget } = memoryTools({ env, caller: () => owner, conversation })
  * tools.register('memory_remember', remember)
  */
 export function memoryTools(host: MemoryHost) {
-  const graph = (scope: string | undefined) => {
+  const writable = async (scope: string | undefined) => {
     const caller = host.caller()
-    return { caller, stub: host.graphs.getByName(graphName(caller, scope)) }
+    return { caller, stub: await graphToWrite(host.env, caller, scope) }
+  }
+  const readable = async (scope: string | undefined) => {
+    const caller = host.caller()
+    return { caller, stub: await graphToRead(host.env, caller, scope) }
   }
 
   const remember = Tool.make({
@@ -41,7 +47,7 @@ export function memoryTools(host: MemoryHost) {
     input: z.object({ text: z.string().min(1).max(4000), pinned: z.boolean().optional(), scope: Scope.optional() }),
     output: z.object({ address: z.string(), duplicate: z.boolean() }),
     execute: async ({ text, pinned, scope }, context) => {
-      const { caller, stub } = graph(scope)
+      const { caller, stub } = await writable(scope)
       const regards = [await host.conversation(stub, caller)]
       const input = pinned === undefined ? { text, regards } : { text, regards, pinned }
       const { memory, duplicate } = await stub.remember(caller, input, { session: context.sessionId, step: context.assistantMessageId, toolCall: context.toolCallId })
@@ -54,7 +60,8 @@ export function memoryTools(host: MemoryHost) {
     input: z.object({ query: z.string().min(1).max(1024), limit: z.number().int().min(1).max(50).optional(), scope: Scope.optional() }),
     output: z.object({ memories: z.array(Recalled) }),
     execute: async ({ query, limit, scope }) => {
-      const { caller, stub } = graph(scope)
+      const { caller, stub } = await readable(scope)
+      if (!stub) return { memories: [] }
       const { items } = await stub.recall(caller, limit === undefined ? { query } : { query, limit })
       return { memories: items.map(({ address, text, sources }) => ({ address, text, sources })) }
     },
@@ -65,7 +72,8 @@ export function memoryTools(host: MemoryHost) {
     input: z.object({ address: Address, reason: z.string().min(1).max(1024), replacement: z.string().min(1).max(4000).optional(), scope: Scope.optional() }),
     output: z.object({ forgotten: z.string(), replacement: z.string().nullable() }),
     execute: async ({ address, reason, replacement, scope }) => {
-      const { caller, stub } = graph(scope)
+      const { caller, stub } = await readable(scope)
+      if (!stub) throw new NeuronError('UNKNOWN_MEMORY', `nothing in memory holds ${address}`, { status: 404, details: { address } })
       const result = await stub.forget(caller, replacement === undefined ? { address, reason } : { address, reason, replacement })
       return { forgotten: result.forgotten.target, replacement: result.replacement?.address ?? null }
     },
