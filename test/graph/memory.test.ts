@@ -1,6 +1,7 @@
 import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
 import { MEMORY_NODE } from '../../objects/graph/memory.ts'
+import { exists } from '../../worker/directory.ts'
 import { pinnedMemories } from '../../objects/graph/pinned.ts'
 import { api } from '../support/api.ts'
 import { bearer, idOf } from '../support/auth.ts'
@@ -108,6 +109,19 @@ describe('pinned memories', () => {
     const pinned = await pinnedMemories(env, { id: idOf(sub), claims: [] })
     expect(pinned).toEqual([{ address: expect.stringMatching(/^node\.knowledge\./), text: 'reports use metric units, pinned' }])
     expect(await (await as(sub, [], '/v1/memory/pinned')).json()).toEqual({ items: [expect.objectContaining({ text: 'reports use metric units, pinned' })] })
+  })
+})
+
+describe('reads of a graph never written', () => {
+  it('answer empty or not found and leave nothing behind', async () => {
+    const sub = uniqueName('reader')
+    expect(await recall(sub, 'anything')).toEqual([])
+    expect(await (await as(sub, [], '/v1/memory/pinned')).json()).toEqual({ items: [] })
+    expect((await as(sub, [], `/v1/graph/nodes/${MEMORY_NODE}`)).status).toBe(404)
+    expect((await as(sub, [], '/v1/memory/forget', { address: 'node.knowledge.x', reason: 'r' })).status).toBe(404)
+    expect(await exists(env, `graph:principal:${idOf(sub)}`)).toBe(false)
+    expect((await as(sub, [], '/v1/memory/remember', { text: 'now it exists' })).status).toBe(201)
+    expect(await exists(env, `graph:principal:${idOf(sub)}`)).toBe(true)
   })
 })
 
