@@ -6,7 +6,8 @@
  *   edge (or `pins`, for memories offered to every session) from the memory node,
  *   and `regards` edges to the nodes it came from (a conversation, a turn, an artifact)
  * - recall: walks the live memory edges through their full-text index: SQLite
- *   FTS5 BM25 over the node text, weighted by recency and by edge type
+ *   FTS5 BM25 over the node text picks 5 candidates per result, which recency and
+ *   edge type re-rank
  * - forget: prunes the memory edge, or supersedes it with a corrected memory,
  *   with a reason. The envelopes stay in history; recall never returns it again,
  *   because its index row goes with the edge.
@@ -29,6 +30,8 @@ export const RECENCY_HALF_MS = 30 * 24 * 3_600_000
 export const MAX_RECALL = 50
 /** Sources listed per recalled memory. */
 const MAX_SOURCES = 16
+/** BM25 candidates per result that recency and edge type re-rank. */
+const CANDIDATES = 5
 
 /** One recalled memory: the knowledge node, its text and where it came from. */
 export interface Recalled {
@@ -88,20 +91,22 @@ export class Memory {
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_RECALL) {
       throw new NeuronError('INVALID_LIMIT', `limit must be an integer in [1, ${MAX_RECALL}]`, { details: { limit } })
     }
-    // One statement: the ranked hits, each with its memory edge's id and its sources.
+    // One statement. BM25 picks the candidates the way a plain FTS5 `ORDER BY rank` does (no
+    // column read per match); recency and edge type then re-rank those few, and only they are read.
     const rows = this.sql
       .exec<{ text: string; address: string; type: string; time: number; score: number; edge: string; sources: string }>(
-        `select m.text, m.address, m.type, m.time, m.score, l.id as edge,
+        `select m.text, m.address, m.type, m.time, l.id as edge,
+                c.bm25 * (case m.type when 'pins' then ${MEMORY_EDGES.pins} else 1.0 end) / (1.0 + (? - m.time) / ${RECENCY_HALF_MS}.0) as score,
                 (select json_group_array(target) from (
                    select e.target from edge e where e.source = m.address and e.type = 'regards'
                    and not exists (select 1 from retired x where x.edge = e.seq) order by e.seq limit ${MAX_SOURCES})) as sources
-         from (select rowid as seq, text, address, type, time,
-                      bm25(memory_text) * (case type when 'pins' then ${MEMORY_EDGES.pins} else 1.0 end) / (1.0 + (? - time) / ${RECENCY_HALF_MS}.0) as score
-               from memory_text where memory_text match ? order by score limit ?) m
-         join log l on l.seq = m.seq
-         order by m.score`,
+         from (select rowid as seq, bm25(memory_text) as bm25 from memory_text where memory_text match ? order by rank limit ?) c
+         join memory_text m on m.rowid = c.seq
+         join log l on l.seq = c.seq
+         order by score limit ?`,
         input.now ?? Date.now(),
         match,
+        limit * CANDIDATES,
         limit,
       )
       .toArray()
