@@ -6,7 +6,7 @@
  *   edge (or `pins`, for memories offered to every session) from the memory node,
  *   and `regards` edges to the nodes it came from (a conversation, a turn, an artifact)
  * - recall: walks the live memory edges through their full-text index: SQLite
- *   FTS5 BM25 over the node text picks 5 candidates per result, which recency and
+ *   FTS5 BM25 over the node text picks 3 candidates per result, which recency and
  *   edge type re-rank
  * - forget: prunes the memory edge, or supersedes it with a corrected memory,
  *   with a reason. The envelopes stay in history; recall never returns it again,
@@ -31,7 +31,7 @@ export const MAX_RECALL = 50
 /** Sources listed per recalled memory. */
 const MAX_SOURCES = 16
 /** BM25 candidates per result that recency and edge type re-rank. */
-const CANDIDATES = 5
+const CANDIDATES = 3
 
 /** One recalled memory: the knowledge node, its text and where it came from. */
 export interface Recalled {
@@ -92,18 +92,23 @@ export class Memory {
       throw new NeuronError('INVALID_LIMIT', `limit must be an integer in [1, ${MAX_RECALL}]`, { details: { limit } })
     }
     // One statement. BM25 picks the candidates the way a plain FTS5 `ORDER BY rank` does (no
-    // column read per match); recency and edge type then re-rank those few, and only they are read.
+    // column read per match); recency and edge type re-rank those few; only the results get
+    // their edge id and sources.
     const rows = this.sql
       .exec<{ text: string; address: string; type: string; time: number; score: number; edge: string; sources: string }>(
-        `select m.text, m.address, m.type, m.time, l.id as edge,
-                c.bm25 * (case m.type when 'pins' then ${MEMORY_EDGES.pins} else 1.0 end) / (1.0 + (? - m.time) / ${RECENCY_HALF_MS}.0) as score,
+        `select r.text, r.address, r.type, r.time, r.score, l.id as edge,
                 (select json_group_array(target) from (
-                   select e.target from edge e where e.source = m.address and e.type = 'regards'
+                   select e.target from edge e where e.source = r.address and e.type = 'regards'
                    and not exists (select 1 from retired x where x.edge = e.seq) order by e.seq limit ${MAX_SOURCES})) as sources
-         from (select rowid as seq, bm25(memory_text) as bm25 from memory_text where memory_text match ? order by rank limit ?) c
-         join memory_text m on m.rowid = c.seq
-         join log l on l.seq = c.seq
-         order by score limit ?`,
+         from (
+           select c.seq, m.text, m.address, m.type, m.time,
+                  c.bm25 * (case m.type when 'pins' then ${MEMORY_EDGES.pins} else 1.0 end) / (1.0 + (? - m.time) / ${RECENCY_HALF_MS}.0) as score
+           from (select rowid as seq, bm25(memory_text) as bm25 from memory_text where memory_text match ? order by rank limit ?) c
+           join memory_text m on m.rowid = c.seq
+           order by score limit ?
+         ) r
+         join log l on l.seq = r.seq
+         order by r.score`,
         input.now ?? Date.now(),
         match,
         limit * CANDIDATES,
