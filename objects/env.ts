@@ -5,6 +5,7 @@
  */
 import type { ConfigObject } from './config/config-object.ts'
 import type { DirectoryObject } from './directory/directory-object.ts'
+import type { GraphObject } from './graph/graph-object.ts'
 import type { LedgerObject } from './ledger-object/ledger-object.ts'
 import type { MeterObject } from './meter/meter-object.ts'
 import type { SessionObject } from './session/session-object.ts'
@@ -15,6 +16,7 @@ export interface Env {
   METERS: DurableObjectNamespace<MeterObject>
   DIRECTORY: DurableObjectNamespace<DirectoryObject>
   CONFIGS: DurableObjectNamespace<ConfigObject>
+  GRAPHS: DurableObjectNamespace<GraphObject>
   NEURON_ENV?: string
   AUTH_ISSUER?: string
   AUTH_AUDIENCE?: string

@@ -39,3 +39,6 @@ export const DIRECTORY_SHARDS = 16
  * in-memory projection, so it is bounded; a prompt past it is 429 `INBOX_FULL`, written nowhere.
  */
 export const MAX_PENDING = 1000
+
+/** Graph and memory request bodies (nodes, edges, remember, recall, forget). Node text itself is at most 16 KiB. */
+export const MAX_GRAPH_BODY = 256 * 1024

@@ -22,6 +22,7 @@ import { meter } from './gate/meter.ts'
 import { onError } from './on-error.ts'
 import { config } from './routes/config.ts'
 import { docs, OPEN_ROUTES } from './routes/docs.ts'
+import { graph, memory } from './routes/graph.ts'
 import { health } from './routes/health.ts'
 import { ledgers } from './routes/ledgers.ts'
 import { me } from './routes/me.ts'
@@ -29,6 +30,7 @@ import { sessions } from './routes/sessions.ts'
 
 export { DirectoryObject } from '../objects/directory/directory-object.ts'
 export { ConfigObject } from '../objects/config/config-object.ts'
+export { GraphObject } from '../objects/graph/graph-object.ts'
 export { LedgerObject } from '../objects/ledger-object/ledger-object.ts'
 export { MeterObject } from '../objects/meter/meter-object.ts'
 export { SessionObject } from '../objects/session/session-object.ts'
@@ -43,6 +45,8 @@ app.use('/v1/*', meter())
 app.route('/v1', docs)
 app.route('/v1/ledgers', ledgers)
 app.route('/v1/sessions', sessions)
+app.route('/v1/graph', graph)
+app.route('/v1/memory', memory)
 app.route('/v1/me', me)
 app.route('/v1/config', config)
 app.notFound((c) => c.json({ error: { code: 'NOT_FOUND', message: `no route for ${c.req.method} ${c.req.path}` } }, 404))

@@ -20,7 +20,7 @@ import migrations from '../../migrations/ledger/migrations.js'
 import { NeuronError } from '../errors.ts'
 import { PAGE_PAYLOAD_BYTES } from '../limits.ts'
 import { ArtifactStore } from './artifacts.ts'
-import { DEFAULT_LIMITS, ENVELOPE_V1, type Envelope, type SealLimits, type Stored, seal } from './envelope.ts'
+import { DEFAULT_LIMITS, ENVELOPE_V1, type Envelope, type SealLimits, type Sealed, type Stored, seal } from './envelope.ts'
 import type { Json } from './json.ts'
 import { SchemaRegistry } from './registry.ts'
 import { log } from './schema.ts'
@@ -111,7 +111,23 @@ export class Ledger {
    * const { envelope } = ledger.append({ topic: 'session.s1', type: 'note', author: 'user:ada', payload: 'hi' })
    */
   append(draft: unknown): Appended {
-    const { envelope, columns, spill } = seal(draft, this.limits)
+    return this.appendSealed(this.seal(draft), draft)
+  }
+
+  /** Seals a draft under this ledger's limits, for callers that need its content id before appending. */
+  seal(draft: unknown): Sealed {
+    return seal(draft, this.limits)
+  }
+
+  /**
+   * Appends what `seal` returned for `draft`, validating and inserting exactly as `append` does.
+   *
+   * @example
+   * const sealed = ledger.seal(draft)
+   * if (ledger.seqOf(sealed.envelope.id) === undefined) ledger.appendSealed(sealed, draft)
+   */
+  appendSealed(sealed: Sealed, draft: unknown): Appended {
+    const { envelope, columns, spill } = sealed
     for (const header of envelope.headers) {
       if (header.ref !== undefined) this.schemas.validate(header.ref, header.value)
     }
@@ -143,6 +159,11 @@ export class Ledger {
     // Without an await, one append commits atomically anyway; the explicit
     // transaction only keeps a spilled blob and its envelope all-or-nothing.
     return spill ? this.storage.transactionSync(insert) : insert()
+  }
+
+  /** The sequence of the envelope with this id, or `undefined`. */
+  seqOf(id: string): number | undefined {
+    return this.seqOfId.get({ id })?.seq
   }
 
   /** The envelope with this id, or `undefined`. */
@@ -318,12 +339,25 @@ function placeholderName(param: unknown): keyof InsertRow {
   return name as keyof InsertRow
 }
 
-function clampLimit(limit: number | undefined): number {
+/** A page size given by a caller, checked against `MAX_PAGE` (default 100); `INVALID_LIMIT` otherwise. */
+export function clampLimit(limit: number | undefined): number {
   if (limit === undefined) return 100
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) {
     throw new NeuronError('INVALID_LIMIT', `limit must be an integer in [1, ${MAX_PAGE}]`, { details: { limit } })
   }
   return limit
+}
+
+/**
+ * Cuts `limit + 1` fetched items to a page: the extra item only says there is more.
+ *
+ * @example
+ * cutPage(rows, 100, (row) => row.seq) // { items: rows.slice(0, 100), next: rows[99].seq } when 101 came back
+ */
+export function cutPage<T>(items: T[], limit: number, cursorOf: (item: T, index: number) => number): { items: T[]; next: number | null } {
+  if (items.length <= limit) return { items, next: null }
+  const kept = items.slice(0, limit)
+  return { items: kept, next: cursorOf(kept[limit - 1]!, limit - 1) }
 }
 
 function toStored(row: SqlRow): Stored {
@@ -343,4 +377,9 @@ function toStored(row: SqlRow): Stored {
   if (row.payload !== null) envelope.payload = JSON.parse(row.payload)
   if (row.payload_ref !== null) envelope.payloadRef = JSON.parse(row.payload_ref)
   return envelope
+}
+
+/** A `log` row read with raw `sql.exec` as a stored envelope (its payload inline, as read). */
+export function fromSqlRow(row: Record<string, unknown>): Stored {
+  return toStored(row as SqlRow)
 }

@@ -29,6 +29,7 @@ export const EVENT = {
   epochStarted: 'session.next.epoch.started',
   contextChanged: 'session.next.context.changed',
   halted: 'session.next.halted',
+  truncated: 'session.next.truncated',
 } as const
 
 export type Delivery = 'steer' | 'queue'
@@ -80,6 +81,12 @@ export interface EventPayloads {
     | { id: string; outcome: 'failed' | 'interrupted'; error: { code: string; message: string } }
   /** `error` says what to do when the reason is `context-overflow` (code `CONTEXT_OVERFLOW`). */
   [EVENT.halted]: { reason: 'turn-limit' | 'step-failed' | 'context-overflow'; limit: number | null; error?: { code: string; message: string } }
+  /**
+   * The model's history is cut back to event `at`: messages `[keep, drop)` of the context epoch
+   * that starts after event `epoch` are left out from now on (a later epoch, begun by a
+   * compaction of what the model saw, no longer holds them).
+   */
+  [EVENT.truncated]: { at: number; keep: number; drop: number; epoch?: number }
 }
 
 export type EventType = keyof EventPayloads

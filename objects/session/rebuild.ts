@@ -12,6 +12,7 @@ import { readBaseline } from './epoch.ts'
 import { EVENT, type EventPayloads } from './events.ts'
 import { admittedText, epochState, reduceHistory } from './history.ts'
 import { emptySession, reduceSession } from './projection.ts'
+import { withoutCuts } from './truncation.ts'
 
 /**
  * @example
@@ -23,8 +24,10 @@ export function rebuildRequest(ledger: Ledger, topic: string, step: string): Llm
   let session = emptySession()
   let started: { seq: number; payload: EventPayloads[typeof EVENT.stepStarted] } | null = null
   let epoch: { baseline: string; after: number; pending: { messageId: string; seq: number }[] } | null = null
+  const cuts: EventPayloads[typeof EVENT.truncated][] = []
   walk(ledger, topic, Number.POSITIVE_INFINITY, (envelope) => {
     session = reduceSession(session, envelope)
+    if (envelope.type === EVENT.truncated) cuts.push(envelope.payload as unknown as EventPayloads[typeof EVENT.truncated])
     if (envelope.type === EVENT.epochStarted) {
       const p = envelope.payload as EventPayloads[typeof EVENT.epochStarted]
       // A compaction's epoch begins right after its end, so the inbox then is the inbox now.
@@ -47,7 +50,9 @@ export function rebuildRequest(ledger: Ledger, topic: string, step: string): Llm
     return true
   })
   const tools = JSON.parse(new TextDecoder().decode(ledger.artifacts.get(found.payload.tools.replace(/^sha256:/, ''))!)) as ToolSpec[]
-  const request: LlmRequest = { provider: found.payload.provider, model: found.payload.model, messages: history.messages, tools }
+  // The same stage the session composes between its history and the request: truncations.
+  const messages = withoutCuts(history.messages, cuts, at.after)
+  const request: LlmRequest = { provider: found.payload.provider, model: found.payload.model, messages, tools }
   if (baseline.system) request.system = baseline.system
   return request
 }

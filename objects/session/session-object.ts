@@ -12,9 +12,11 @@ import { NeuronError } from '../errors.ts'
 import { MAX_BODY_BYTES } from '../limits.ts'
 import { parseJson } from '../parse-json.ts'
 import { failureOf, failureResponse } from '../failure.ts'
+import type { GraphObject } from '../graph/graph-object.ts'
+import { chainStep, conversationOf, emptyChain, turnOf } from '../graph/turns.ts'
 import { Bus, on } from '../ledger/bus.ts'
 import type { Stored } from '../ledger/envelope.ts'
-import type { Header } from '../ledger/headers.ts'
+import { current, type Header } from '../ledger/headers.ts'
 import { utf8Length } from '../ledger/json.ts'
 import { Ledger, migrateLedger } from '../ledger/ledger.ts'
 import type { Page } from '../ledger/page.ts'
@@ -24,7 +26,7 @@ import { costOf } from '../llm/cost.ts'
 import { streamModelBatches } from '../llm/stream.ts'
 import type { Usage } from '../llm/types.ts'
 import { calculator } from '../tools/builtins/calculator.ts'
-import { notesTools } from '../tools/builtins/notes.ts'
+import { memoryTools } from '../tools/builtins/memory.ts'
 import { wait } from '../tools/builtins/wait.ts'
 import { answerFailures, settle } from '../rpc.ts'
 import { ToolRegistry } from '../tools/registry.ts'
@@ -36,7 +38,9 @@ import { instructionsOf } from '../config/instructions.ts'
 import { skillIndex, skillsOf, skillTool } from '../config/skills.ts'
 import { budgetOf } from './budget.ts'
 import { defaultSources } from './context-sources.ts'
+import { ChainWriter } from './chain-writer.ts'
 import { EVENT, type EventPayloads, type EventType } from './events.ts'
+import { copiesOf, ForkSchema, prefix, scanPrefix, TruncateSchema } from './fork.ts'
 import { History } from './history.ts'
 import { emptySession, reduceSession, type SessionState, type SessionView, viewOf } from './projection.ts'
 import { Receipts } from './receipts.ts'
@@ -46,6 +50,7 @@ import type { Delta } from './air.ts'
 import { Runner } from './runner.ts'
 import { CreateSessionSchema, PromptSchema } from './schemas.ts'
 import { type SocketAttachment, Subscribers } from './streams.ts'
+import { epochKey, messagesAt, Truncations } from './truncation.ts'
 import { CALLER_HEADER, ClientMessageSchema, TICKET_HEADER } from './ws-protocol.ts'
 
 /** While a drain runs, an alarm this far ahead revives the object if it is evicted mid-work. */
@@ -62,7 +67,9 @@ export class SessionObject extends DurableObject<Env> {
   protected readonly subscribers: Subscribers
   protected readonly bus: Bus
   protected readonly receipts: Receipts
+  protected readonly chain: ChainWriter
   protected state: SessionState = emptySession()
+  private ownerClaims: string[] | null = null
   /** What the model is shown, folded as events are recorded (see history.ts). */
   private readonly transcript: History
 
@@ -80,12 +87,14 @@ export class SessionObject extends DurableObject<Env> {
     this.bus.subscribe(on(this.topic), (envelope) => this.subscribers.broadcast({ kind: 'event', envelope: envelope as Stored }))
     this.bus.subscribe(on(this.air), (envelope) => this.subscribers.broadcast({ kind: 'delta', delta: envelope.payload as unknown as Delta }))
     const history = this.transcript
+    const truncations = new Truncations(this.ledger, this.topic)
     this.runner = new Runner({
       sessionId: this.name,
       state: () => this.state,
       record: (type, payload) => this.record(type, payload),
       air: (delta) => void this.bus.publish(this.air, delta.type, delta),
-      history: () => history.messages(this.state),
+      // A named stage between the history fold and the request: cut ranges (truncate) are left out.
+      history: () => truncations.view(history.messages(this.state), this.state.epoch),
       historyChars: () => history.chars(),
       context: () => ({ system: history.system(), sources: history.sources() }),
       sources: () => this.sources.snapshot({ sessionId: this.name, provider: this.state.provider, model: this.state.model, now: Date.now() }),
@@ -103,10 +112,12 @@ export class SessionObject extends DurableObject<Env> {
     this.sources.register('config.instructions', async () => instructionsOf(await ownerConfig()))
     this.sources.register('skills.index', async () => skillIndex(await skillsOf(await ownerConfig())))
     this.tools.register('skill', skillTool(async () => skillsOf(await ownerConfig())))
-    const notes = notesTools(this.ledger, `${this.topic}.notes`)
+    this.chain = new ChainWriter({ ledger: this.ledger, storage: ctx.storage, env, topic: this.topic, session: () => this.name, owner: () => this.owner() })
+    const memory = memoryTools({ env, caller: () => this.owner()!, conversation: (graph, caller) => this.openConversation(graph, caller) })
     this.tools.register('calculator', calculator)
-    this.tools.register('note_write', notes.write)
-    this.tools.register('note_search', notes.search)
+    this.tools.register('memory_remember', memory.remember)
+    this.tools.register('memory_recall', memory.recall)
+    this.tools.register('memory_forget', memory.forget)
     this.tools.register('wait', wait)
     void ctx.blockConcurrencyWhile(async () => {
       await migrateLedger(ctx.storage)
@@ -114,6 +125,8 @@ export class SessionObject extends DurableObject<Env> {
       if (recover(this.state, (type, payload) => this.record(type, payload)) || this.hasWork()) {
         await ctx.storage.setAlarm(Date.now())
       }
+      // Turns a crash kept from the graph are written on this wake.
+      if (this.state.exists) this.writeChainLater()
     })
   }
 
@@ -127,7 +140,7 @@ export class SessionObject extends DurableObject<Env> {
     if (this.state.exists) {
       const { provider, model, title, system, owner, share } = this.state
       const same = owner === caller.id && provider === wanted.provider && model === wanted.model && title === wanted.title && system === wanted.system && share.join('\n') === body.share.join('\n')
-      if (!same) throw new NeuronError('SESSION_EXISTS', `a session ${this.name} already exists`, { status: 409, details: { id: this.name } })
+      if (!same) throw sessionExists(this.name)
       return { session: viewOf(this.name, this.state), created: false }
     }
     // The creator becomes the owner; the decision that records it is the same stage's.
@@ -183,6 +196,78 @@ export class SessionObject extends DurableObject<Env> {
     this.access.check(this.state, caller, 'read')
     if (caller.id !== this.state.owner) throw new NeuronError('DENIALS_OWNER_ONLY', 'only the owner lists denials', { status: 403 })
     return this.access.denials(after, limit)
+  }
+
+  /**
+   * Creates this session as a fork of `from` after its event `at`: the prefix's
+   * turns are copied, the origin is only read, and the fork's conversation
+   * `forks` from the origin's turn at that point.
+   */
+  async forkFrom(caller: Caller, from: string, input: unknown): Promise<SessionView> {
+    const { at } = parseOrThrow(ForkSchema, input, 'INVALID_REQUEST')
+    if (this.state.exists) throw sessionExists(this.name)
+    const origin = this.env.SESSIONS.getByName(from)
+    const scan = await scanPrefix(prefix(origin, caller, at), from, caller.id, at)
+    const copies = await copiesOf(prefix(origin, caller, at), scan)
+    // Another request may have created this session while the prefix was read.
+    if (this.state.exists) throw sessionExists(this.name)
+    // From here to the chain's seed nothing awaits: the fork is written whole or not at all.
+    const base = scan.created.payload as EventPayloads[typeof EVENT.created]
+    const decision = authorize({ owner: caller.id, share: [] }, caller)
+    const forkedFrom: Header = { key: 'forked-from', value: { session: from, at } }
+    const created = this.record(EVENT.created, { ...base, owner: caller.id, share: [] }, [...gateHeaders(caller, decision), forkedFrom])
+    // Copies are history, not new work: they are not metered again.
+    for (const event of copies) this.publish(event.type as EventType, event.payload as never)
+    const conversation = conversationOf(this.name)
+    const head = scan.chain.last ?? conversationOf(from)
+    void this.chain.seed({ ...emptyChain(), cursor: this.state.lastSeq, conversation, last: head, user: scan.chain.user, agent: scan.chain.agent })
+    // The origin's turns up to now reach the graph before the fork points at one of them.
+    await origin.writeChain(caller)
+    await this.chain.amend((state) => ({
+      state,
+      ops: [
+        ...chainStep(emptyChain(), created, this.name, caller.id).ops,
+        { op: 'edge', edge: { source: conversation, target: head, type: 'forks', author: caller.id, time: created.time, payload: { session: from, at } } },
+      ],
+    }))
+    return viewOf(this.name, this.state)
+  }
+
+  /**
+   * Truncates the conversation back to event `at`, a rest point: the model's
+   * history from now on ends there (a `truncated` event records the cut), and a
+   * `truncates` edge points the chain's head at that turn, so the next turn
+   * follows it. Every event stays in the log.
+   */
+  async truncate(caller: Caller, input: unknown): Promise<{ head: string; truncated: number }> {
+    this.access.check(this.state, caller, 'truncate')
+    const { at } = parseOrThrow(TruncateSchema, input, 'INVALID_REQUEST')
+    if (this.runner.busy || this.state.pending.length > 0) throw new NeuronError('SESSION_BUSY', 'truncate an idle session', { status: 409 })
+    const self = { history: async (_: Caller, after: number, limit: number) => this.ledger.byTopic(this.topic, { after, limit }) }
+    const scan = await scanPrefix(prefix(self, caller, at), this.name, this.state.owner, at)
+    const head = scan.chain.last ?? conversationOf(this.name)
+    const epoch = this.state.epoch
+    if (at < epochKey(epoch)) {
+      throw new NeuronError('TRUNCATE_COMPACTED', `the history up to event ${epochKey(epoch)} was compacted; fork from event ${at} instead`, {
+        status: 409,
+        details: { at, compactedThrough: epochKey(epoch) },
+      })
+    }
+    const keep = messagesAt(this.ctx.storage, this.topic, at, epoch)
+    const drop = messagesAt(this.ctx.storage, this.topic, this.state.lastSeq, epoch)
+    const event = this.record(EVENT.truncated, { at, keep, drop, epoch: epochKey(epoch) })
+    await this.chain.amend((state) => ({
+      state: { ...state, cursor: Math.max(state.cursor, event.seq), last: head, user: null },
+      ops: [{ op: 'edge', edge: { source: conversationOf(this.name), target: head, type: 'truncates', author: caller.id, time: event.time, payload: { at } } }],
+    }))
+    return { head, truncated: event.seq }
+  }
+
+  /** Writes the session's turns into the graph now, and resolves when they are there. */
+  async writeChain(caller: Caller): Promise<{ cursor: number }> {
+    this.access.check(this.state, caller, 'read')
+    await this.chain.sync()
+    return { cursor: (await this.chain.state()).cursor }
   }
 
   // ── Streams: SSE and hibernatable WebSockets ─────────────────────────────
@@ -266,13 +351,39 @@ export class SessionObject extends DurableObject<Env> {
    * subscribers) and folds it into the projection.
    */
   protected record<T extends EventType>(type: T, payload: EventPayloads[T], headers: Header[] = []): Stored {
+    const envelope = this.publish(type, payload, headers)
+    if (type === EVENT.stepEnded) this.meterTurn(payload as EventPayloads[typeof EVENT.stepEnded])
+    if (type === EVENT.drainEnded) this.writeChainLater()
+    return envelope
+  }
+
+  /** Stores and delivers an event and folds it, with none of `record`'s follow-ups (a fork's copies). */
+  private publish<T extends EventType>(type: T, payload: EventPayloads[T], headers: Header[] = []): Stored {
     // Each event's causal parent is the one before it: the session is a chain.
     const envelope = this.bus.publish(this.topic, type, payload, { parent: this.state.lastId, headers }) as Stored
     this.state = reduceSession(this.state, envelope)
     snapshotIfDue(this.ctx.storage.kv, this.state)
     this.transcript.apply(envelope)
-    if (type === EVENT.stepEnded) this.meterTurn(payload as EventPayloads[typeof EVENT.stepEnded])
     return envelope
+  }
+
+  /** The owner as tools and the graph see it: its id and the claims it held when it created the session. */
+  protected owner(): Caller | null {
+    if (!this.state.exists) return null
+    this.ownerClaims ??= (current(this.ledger.byTopic(this.topic, { limit: 1 }).items[0]?.headers ?? [], 'claims') as string[] | undefined) ?? []
+    return { id: this.state.owner, claims: this.ownerClaims }
+  }
+
+  /** Off the hot path: the chain writer runs after the reply; a failure is retried on the next drain or wake. */
+  private writeChainLater(): void {
+    this.ctx.waitUntil(this.chain.sync().catch((error: unknown) => console.error('graph: conversation chain not written yet', { session: this.name, error })))
+  }
+
+  /** The session's conversation node in `graph`, written if it is missing (memories regard it). */
+  private async openConversation(graph: DurableObjectStub<GraphObject>, caller: Caller): Promise<string> {
+    const created = this.ledger.byTopic(this.topic, { limit: 1 }).items[0]!
+    await graph.applyChain(caller, chainStep(emptyChain(), created, this.name, caller.id).ops)
+    return conversationOf(this.name)
   }
 
   private async wake(): Promise<void> {
@@ -340,6 +451,10 @@ function readMessage(message: string | ArrayBuffer): unknown {
 /** Seconds since the epoch as a fixed-width key, so keys sort by time. */
 function expiryKey(seconds: number): string {
   return String(Math.floor(seconds)).padStart(12, '0')
+}
+
+function sessionExists(id: string): NeuronError {
+  return new NeuronError('SESSION_EXISTS', `a session ${id} already exists`, { status: 409, details: { id } })
 }
 
 function afterOf(request: Request, url: URL): number {

@@ -96,7 +96,7 @@ describe('runner: tools', () => {
   it('starts calls eagerly, settles all before the step ends, records outcomes in call order', async () => {
     const { id } = await newSession()
     await prompt(id, {
-      text: ['/tool wait {"ms":200}', '/tool calculator {"expression":"6*7"}', '/tool note_write {"title":"t","text":"remember"}', '/tool calculator {"expression":"1/"}', '/tool nope {}'].join('\n'),
+      text: ['/tool wait {"ms":200}', '/tool calculator {"expression":"6*7"}', '/tool memory_remember {"text":"the ledger ships on friday"}', '/tool calculator {"expression":"1/"}', '/tool nope {}'].join('\n'),
     })
     await waitIdle(id)
     const log = await events(id)
@@ -120,11 +120,11 @@ describe('runner: tools', () => {
     expect(failed.payload).toMatchObject({ error: { code: 'TOOL_INPUT_INVALID' } })
   })
 
-  it('keeps notes across turns of the session', async () => {
+  it('remembers across turns of the session', async () => {
     const { id } = await newSession()
-    await prompt(id, { text: '/tool note_write {"title":"plan","text":"ship the ledger"}' })
+    await prompt(id, { text: '/tool memory_remember {"text":"plan: ship the ledger"}' })
     await waitIdle(id)
-    await prompt(id, { text: '/tool note_search {"query":"ledger"}' })
+    await prompt(id, { text: '/tool memory_recall {"query":"ledger"}' })
     await waitIdle(id)
     const results = (await events(id)).filter((e) => e.type === 'session.next.tool.succeeded').map((e) => (e.payload as { content: string }).content)
     expect(results.at(-1)).toContain('ship the ledger')

@@ -97,3 +97,53 @@ export const OpenApi: Schema = { type: 'object', required: ['openapi', 'paths'],
 /** Success bodies that are not JSON: their media type and a string schema. */
 export const HTML = { mediaType: 'text/html', schema: str }
 export const EVENT_STREAM = { mediaType: 'text/event-stream', schema: { ...str, description: 'SSE frames; see docs/api.md' } }
+
+// ── Graph and memory ──────────────────────────────────────────────────────
+
+const nullable = (schema: Schema): Schema => ({ anyOf: [schema, { type: 'null' }] })
+
+export const GraphNode: Schema = {
+  type: 'object',
+  required: ['address', 'kind', 'id', 'text', 'data', 'author', 'time', 'envelope'],
+  properties: { address: { ...str, description: 'node.{kind}.{id}' }, kind: str, id: str, text: { type: ['string', 'null'] }, data: {}, author: str, time: int, envelope: str },
+}
+
+const Retirement: Schema = {
+  type: 'object',
+  required: ['id', 'how', 'reason', 'by', 'author', 'time'],
+  properties: { id: str, how: { enum: ['pruned', 'superseded'] }, reason: str, by: { type: ['string', 'null'] }, author: str, time: int },
+}
+
+export const GraphEdge: Schema = {
+  type: 'object',
+  required: ['id', 'seq', 'type', 'source', 'target', 'author', 'time', 'parent', 'payload', 'retired'],
+  properties: { id: str, seq: int, type: str, source: str, target: str, author: str, time: int, parent: { type: ['string', 'null'] }, payload: {}, retired: nullable(Retirement) },
+}
+
+const next = { type: ['integer', 'null'], description: 'pass as `after` for the next page' }
+
+export const EdgePage: Schema = { type: 'object', required: ['items', 'next'], properties: { items: { type: 'array', items: GraphEdge }, next } }
+
+export const NodeState: Schema = {
+  type: 'object',
+  required: ['node', 'current', 'history', 'supersedes', 'supersededBy', 'next'],
+  properties: { node: GraphNode, current: { type: 'array', items: GraphEdge }, history: { type: 'array', items: GraphEdge }, supersedes: strings, supersededBy: strings, next },
+}
+
+export const PathPage: Schema = {
+  type: 'object',
+  required: ['items', 'next'],
+  properties: { items: { type: 'array', items: { type: 'object', required: ['address', 'depth', 'edges'], properties: { address: str, depth: int, edges: strings } } }, next },
+}
+
+export const Recalled: Schema = {
+  type: 'object',
+  required: ['address', 'text', 'edge', 'type', 'time', 'score', 'sources'],
+  properties: { address: str, text: str, edge: str, type: { enum: ['remembers', 'pins'] }, time: int, score: { type: 'number' }, sources: strings },
+}
+
+export const Recalls: Schema = { type: 'object', required: ['items'], properties: { items: { type: 'array', items: Recalled } } }
+
+export const Forgotten: Schema = { type: 'object', required: ['forgotten', 'replacement'], properties: { forgotten: GraphEdge, replacement: nullable(Recalled) } }
+
+export const Truncated: Schema = { type: 'object', required: ['head', 'truncated'], properties: { head: str, truncated: { ...int, description: 'the sequence of the truncated event' } } }

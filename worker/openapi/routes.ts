@@ -7,11 +7,13 @@
  */
 import type { z } from 'zod'
 import { ConfigSchema } from '../../objects/config/schema.ts'
+import { EdgeBody, FoldQuery, ForgetBody, NeighbourQuery, NodeBody, PathQuery, PruneBody, RecallBody, RememberBody, ScopeQuery } from '../../objects/graph/inputs.ts'
 import { EnvelopeDraftSchema } from '../../objects/ledger/envelope.ts'
 import { InterruptSchema } from '../../objects/session/control.ts'
+import { ForkSchema, TruncateSchema } from '../../objects/session/fork.ts'
 import { CreateSessionSchema, PageQuery, PromptSchema, StreamQuery } from '../../objects/session/schemas.ts'
 import { ListQuery, SchemaBody, WalkQuery } from '../routes/ledgers.ts'
-import { MAX_APPEND_BYTES, MAX_BODY_BYTES, MAX_SCHEMA_BYTES } from '../../objects/limits.ts'
+import { MAX_APPEND_BYTES, MAX_BODY_BYTES, MAX_GRAPH_BODY, MAX_SCHEMA_BYTES } from '../../objects/limits.ts'
 import * as R from './responses.ts'
 
 export type Auth = 'none' | 'bearer' | 'bearer-or-ticket'
@@ -42,6 +44,10 @@ const SESSION_ERRORS = ['SESSION_NOT_FOUND', 'INVALID_SESSION_ID']
 const LEDGER_ERRORS = ['INVALID_NAME']
 /** What reading any JSON body can answer (worker/read-json.ts, worker/body-limit.ts). */
 const BODY_ERRORS = ['INVALID_JSON', 'JSON_TOO_DEEP', 'PAYLOAD_TOO_LARGE']
+/** Every graph route resolves `?scope=`: the caller's own graph, or a claim's it holds. */
+const GRAPH_ERRORS = ['INVALID_QUERY', 'CLAIM_REQUIRED']
+/** A body a route reads and validates. */
+const REQUEST_ERRORS = [...BODY_ERRORS, 'INVALID_REQUEST']
 
 export const ROUTES: RouteDoc[] = [
   { method: 'get', path: '/v1/openapi.json', operationId: 'getOpenApi', summary: 'This OpenAPI 3.1 document', auth: 'none', ok: { 200: 'the document' }, response: R.OpenApi, errors: [] },
@@ -133,6 +139,113 @@ export const ROUTES: RouteDoc[] = [
     ok: { 101: 'switching protocols' },
     errors: [...SESSION_ERRORS, 'INVALID_QUERY', 'UPGRADE_REQUIRED', 'TICKET_REPLAYED', 'TICKET_WRONG_SESSION'],
   },
+  {
+    method: 'post',
+    path: '/v1/sessions/{id}/fork',
+    operationId: 'forkSession',
+    summary: 'Start a new session from a past turn: its history is the prefix up to `at`; the original is untouched',
+    auth: 'bearer',
+    body: ForkSchema,
+    maxBodyBytes: MAX_BODY_BYTES,
+    ok: { 201: 'the new session' },
+    response: R.SessionView,
+    errors: [...SESSION_ERRORS, ...REQUEST_ERRORS, 'SESSION_EXISTS', 'UNKNOWN_SEQUENCE', 'NOT_A_TURN_BOUNDARY', 'FORK_TOO_LONG'],
+  },
+  {
+    method: 'post',
+    path: '/v1/sessions/{id}/truncate',
+    operationId: 'truncateSession',
+    summary: 'Truncate back to event `at` (a rest point): the model sees history up to there, the chain head points at that turn; the log keeps everything',
+    auth: 'bearer',
+    body: TruncateSchema,
+    maxBodyBytes: MAX_BODY_BYTES,
+    ok: { 200: 'the turn node now at the head, and the truncated event' },
+    response: R.Truncated,
+    errors: [...SESSION_ERRORS, ...REQUEST_ERRORS, 'UNKNOWN_SEQUENCE', 'NOT_A_TURN_BOUNDARY', 'SESSION_BUSY', 'TRUNCATE_COMPACTED'],
+  },
+  {
+    method: 'post',
+    path: '/v1/graph/nodes',
+    operationId: 'createNode',
+    summary: 'Create a node (node.{kind}.{id}); the same node again is a no-op',
+    auth: 'bearer',
+    query: ScopeQuery,
+    body: NodeBody,
+    maxBodyBytes: MAX_GRAPH_BODY,
+    ok: { 201: 'created', 200: 'the same node already existed' },
+    response: R.GraphNode,
+    errors: [...GRAPH_ERRORS, ...REQUEST_ERRORS, 'NODE_EXISTS', 'TEXT_TOO_LARGE'],
+  },
+  { method: 'get', path: '/v1/graph/nodes/{address}', operationId: 'getNode', summary: "A node's state: the fold of its incident edges (current and history), paged", auth: 'bearer', query: FoldQuery, ok: { 200: 'the folded state' }, response: R.NodeState, errors: [...GRAPH_ERRORS, 'INVALID_ADDRESS', 'UNKNOWN_NODE'] },
+  { method: 'get', path: '/v1/graph/nodes/{address}/neighbours', operationId: 'listNeighbours', summary: 'Live edges by type and direction, paged by sequence', auth: 'bearer', query: NeighbourQuery, ok: { 200: 'a page of edges' }, response: R.EdgePage, errors: [...GRAPH_ERRORS, 'INVALID_ADDRESS', 'UNKNOWN_NODE'] },
+  { method: 'get', path: '/v1/graph/nodes/{address}/paths', operationId: 'listPaths', summary: 'Nodes reachable along live edges, nearest first, bounded depth', auth: 'bearer', query: PathQuery, ok: { 200: 'a page of reached nodes' }, response: R.PathPage, errors: [...GRAPH_ERRORS, 'INVALID_ADDRESS', 'UNKNOWN_NODE', 'INVALID_DEPTH'] },
+  {
+    method: 'post',
+    path: '/v1/graph/edges',
+    operationId: 'createEdge',
+    summary: 'Append a typed edge (an envelope); `supersedes` revises an earlier edge of the same source',
+    auth: 'bearer',
+    query: ScopeQuery,
+    body: EdgeBody,
+    maxBodyBytes: MAX_GRAPH_BODY,
+    ok: { 201: 'appended', 200: 'identical content was already there' },
+    response: R.GraphEdge,
+    errors: [...GRAPH_ERRORS, ...REQUEST_ERRORS, 'UNKNOWN_NODE', 'SELF_EDGE', 'CYCLE', 'UNKNOWN_EDGE', 'EDGE_RETIRED', 'NOT_SAME_SOURCE'],
+  },
+  { method: 'get', path: '/v1/graph/edges/{id}', operationId: 'getEdge', summary: 'One edge, with its retirement if pruned or superseded', auth: 'bearer', query: ScopeQuery, ok: { 200: 'the edge' }, response: R.GraphEdge, errors: [...GRAPH_ERRORS, 'UNKNOWN_EDGE'] },
+  {
+    method: 'post',
+    path: '/v1/graph/edges/{id}/prune',
+    operationId: 'pruneEdge',
+    summary: 'Prune an edge with a reason; history keeps it',
+    auth: 'bearer',
+    query: ScopeQuery,
+    body: PruneBody,
+    maxBodyBytes: MAX_GRAPH_BODY,
+    ok: { 200: 'the retired edge' },
+    response: R.GraphEdge,
+    errors: [...GRAPH_ERRORS, ...REQUEST_ERRORS, 'UNKNOWN_EDGE', 'EDGE_RETIRED'],
+  },
+  {
+    method: 'post',
+    path: '/v1/memory/remember',
+    operationId: 'remember',
+    summary: 'Remember a text: a knowledge node the memory node `remembers` (or `pins`)',
+    auth: 'bearer',
+    query: ScopeQuery,
+    body: RememberBody,
+    maxBodyBytes: MAX_GRAPH_BODY,
+    ok: { 201: 'remembered', 200: 'already remembered' },
+    response: R.Recalled,
+    errors: [...GRAPH_ERRORS, ...REQUEST_ERRORS, 'UNKNOWN_NODE', 'TEXT_TOO_LARGE', 'EMPTY_TEXT'],
+  },
+  {
+    method: 'post',
+    path: '/v1/memory/recall',
+    operationId: 'recall',
+    summary: 'Recall memories: FTS5 BM25 over their text, weighted by recency and edge type, with sources',
+    auth: 'bearer',
+    query: ScopeQuery,
+    body: RecallBody,
+    maxBodyBytes: MAX_GRAPH_BODY,
+    ok: { 200: 'the best matches, best first' },
+    response: R.Recalls,
+    errors: [...GRAPH_ERRORS, ...REQUEST_ERRORS, 'EMPTY_QUERY'],
+  },
+  {
+    method: 'post',
+    path: '/v1/memory/forget',
+    operationId: 'forget',
+    summary: 'Forget a memory (prune, or supersede with a replacement) with a reason; history keeps it',
+    auth: 'bearer',
+    query: ScopeQuery,
+    body: ForgetBody,
+    maxBodyBytes: MAX_GRAPH_BODY,
+    ok: { 200: 'the retired memory edge, and the replacement if any' },
+    response: R.Forgotten,
+    errors: [...GRAPH_ERRORS, ...REQUEST_ERRORS, 'UNKNOWN_MEMORY', 'TEXT_TOO_LARGE', 'SAME_MEMORY', 'MEMORY_EXISTS'],
+  },
+  { method: 'get', path: '/v1/memory/pinned', operationId: 'listPinned', summary: 'The pinned memories (the `memory.pinned` context value)', auth: 'bearer', query: ScopeQuery, ok: { 200: 'pinned memories, oldest first' }, response: R.Recalls, errors: GRAPH_ERRORS },
   {
     method: 'post',
     path: '/v1/ledgers/{name}/envelopes',

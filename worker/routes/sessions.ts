@@ -7,6 +7,7 @@
  */
 import { Hono } from 'hono'
 import { notFound } from '../../objects/session/access.ts'
+import { ForkSchema } from '../../objects/session/fork.ts'
 import { CreateSessionSchema, PageQuery, StreamQuery } from '../../objects/session/schemas.ts'
 import { CALLER_HEADER, TICKET_HEADER } from '../../objects/session/ws-protocol.ts'
 import { settled } from '../../objects/rpc.ts'
@@ -58,6 +59,18 @@ export const sessions = new Hono<AppEnv>()
     // Minting is an authorized read of the session: the object decides, then the gate signs.
     await (await stub(c.env, id)).view(callerOf(c))
     return c.json(await authenticatorFor(c.env).mintTicket(c.get('principal'), id), 201)
+  })
+  .post('/:id/fork', limitBody(MAX_BODY_BYTES), async (c) => {
+    const body = await readJson(c.req.raw)
+    await stub(c.env, c.req.param('id'))
+    const { id = crypto.randomUUID() } = parseOrThrow(ForkSchema, body, 'INVALID_REQUEST')
+    // Registered before the new object's first write, like a created session.
+    await register(c.env, `session:${id}`)
+    return c.json(await c.env.SESSIONS.getByName(id).forkFrom(callerOf(c), c.req.param('id'), body), 201)
+  })
+  .post('/:id/truncate', limitBody(MAX_BODY_BYTES), async (c) => {
+    const body = await readJson(c.req.raw)
+    return c.json(await (await stub(c.env, c.req.param('id'))).truncate(callerOf(c), body))
   })
   .get('/:id/events', (c) => forward(c))
   .get('/:id/ws', (c) => forward(c))

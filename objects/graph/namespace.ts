@@ -1,0 +1,42 @@
+/**
+ * Which graph a caller reaches, and who may use it. There is one graph per
+ * principal (`principal:{id}`) and one per shared claim (`claim:org:acme`).
+ * A caller reaches its own graph, or a claim's graph only while it holds that
+ * claim; nothing names another principal's graph, so recall never crosses
+ * principals. The decision is the same `authorize` stage every owned resource uses.
+ */
+import { type AccessPolicy, authorize, type Caller, type Decision } from '../access/authorize.ts'
+import { NeuronError } from '../errors.ts'
+
+/**
+ * The graph name for a caller, in its own namespace or a claim's.
+ *
+ * @example
+ * graphName({ id: 'idp#ada', claims: ['org:acme'] })             // 'principal:idp#ada'
+ * graphName({ id: 'idp#ada', claims: ['org:acme'] }, 'org:acme') // 'claim:org:acme'
+ */
+export function graphName(caller: Caller, scope?: string): string {
+  if (scope === undefined) return `principal:${caller.id}`
+  if (!caller.claims.includes(scope)) throw claimRequired(scope)
+  return `claim:${scope}`
+}
+
+/** The access policy of a graph, read from its name. */
+export function policyOf(name: string): AccessPolicy {
+  if (name.startsWith('principal:')) return { owner: name.slice('principal:'.length), share: [] }
+  if (name.startsWith('claim:')) return { owner: '', share: [name.slice('claim:'.length)] }
+  throw new NeuronError('INVALID_GRAPH', `no graph namespace in ${name}`, { status: 400, details: { name } })
+}
+
+/** Authorizes `caller` on the graph `name`, or throws `CLAIM_REQUIRED` (403) / `GRAPH_NOT_FOUND` (404, another principal's). */
+export function authorizeGraph(name: string, caller: Caller): Decision {
+  const policy = policyOf(name)
+  const decision = authorize(policy, caller)
+  if (decision.decision === 'allow') return decision
+  if (policy.share[0]) throw claimRequired(policy.share[0])
+  throw new NeuronError('GRAPH_NOT_FOUND', 'no such graph', { status: 404 })
+}
+
+function claimRequired(claim: string): NeuronError {
+  return new NeuronError('CLAIM_REQUIRED', `this graph needs the claim ${claim}`, { status: 403, details: { claim } })
+}

@@ -1,0 +1,35 @@
+/**
+ * The graph's index tables. The truth is the ledger: every node and edge is an
+ * envelope in `log`. These tables only index what the graph's query verbs read,
+ * because storage bills every row written and every index entry is a row:
+ *
+ * - `edge`: one row per edge envelope (its `seq`), indexed by source and by
+ *   target (neighbours in each direction, paths, a node's fold, cycle checks)
+ * - `retired`: one row per pruned or superseded edge, keyed by that edge, so the
+ *   live-edge filter is a primary-key probe
+ * - `memory_text` (FTS5, created by a hand-written migration because drizzle
+ *   cannot describe virtual tables): the text of each live memory edge's node,
+ *   for BM25 recall
+ *
+ * drizzle-kit generates `migrations/graph/` from this file together with the
+ * ledger schema (see drizzle.graph.config.ts): a GraphObject applies one folder.
+ */
+import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+
+/** Edge index: `seq` is the edge envelope's sequence in `log` (so reading the envelope is a rowid probe). */
+export const edge = sqliteTable(
+  'edge',
+  {
+    seq: integer('seq').primaryKey(),
+    source: text('source').notNull(),
+    target: text('target').notNull(),
+    type: text('type').notNull(),
+  },
+  (t) => [index('edge_source').on(t.source, t.type), index('edge_target').on(t.target, t.type)],
+)
+
+/** Retired edges: pruned or superseded. `by` is the retiring envelope's sequence. */
+export const retired = sqliteTable('retired', {
+  edge: integer('edge').primaryKey(),
+  by: integer('by').notNull(),
+})

@@ -1,0 +1,83 @@
+/**
+ * Memory tools: `memory_remember`, `memory_recall`, `memory_forget`. They act on
+ * the session owner's graph (or, with `scope`, a shared claim's graph the owner
+ * holds) through the GraphObject, so what one session remembers another session
+ * of the same principal recalls. They replace the session-scoped `note_write` /
+ * `note_search`: notes written before stay in their session's log, unmigrated.
+ */
+import { z } from 'zod'
+import type { Caller } from '../../access/authorize.ts'
+import type { Env } from '../../env.ts'
+import { NeuronError } from '../../errors.ts'
+import type { GraphObject } from '../../graph/graph-object.ts'
+import { graphToRead, graphToWrite } from '../../graph/graphs.ts'
+import { Scope } from '../../graph/inputs.ts'
+import { Address } from '../../graph/vocabulary.ts'
+import { Tool } from '../tool.ts'
+
+/** What the memory tools need from the session they run in. */
+export interface MemoryHost {
+  /** The bindings: the graphs and the directory that says which exist. */
+  env: Env
+  /** Who the tools act as: the session's owner, with the claims it held at creation. */
+  caller(): Caller
+  /** The session's conversation node, written into the graph if missing; memories regard it. */
+  conversation(graph: DurableObjectStub<GraphObject>, caller: Caller): Promise<string>
+}
+
+const Recalled = z.object({ address: z.string(), text: z.string(), sources: z.array(z.string()) })
+
+/**
+ * @example
+ * const { remember, recall, forget } = memoryTools({ env, caller: () => owner, conversation })
+ * tools.register('memory_remember', remember)
+ */
+export function memoryTools(host: MemoryHost) {
+  const writable = async (scope: string | undefined) => {
+    const caller = host.caller()
+    return { caller, stub: await graphToWrite(host.env, caller, scope) }
+  }
+  const readable = async (scope: string | undefined) => {
+    const caller = host.caller()
+    return { caller, stub: await graphToRead(host.env, caller, scope) }
+  }
+
+  const remember = Tool.make({
+    description: 'Remember a fact for later sessions of this user (or, with scope "org:…", for everyone holding that claim). Pinned memories are offered to every session.',
+    input: z.object({ text: z.string().min(1).max(4000), pinned: z.boolean().optional(), scope: Scope.optional() }),
+    output: z.object({ address: z.string(), duplicate: z.boolean() }),
+    execute: async ({ text, pinned, scope }, context) => {
+      const { caller, stub } = await writable(scope)
+      const regards = [await host.conversation(stub, caller)]
+      const input = pinned === undefined ? { text, regards } : { text, regards, pinned }
+      const { memory, duplicate } = await stub.remember(caller, input, { session: context.sessionId, step: context.assistantMessageId, toolCall: context.toolCallId })
+      return { address: memory.address, duplicate }
+    },
+  })
+
+  const recall = Tool.make({
+    description: 'Recall remembered facts matching a query, best first, with the address of each and where it came from.',
+    input: z.object({ query: z.string().min(1).max(1024), limit: z.number().int().min(1).max(50).optional(), scope: Scope.optional() }),
+    output: z.object({ memories: z.array(Recalled) }),
+    execute: async ({ query, limit, scope }) => {
+      const { caller, stub } = await readable(scope)
+      if (!stub) return { memories: [] }
+      const { items } = await stub.recall(caller, limit === undefined ? { query } : { query, limit })
+      return { memories: items.map(({ address, text, sources }) => ({ address, text, sources })) }
+    },
+  })
+
+  const forget = Tool.make({
+    description: 'Forget a remembered fact by its address, with a reason; give a replacement to correct it instead. History keeps it; recall no longer returns it.',
+    input: z.object({ address: Address, reason: z.string().min(1).max(1024), replacement: z.string().min(1).max(4000).optional(), scope: Scope.optional() }),
+    output: z.object({ forgotten: z.string(), replacement: z.string().nullable() }),
+    execute: async ({ address, reason, replacement, scope }) => {
+      const { caller, stub } = await readable(scope)
+      if (!stub) throw new NeuronError('UNKNOWN_MEMORY', `nothing in memory holds ${address}`, { status: 404, details: { address } })
+      const result = await stub.forget(caller, replacement === undefined ? { address, reason } : { address, reason, replacement })
+      return { forgotten: result.forgotten.target, replacement: result.replacement?.address ?? null }
+    },
+  })
+
+  return { remember, recall, forget }
+}
