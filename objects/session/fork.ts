@@ -30,6 +30,30 @@ export interface Origin {
   history(caller: Caller, after: number, limit: number): Promise<{ items: Stored[]; next: number | null }>
 }
 
+/** Payload fields that name an artifact of the session's own store (epoch baselines, offered tools, kept output). */
+const ARTIFACT_FIELDS = ['baseline', 'tools', 'artifact'] as const
+
+/**
+ * The artifacts copied events name, so a fork carries them into its own store:
+ * an event that names a baseline or a tool list the fork does not hold could
+ * not be read back.
+ *
+ * @example
+ * artifactRefsOf([{ type: 'session.next.epoch.started', payload: { baseline: 'sha256:ab…' }, artifacts: [] }]) // ['sha256:ab…']
+ */
+export function artifactRefsOf(events: Pick<Stored, 'payload' | 'artifacts'>[]): string[] {
+  const refs = new Set<string>()
+  for (const event of events) {
+    const payload = event.payload as Record<string, unknown> | null
+    for (const field of ARTIFACT_FIELDS) {
+      const ref = payload?.[field]
+      if (typeof ref === 'string' && ref.startsWith('sha256:')) refs.add(ref)
+    }
+    for (const link of event.artifacts ?? []) refs.add(link.ref)
+  }
+  return [...refs]
+}
+
 /** Every event of the origin up to and including `at`, page by page. */
 export async function* prefix(origin: Origin, caller: Caller, at: number): AsyncGenerator<Stored> {
   let after = 0

@@ -28,7 +28,7 @@ import type { Usage } from '../llm/types.ts'
 import { calculator } from '../tools/builtins/calculator.ts'
 import { memoryTools } from '../tools/builtins/memory.ts'
 import { wait } from '../tools/builtins/wait.ts'
-import { answerFailures, settle } from '../rpc.ts'
+import { answerFailures, settle, settled } from '../rpc.ts'
 import { ToolRegistry } from '../tools/registry.ts'
 import { Identifier, parseOrThrow } from '../validate.ts'
 import { SessionAccess } from './access.ts'
@@ -40,7 +40,7 @@ import { budgetOf } from './budget.ts'
 import { defaultSources } from './context-sources.ts'
 import { ChainWriter } from './chain-writer.ts'
 import { EVENT, type EventPayloads, type EventType } from './events.ts'
-import { copiesOf, ForkSchema, prefix, scanPrefix, TruncateSchema } from './fork.ts'
+import { artifactRefsOf, copiesOf, ForkSchema, prefix, scanPrefix, TruncateSchema } from './fork.ts'
 import { History } from './history.ts'
 import { emptySession, reduceSession, type SessionState, type SessionView, viewOf } from './projection.ts'
 import { Receipts } from './receipts.ts'
@@ -206,9 +206,15 @@ export class SessionObject extends DurableObject<Env> {
   async forkFrom(caller: Caller, from: string, input: unknown): Promise<SessionView> {
     const { at } = parseOrThrow(ForkSchema, input, 'INVALID_REQUEST')
     if (this.state.exists) throw sessionExists(this.name)
-    const origin = this.env.SESSIONS.getByName(from)
+    const origin = settled(this.env.SESSIONS.getByName(from))
     const scan = await scanPrefix(prefix(origin, caller, at), from, caller.id, at)
     const copies = await copiesOf(prefix(origin, caller, at), scan)
+    // The artifacts the copies name come first, one at a time: content-addressed, so a fork that
+    // fails after this leaves at most blobs nothing names, never an event naming a missing blob.
+    for (const ref of artifactRefsOf(copies)) {
+      const bytes = await origin.artifact(caller, ref)
+      if (bytes) this.ledger.artifacts.put(bytes)
+    }
     // Another request may have created this session while the prefix was read.
     if (this.state.exists) throw sessionExists(this.name)
     // From here to the chain's seed nothing awaits: the fork is written whole or not at all.
@@ -261,6 +267,12 @@ export class SessionObject extends DurableObject<Env> {
       ops: [{ op: 'edge', edge: { source: conversationOf(this.name), target: head, type: 'truncates', author: caller.id, time: event.time, payload: { at } } }],
     }))
     return { head, truncated: event.seq }
+  }
+
+  /** One artifact of this session's store (a fork copies the ones its events name), or null. */
+  artifact(caller: Caller, ref: string): Uint8Array | null {
+    this.access.check(this.state, caller, 'read')
+    return this.ledger.artifacts.get(ref.replace(/^sha256:/, ''))
   }
 
   /** Writes the session's turns into the graph now, and resolves when they are there. */
@@ -434,7 +446,7 @@ export class SessionObject extends DurableObject<Env> {
 
 // Expected failures of the RPC surface are answers, not uncaught errors (objects/rpc.ts);
 // a call to one of these from inside the object goes through `settle`.
-answerFailures(SessionObject, ['create', 'view', 'prompt', 'interrupt', 'history', 'denials'])
+answerFailures(SessionObject, ['create', 'view', 'prompt', 'interrupt', 'history', 'denials', 'forkFrom', 'truncate', 'writeChain', 'artifact'])
 
 /** A client's WebSocket message as JSON, under the same size and nesting limits as an HTTP body. */
 function readMessage(message: string | ArrayBuffer): unknown {

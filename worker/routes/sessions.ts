@@ -66,7 +66,7 @@ export const sessions = new Hono<AppEnv>()
     const { id = crypto.randomUUID() } = parseOrThrow(ForkSchema, body, 'INVALID_REQUEST')
     // Registered before the new object's first write, like a created session.
     await register(c.env, `session:${id}`)
-    return c.json(await c.env.SESSIONS.getByName(id).forkFrom(callerOf(c), c.req.param('id'), body), 201)
+    return c.json(await settled(c.env.SESSIONS.getByName(id)).forkFrom(callerOf(c), c.req.param('id'), body), 201)
   })
   .post('/:id/truncate', limitBody(MAX_BODY_BYTES), async (c) => {
     const body = await readJson(c.req.raw)
