@@ -40,7 +40,8 @@ describe('grants and the person', () => {
     const since = await lastSeq(shell.page)
     const { value: counts } = await duringAttack('8 lanes asking for a grant and withdrawing it, 1.5 s', () => run<Record<string, number>>('permissionSpam', 1_500))
     expect(counts.ok ?? 0).toBe(0)
-    expect(Object.keys(counts).filter((code) => !['CANCELLED', 'UI_BUSY'].includes(code)), JSON.stringify(counts)).toEqual([])
+    // Refusals only: withdrawn, too many pending, or (under load) over the app's share of the page's time.
+    expect(Object.keys(counts).filter((code) => !['CANCELLED', 'UI_BUSY', 'VALIDATION_BUDGET'].includes(code)), JSON.stringify(counts)).toEqual([])
     await expect.poll(() => shell.page.evaluate(() => (window as any).neutron.kernel.grants.pending().length)).toBe(0)
     expect(await shell.page.evaluate(() => (window as any).neutron.kernel.grants.sessions())).toEqual([])
     // The dialog closes on the render after its last request went away.
