@@ -1,6 +1,7 @@
 import type { DirectoryObject } from '../objects/directory/directory-object.ts'
 import type { LedgerObject } from '../objects/ledger-object/ledger-object.ts'
 import type { MeterObject } from '../objects/meter/meter-object.ts'
+import type { OrchestrationObject } from '../objects/orchestration/orchestration-object.ts'
 import type { SessionObject } from '../objects/session/session-object.ts'
 import type { Principal } from './gate/principal.ts'
 
@@ -10,6 +11,7 @@ export interface Env {
   SESSIONS: DurableObjectNamespace<SessionObject>
   METERS: DurableObjectNamespace<MeterObject>
   DIRECTORY: DurableObjectNamespace<DirectoryObject>
+  ORCHESTRATIONS: DurableObjectNamespace<OrchestrationObject>
   NEURON_ENV?: string
   AUTH_ISSUER?: string
   AUTH_AUDIENCE?: string

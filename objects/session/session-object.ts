@@ -36,6 +36,9 @@ import { recover } from './recovery.ts'
 import { type Delta, Runner } from './runner.ts'
 import { type SocketAttachment, Subscribers } from './streams.ts'
 import { CALLER_HEADER, ClientMessageSchema, TICKET_HEADER } from './ws-protocol.ts'
+import { bridge, type BridgeDraft } from '../orchestration/bridge.ts'
+import type { Json } from '../ledger/json.ts'
+import { AgentLink, agentAddressOf, AgentMessageSchema } from './agent.ts'
 
 /** While a drain runs, an alarm this far ahead revives the object if it is evicted mid-work. */
 const WATCHDOG_MS = 30_000
@@ -59,6 +62,8 @@ export class SessionObject extends DurableObject<Env> {
   protected readonly subscribers: Subscribers
   protected readonly bus: Bus
   protected state: SessionState = emptySession()
+  /** Set when this session is an orchestration's agent (its name says so). */
+  protected readonly agent: AgentLink | null
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
@@ -88,6 +93,11 @@ export class SessionObject extends DurableObject<Env> {
     this.tools.register('note_write', notes.write)
     this.tools.register('note_search', notes.search)
     this.tools.register('wait', wait)
+    this.agent = this.agentLink()
+    if (this.agent) {
+      this.tools.register('declare', this.agent.declare)
+      this.tools.register('report', this.agent.report)
+    }
     void ctx.blockConcurrencyWhile(async () => {
       await migrateLedger(ctx.storage)
       this.state = this.ledger.fold(this.topic, reduceSession, emptySession()).state
@@ -139,6 +149,35 @@ export class SessionObject extends DurableObject<Env> {
     const interrupted = this.runner.interrupt(`interrupted by ${caller.id}`)
     const pending = this.state.pending.length
     return { interrupted, pending, message: interrupted ? 'the running turn was interrupted' : 'nothing was running' }
+  }
+
+  /**
+   * The bridge's receiving end for an agent session: its orchestration assigns it (the
+   * session is created then, owned as the orchestration is), prompts it, or cancels it
+   * through the same interrupt entry point a user has. Prompts are keyed by message id, so
+   * a redelivered envelope is a `duplicate`.
+   */
+  receive(draft: BridgeDraft): { duplicate: boolean; answer: Json } {
+    if (!this.agent) throw new NeuronError('NOT_AN_AGENT', `session ${this.name} is not an orchestration's agent`, { status: 404 })
+    const message = parseOrThrow(AgentMessageSchema, draft, 'INVALID_AGENT_MESSAGE')
+    if (message.type === 'orchestration.agent.cancel') {
+      if (!this.state.exists) return { duplicate: false, answer: { interrupted: false } }
+      return { duplicate: false, answer: { interrupted: this.runner.interrupt(message.payload.reason) } }
+    }
+    if (message.type === 'orchestration.agent.assign' && !this.state.exists) {
+      const { owner, share, model, package: pkg, orchestration } = message.payload
+      const resolved = this.resolveModel(model)
+      const headers = [{ key: 'principal', value: `orchestration:${orchestration}` }]
+      this.record(EVENT.created, { provider: resolved.provider.id, model: resolved.model.id, title: `agent for ${pkg}`, system: null, owner, share }, headers)
+    }
+    if (!this.state.exists) throw new NeuronError('AGENT_NOT_ASSIGNED', `agent ${this.name} was never assigned`, { status: 409 })
+    const { messageId, text } = message.payload
+    const admission = admit(this.name, this.state, parseOrThrow(PromptSchema, { id: messageId, text }, 'INVALID_REQUEST'))
+    if ('receipt' in admission) return { duplicate: true, answer: { sequence: admission.receipt.sequence } }
+    const { delivery, digest } = admission.append
+    const admitted = this.record(EVENT.admitted, { messageId, delivery, text, digest })
+    void this.wake()
+    return { duplicate: false, answer: { sequence: admitted.seq } }
   }
 
   /** A page of durable events after `after`. */
@@ -233,6 +272,8 @@ export class SessionObject extends DurableObject<Env> {
     const envelope = this.bus.publish(this.topic, type, payload, { parent: this.state.lastId, headers }) as Stored
     this.state = reduceSession(this.state, envelope)
     if (type === EVENT.stepEnded) this.meterTurn(payload as EventPayloads[typeof EVENT.stepEnded])
+    const told = this.agent?.observe(type, payload)
+    if (told) this.ctx.waitUntil(told.catch((error: unknown) => console.error('agent: step boundary not delivered', { session: this.name, error })))
     return envelope
   }
 
@@ -263,6 +304,21 @@ export class SessionObject extends DurableObject<Env> {
     if (!step.usage || !this.state.owner) return
     const metered = this.env.METERS.getByName(this.state.owner).turn({ session: this.name, step: step.step, usage: step.usage, cost: step.cost })
     this.ctx.waitUntil(metered.catch((error: unknown) => console.error('meter: turn not recorded', { session: this.name, error })))
+  }
+
+  /** The agent link when this session's name is an agent address: its tools speak over the bridge. */
+  private agentLink(): AgentLink | null {
+    const address = agentAddressOf(this.name)
+    if (!address) return null
+    const orchestration = this.env.ORCHESTRATIONS.getByName(address.orchestration)
+    const toOrchestration = bridge({
+      deadLetter: (draft, error) => void this.ledger.append({ topic: `${this.topic}.dead`, type: 'orchestration.dead-letter', author: 'stage:bridge', payload: { draft, error } }),
+    })
+    return new AgentLink(address, async (draft) => {
+      const sent = await toOrchestration.deliver(draft, (d) => orchestration.receive(d))
+      if (!sent.ok) throw new NeuronError(sent.error.code, sent.error.message, { status: 502, details: { tries: sent.error.tries } })
+      return sent.answer.answer
+    })
   }
 
   private resolveModel(ref: string) {

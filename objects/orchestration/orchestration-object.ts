@@ -1,0 +1,448 @@
+/**
+ * OrchestrationObject: one Durable Object per orchestration, with its own
+ * ledger and one serialized decision loop. It runs the six beats for each work
+ * package (ASSIGN → DECLARE → CLEARANCE → EXECUTE → REPORT → RECOVER): decisions
+ * come from the pure `nextDecision` over the folded state, are recorded on
+ * `orchestration.{id}`, then carried to agent sessions by the bridge stage.
+ * Agents answer through the same bridge into `receive`. Every public method
+ * takes the caller the gate authenticated and authorizes it first.
+ */
+import { DurableObject } from 'cloudflare:workers'
+import { z } from 'zod'
+import type { Env } from '../../worker/env.ts'
+import { authorize, type Caller, gateHeaders } from '../access/authorize.ts'
+import { NeuronError } from '../errors.ts'
+import { Bus, on } from '../ledger/bus.ts'
+import type { Stored } from '../ledger/envelope.ts'
+import type { Header } from '../ledger/headers.ts'
+import type { Json } from '../ledger/json.ts'
+import { Ledger, migrateLedger, type Page } from '../ledger/ledger.ts'
+import { Subscribers } from '../session/streams.ts'
+import { Identifier, parseOrThrow } from '../validate.ts'
+import { type BridgeDraft, bridge } from './bridge.ts'
+import { type CancelEntry, INPUT, ORCH, type OrchEvent, type OrchPayloads } from './events.ts'
+import { BudgetSchema, checkPlan, PlanSchema } from './plan.ts'
+import { declarePrompt, executePrompt } from './prompts.ts'
+import { activePackages, type Decision, nextDecision } from './schedule.ts'
+import { agentSessionName, emptyOrchestration, type OrchestrationView, type OrchState, reduceOrchestration, viewOfOrchestration } from './state.ts'
+import { CALLER_HEADER } from '../session/ws-protocol.ts'
+
+/** While packages run, the object wakes this often to re-deliver and to time packages out. */
+const TICK_MS = 2_000
+
+/** The body of `POST /v1/orchestrations`. */
+export const CreateOrchestrationSchema = z.strictObject({
+  id: Identifier.max(64).optional(),
+  goal: z.string().min(1).max(16 * 1024),
+  plan: PlanSchema,
+  model: z.string().regex(/^[^/\s]+\/[^\s]+$/, 'must be provider/model, e.g. local/echo-1').default('local/echo-1'),
+  share: z.array(z.string().min(1).max(256)).max(16).default([]),
+  budget: BudgetSchema.default({}),
+  /** Attempts per package, each with a fresh agent, before it fails. */
+  maxAttempts: z.number().int().min(1).max(5).default(2),
+  /** An assigned package that has not reported after this long is failed (and retried). */
+  timeoutMs: z.number().int().min(1_000).max(3_600_000).default(300_000),
+})
+
+export const CancelSchema = z.strictObject({
+  package: Identifier.max(64).optional(),
+  reason: z.string().min(1).max(1024).default('cancelled'),
+})
+
+export const ClearanceSchema = z.strictObject({
+  decision: z.enum(['grant', 'deny']),
+  reason: z.string().max(1024).optional(),
+})
+
+/** The claim a human needs to decide a package's clearance. */
+export const CLEARANCE_CLAIM = 'role:clearance'
+
+const DeclareInput = z.object({ reads: z.array(z.string().min(1).max(512)).max(256).default([]), writes: z.array(z.string().min(1).max(512)).max(256).default([]) })
+const ReportInput = z.object({ result: z.json(), artifacts: z.array(z.string().max(512)).max(64).default([]) })
+const BurnInput = z.object({ step: z.string(), tokens: z.number().nonnegative(), cost: z.number().nonnegative() })
+const FailedInput = z.object({ reason: z.string().max(2048) })
+
+export class OrchestrationObject extends DurableObject<Env> {
+  private readonly ledger: Ledger
+  private readonly bus: Bus
+  private readonly subscribers: Subscribers
+  private state: OrchState = emptyOrchestration()
+  private readonly toAgents = bridge({ deadLetter: (draft, error) => this.deadLetter(draft, error) })
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env)
+    this.ledger = new Ledger(ctx.storage)
+    this.subscribers = new Subscribers(ctx, this.ledger, this.topic)
+    // Decisions, control entries, agents' inputs and dead letters are all held: stored before delivery.
+    this.bus = new Bus({ ledger: this.ledger, author: 'object:orchestration', holds: [this.topic, `${this.topic}.**`] })
+    this.bus.subscribe(on(this.topic), (envelope) => this.subscribers.broadcast({ kind: 'event', envelope: envelope as Stored }))
+    void ctx.blockConcurrencyWhile(async () => {
+      await migrateLedger(ctx.storage)
+      this.state = this.ledger.fold(this.topic, reduceOrchestration, emptyOrchestration()).state
+      if (this.state.exists && this.state.status === 'running') await ctx.storage.setAlarm(Date.now())
+    })
+  }
+
+  // ── RPC surface (the worker's routes and the agents' bridge call these) ──
+
+  /** Creates the orchestration owned by `caller` and starts it; the same id again is a conflict. */
+  create(caller: Caller, input: unknown): { orchestration: OrchestrationView; created: boolean } {
+    const body = parseOrThrow(CreateOrchestrationSchema, input, 'INVALID_REQUEST')
+    checkPlan(body.plan)
+    if (this.state.exists) {
+      if (this.state.owner !== caller.id || this.state.goal !== body.goal) {
+        throw new NeuronError('ORCHESTRATION_EXISTS', `an orchestration ${this.name} already exists`, { status: 409, details: { id: this.name } })
+      }
+      return { orchestration: viewOfOrchestration(this.name, this.state), created: false }
+    }
+    const decision = authorize({ owner: caller.id, share: body.share }, caller)
+    const { goal, share, model, plan, budget, maxAttempts, timeoutMs } = body
+    this.record(ORCH.created, { goal, owner: caller.id, share, model, plan, budget, maxAttempts, timeoutMs }, gateHeaders(caller, decision))
+    this.advance()
+    void this.ctx.storage.setAlarm(Date.now() + TICK_MS)
+    return { orchestration: viewOfOrchestration(this.name, this.state), created: true }
+  }
+
+  view(caller: Caller): OrchestrationView {
+    this.check(caller)
+    return viewOfOrchestration(this.name, this.state)
+  }
+
+  /** A page of durable entries on the main address, or on one of its sub-addresses (`control`, `dead`, `agent.{token}`). */
+  history(caller: Caller, after = 0, limit = 100, address?: string): Page {
+    this.check(caller)
+    return this.ledger.byTopic(address ? `${this.topic}.${address}` : this.topic, { after, limit })
+  }
+
+  /**
+   * Records a cancel entry on the control address, then applies it: the named package (or every
+   * unfinished one) is cancelled and its agent interrupted. Idempotent: cancelling what is
+   * already final records nothing.
+   */
+  cancel(caller: Caller, input: unknown): { cancelled: string[]; entry: number | null } {
+    const decision = this.check(caller)
+    const body = parseOrThrow(CancelSchema, input, 'INVALID_REQUEST')
+    if (body.package !== undefined && !this.state.packages.has(body.package)) throw packageNotFound(this.name, body.package)
+    const targets = this.unfinished(body.package ?? null)
+    if (targets.length === 0 && (body.package !== undefined || this.state.status !== 'running')) return { cancelled: [], entry: null }
+    const entry: CancelEntry = { package: body.package ?? null, reason: body.reason, principal: caller.id }
+    const stored = this.bus.publish(this.control, INPUT.cancel, entry, { headers: gateHeaders(caller, decision) }) as Stored
+    this.applyControl(stored)
+    return { cancelled: targets, entry: stored.seq }
+  }
+
+  /** A human's clearance decision for a package waiting on one; needs the `role:clearance` claim. */
+  decideClearance(caller: Caller, pkg: string, input: unknown): OrchestrationView {
+    const decision = this.check(caller)
+    const body = parseOrThrow(ClearanceSchema, input, 'INVALID_REQUEST')
+    const current = this.state.packages.get(pkg)
+    if (!current) throw packageNotFound(this.name, pkg)
+    if (!caller.claims.includes(CLEARANCE_CLAIM)) {
+      throw new NeuronError('CLEARANCE_CLAIM_REQUIRED', `deciding clearance needs the ${CLEARANCE_CLAIM} claim`, { status: 403, details: { claim: CLEARANCE_CLAIM } })
+    }
+    if (current.beat !== 'awaiting-human') {
+      throw new NeuronError('NOT_AWAITING_CLEARANCE', `package ${pkg} is ${current.beat}, not awaiting a human clearance`, { status: 409, details: { package: pkg, beat: current.beat } })
+    }
+    const headers = gateHeaders(caller, decision)
+    if (body.decision === 'grant') {
+      this.record(ORCH.cleared, { package: pkg, by: 'human', principal: caller.id }, headers)
+      this.execute(pkg)
+    } else {
+      this.record(ORCH.failed, { package: pkg, token: current.agent, reason: `clearance denied by ${caller.id}${body.reason ? `: ${body.reason}` : ''}`, retry: false }, headers)
+      this.stopAgent(current.agent, 'clearance denied')
+    }
+    this.advance()
+    return viewOfOrchestration(this.name, this.state)
+  }
+
+  /**
+   * The bridge's receiving end for agents: a draft on `orchestration.{id}.agent.{token}`.
+   * It is appended (content-addressed, so a redelivery is a `duplicate`) and applied at most once.
+   */
+  receive(input: BridgeDraft): { duplicate: boolean; answer: Json } {
+    const token = this.tokenOf(input.topic)
+    const { envelope, duplicate } = this.ledger.append(input)
+    const pkg = [...this.state.packages.values()].find((p) => p.agent === token)
+    if (duplicate || this.state.applied.has(envelope.id)) return { duplicate: true, answer: this.answerFor(pkg?.id) }
+    if (!pkg) return { duplicate: false, answer: { accepted: false, reason: 'this agent has no package (it was replaced or never assigned)' } }
+    const source = envelope.id
+    const payload = envelope.payload
+    switch (envelope.type) {
+      case INPUT.declare: {
+        if (pkg.beat !== 'assigned') return { duplicate: false, answer: { accepted: false, reason: `package ${pkg.id} is ${pkg.beat}` } }
+        const declaration = parseOrThrow(DeclareInput, payload, 'INVALID_DECLARATION')
+        this.record(ORCH.declared, { package: pkg.id, token, declaration, source })
+        this.advance()
+        return { duplicate: false, answer: this.answerFor(pkg.id) }
+      }
+      case INPUT.report: {
+        if (pkg.beat !== 'executing') return { duplicate: false, answer: { accepted: false, reason: `package ${pkg.id} is ${pkg.beat}` } }
+        const report = parseOrThrow(ReportInput, payload, 'INVALID_REPORT')
+        this.record(ORCH.reported, { package: pkg.id, token, result: report.result as Json, artifacts: report.artifacts, source })
+        this.advance()
+        return { duplicate: false, answer: { accepted: true } }
+      }
+      case INPUT.burn: {
+        const burn = parseOrThrow(BurnInput, payload, 'INVALID_BURN')
+        this.record(ORCH.burned, { package: pkg.id, token, step: burn.step, tokens: burn.tokens, cost: burn.cost, source })
+        this.enforceBudgets(pkg.id)
+        return { duplicate: false, answer: { accepted: true } }
+      }
+      case INPUT.failed: {
+        const failure = parseOrThrow(FailedInput, payload, 'INVALID_FAILURE')
+        if (pkg.beat === 'reported' || pkg.beat === 'failed' || pkg.beat === 'cancelled' || pkg.beat === 'blocked') return { duplicate: false, answer: { accepted: false, reason: `package ${pkg.id} is ${pkg.beat}` } }
+        this.fail(pkg.id, `agent failed: ${failure.reason}`, source)
+        this.advance()
+        return { duplicate: false, answer: { accepted: true } }
+      }
+      default:
+        throw new NeuronError('UNKNOWN_INPUT', `an agent cannot send ${envelope.type}`, { status: 400, details: { type: envelope.type } })
+    }
+  }
+
+  // ── Streams ──────────────────────────────────────────────────────────────
+
+  override async fetch(request: Request): Promise<Response> {
+    const url = new URL(request.url)
+    try {
+      const caller = JSON.parse(request.headers.get(CALLER_HEADER) ?? 'null') as Caller | null
+      if (!caller) throw new NeuronError('TOKEN_MISSING', 'no authenticated caller', { status: 401 })
+      this.check(caller)
+      if (url.pathname.endsWith('/ws')) {
+        if (request.headers.get('upgrade')?.toLowerCase() !== 'websocket') throw new NeuronError('UPGRADE_REQUIRED', 'this endpoint speaks WebSocket', { status: 426 })
+        return this.subscribers.accept(caller)
+      }
+      if (url.pathname.endsWith('/events')) return this.subscribers.tail(afterOf(request, url))
+      throw new NeuronError('NOT_FOUND', `no stream at ${url.pathname}`, { status: 404 })
+    } catch (error) {
+      if (!(error instanceof NeuronError)) throw error
+      return Response.json({ error: error.toJSON() }, { status: error.status })
+    }
+  }
+
+  override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    try {
+      const msg = JSON.parse(typeof message === 'string' ? message : new TextDecoder().decode(message)) as { type?: string; after?: unknown }
+      if (msg.type !== 'subscribe') throw new NeuronError('INVALID_MESSAGE', 'an orchestration socket only accepts { "type": "subscribe", "after": N }')
+      const after = msg.after ?? 0
+      if (typeof after !== 'number' || !Number.isInteger(after) || after < 0) throw new NeuronError('INVALID_MESSAGE', 'after must be a non-negative integer')
+      this.subscribers.subscribe(ws, after)
+    } catch (error) {
+      const body = error instanceof NeuronError ? error.toJSON() : { code: 'INVALID_MESSAGE', message: 'not JSON' }
+      ws.send(JSON.stringify({ type: 'error', error: body }))
+    }
+  }
+
+  override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
+    this.subscribers.socketsChanged()
+    ws.close(code === 1005 ? 1000 : code, 'closing')
+  }
+
+  override async webSocketError(): Promise<void> {
+    this.subscribers.socketsChanged()
+  }
+
+  /** The tick: apply control entries, time packages out, re-deliver to agents (idempotent), decide. */
+  override async alarm(): Promise<void> {
+    if (!this.state.exists) return
+    this.applyControl()
+    const now = Date.now()
+    for (const pkg of activePackages(this.state)) {
+      if (now - pkg.since > this.state.timeoutMs) {
+        this.fail(pkg.id, `timed out after ${this.state.timeoutMs} ms in ${pkg.beat}`)
+        continue
+      }
+      if (pkg.beat === 'assigned') this.sendAssignment(pkg.id)
+      if (pkg.beat === 'executing') this.sendExecute(pkg.id)
+    }
+    this.advance()
+    if (this.state.status === 'running') await this.ctx.storage.setAlarm(Date.now() + TICK_MS)
+  }
+
+  // ── Internals ────────────────────────────────────────────────────────────
+
+  private get name(): string {
+    return this.ctx.id.name ?? this.ctx.id.toString()
+  }
+
+  private get topic(): string {
+    return `orchestration.${this.name}`
+  }
+
+  private get control(): string {
+    return `${this.topic}.control`
+  }
+
+  private record<T extends OrchEvent>(type: T, payload: OrchPayloads[T], headers: Header[] = []): Stored {
+    const envelope = this.bus.publish(this.topic, type, payload, { parent: this.state.lastId, headers }) as Stored
+    this.state = reduceOrchestration(this.state, envelope)
+    return envelope
+  }
+
+  private check(caller: Caller) {
+    if (!this.state.exists) throw orchestrationNotFound(this.name)
+    const decision = authorize({ owner: this.state.owner, share: this.state.share }, caller)
+    if (decision.decision !== 'allow') throw orchestrationNotFound(this.name)
+    return decision
+  }
+
+  /** Records and carries out decisions until the state needs an agent or a human. */
+  private advance(): void {
+    for (let decision = nextDecision(this.state); decision; decision = nextDecision(this.state)) this.apply(decision)
+  }
+
+  private apply(decision: Decision): void {
+    switch (decision.kind) {
+      case 'assign': {
+        const pkg = this.state.packages.get(decision.package)!
+        const token = crypto.randomUUID()
+        this.record(ORCH.assigned, { package: pkg.id, token, attempt: pkg.attempts + 1 })
+        this.sendAssignment(pkg.id)
+        return
+      }
+      case 'block':
+        this.record(ORCH.blocked, { package: decision.package, reason: decision.reason })
+        return
+      case 'clear': {
+        const { conflicts, edges } = decision.decision
+        if (conflicts.length > 0) return void this.record(ORCH.refused, { package: decision.package, conflicts, edges })
+        if (decision.human) return void this.record(ORCH.awaitingHuman, { package: decision.package })
+        this.record(ORCH.cleared, { package: decision.package, by: 'dag' })
+        this.execute(decision.package)
+        return
+      }
+      case 'finish':
+        this.record(ORCH.finished, { status: decision.status, reason: decision.reason })
+    }
+  }
+
+  private execute(pkgId: string): void {
+    const pkg = this.state.packages.get(pkgId)!
+    this.record(ORCH.executing, { package: pkgId, token: pkg.agent! })
+    this.sendExecute(pkgId)
+  }
+
+  /** RECOVER: a failed attempt is retried with a fresh agent while attempts remain, else the package fails. */
+  private fail(pkgId: string, reason: string, source?: string): void {
+    const pkg = this.state.packages.get(pkgId)!
+    const retry = pkg.attempts < this.state.maxAttempts
+    this.record(ORCH.failed, { package: pkgId, token: pkg.agent, reason, retry, ...(source ? { source } : {}) })
+    this.stopAgent(pkg.agent, reason)
+  }
+
+  /** Applies control entries not yet applied. Idempotent by state: what is final stays final. */
+  private applyControl(just?: Stored): void {
+    const entries = just ? [just] : this.ledger.byTopic(this.control, { limit: 1000 }).items
+    for (const entry of entries) {
+      const cancel = entry.payload as unknown as CancelEntry
+      const reason = `cancelled by ${cancel.principal}: ${cancel.reason}`
+      for (const id of this.unfinished(cancel.package)) {
+        const agent = this.state.packages.get(id)!.agent
+        this.record(ORCH.cancelled, { package: id, reason, source: entry.id })
+        this.stopAgent(agent, reason)
+      }
+      if (cancel.package === null && this.state.status === 'running') this.record(ORCH.finished, { status: 'cancelled', reason })
+    }
+    this.advance()
+  }
+
+  private unfinished(pkg: string | null): string[] {
+    return [...this.state.packages.values()].filter((p) => (pkg === null || p.id === pkg) && !['reported', 'failed', 'blocked', 'cancelled'].includes(p.beat)).map((p) => p.id)
+  }
+
+  /** Budgets: crossing a package's cap cancels it; crossing the orchestration's cancels everything, durably. */
+  private enforceBudgets(pkgId: string): void {
+    const pkg = this.state.packages.get(pkgId)!
+    const over = (used: { tokens: number; cost: number }, cap: { tokens?: number; cost?: number }) =>
+      cap.tokens !== undefined && used.tokens > cap.tokens ? { limit: 'tokens', used: used.tokens, cap: cap.tokens } : cap.cost !== undefined && used.cost > cap.cost ? { limit: 'cost', used: used.cost, cap: cap.cost } : null
+    const whole = this.state.status === 'running' ? over(this.state.burn, this.state.budget) : null
+    if (whole) {
+      this.record(ORCH.budgetExceeded, { scope: 'orchestration', ...whole })
+      const reason = `orchestration budget exceeded: ${whole.used} ${whole.limit} > ${whole.cap}`
+      for (const id of this.unfinished(null)) {
+        const agent = this.state.packages.get(id)!.agent
+        this.record(ORCH.cancelled, { package: id, reason, source: `budget:${id}` })
+        this.stopAgent(agent, reason)
+      }
+      this.record(ORCH.finished, { status: 'failed', reason })
+      return
+    }
+    const own = this.unfinished(pkgId).length > 0 ? over(pkg.burn, pkg.budget) : null
+    if (!own) return
+    this.record(ORCH.budgetExceeded, { scope: 'package', package: pkgId, ...own })
+    const reason = `package budget exceeded: ${own.used} ${own.limit} > ${own.cap}`
+    this.record(ORCH.cancelled, { package: pkgId, reason, source: `budget:${pkgId}` })
+    this.stopAgent(pkg.agent, reason)
+    this.advance()
+  }
+
+  private tokenOf(topic: string): string {
+    const prefix = `${this.topic}.agent.`
+    const token = topic.startsWith(prefix) ? topic.slice(prefix.length) : ''
+    if (!/^[A-Za-z0-9_:-]+$/.test(token)) throw new NeuronError('INVALID_ADDRESS', `${topic} is not an agent address of ${this.topic}`, { status: 400 })
+    return token
+  }
+
+  /** What an agent is told about its package: the beat, and why it waits if it does. */
+  private answerFor(pkgId: string | undefined): Json {
+    const pkg = pkgId ? this.state.packages.get(pkgId) : undefined
+    if (!pkg) return { accepted: false, reason: 'unknown package' }
+    const waitingFor = pkg.needs.filter((id) => this.state.packages.get(id)?.beat !== 'reported')
+    return { package: pkg.id, beat: pkg.beat, cleared: pkg.beat === 'executing', waitingFor, added: pkg.added, reason: pkg.reason }
+  }
+
+  private agentDraft(token: string, type: string, payload: Json): BridgeDraft {
+    return { topic: `${this.topic}.agent.${token}`, type, author: 'object:orchestration', time: 0, payload }
+  }
+
+  private sendAssignment(pkgId: string): void {
+    const pkg = this.state.packages.get(pkgId)!
+    const token = pkg.agent!
+    const draft = this.agentDraft(token, 'orchestration.agent.assign', {
+      orchestration: this.name,
+      package: pkg.id,
+      owner: this.state.owner,
+      share: this.state.share,
+      model: this.state.model,
+      messageId: `declare-${token}`,
+      text: declarePrompt(this.state.goal, pkg.id, pkg.instructions),
+    })
+    this.ctx.waitUntil(this.deliver(token, draft))
+  }
+
+  private sendExecute(pkgId: string): void {
+    const pkg = this.state.packages.get(pkgId)!
+    const token = pkg.agent!
+    const draft = this.agentDraft(token, 'orchestration.agent.prompt', { messageId: `execute-${token}`, text: executePrompt(pkg.id, pkg.instructions) })
+    this.ctx.waitUntil(this.deliver(token, draft))
+  }
+
+  /** Interrupts an agent's running turn through its session's interrupt entry point. */
+  private stopAgent(token: string | null, reason: string): void {
+    if (!token) return
+    this.ctx.waitUntil(this.deliver(token, this.agentDraft(token, 'orchestration.agent.cancel', { reason })))
+  }
+
+  private async deliver(token: string, draft: BridgeDraft): Promise<void> {
+    const session = this.env.SESSIONS.getByName(agentSessionName(this.name, token))
+    await this.toAgents.deliver(draft, (d) => session.receive(d))
+  }
+
+  private deadLetter(draft: BridgeDraft, error: { code: string; message: string; tries: number }): void {
+    this.bus.publish(`${this.topic}.dead`, INPUT.dead, { draft: draft as unknown as Json, error })
+  }
+}
+
+export function orchestrationNotFound(id: string): NeuronError {
+  return new NeuronError('ORCHESTRATION_NOT_FOUND', `no orchestration ${id}`, { status: 404, details: { id } })
+}
+
+function packageNotFound(id: string, pkg: string): NeuronError {
+  return new NeuronError('PACKAGE_NOT_FOUND', `orchestration ${id} has no package ${pkg}`, { status: 404, details: { id, package: pkg } })
+}
+
+function afterOf(request: Request, url: URL): number {
+  const after = Number(request.headers.get('last-event-id') ?? url.searchParams.get('after') ?? 0)
+  if (!Number.isInteger(after) || after < 0) throw new NeuronError('INVALID_QUERY', 'after / Last-Event-ID must be a non-negative integer sequence', { status: 400 })
+  return after
+}
