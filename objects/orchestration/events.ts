@@ -12,6 +12,8 @@ import type { Conflict, Declaration } from './clearance.ts'
 
 export const ORCH = {
   created: 'orchestration.created',
+  plannerAssigned: 'orchestration.planner.assigned',
+  planned: 'orchestration.planned',
   assigned: 'orchestration.package.assigned',
   declared: 'orchestration.package.declared',
   refused: 'orchestration.package.refused',
@@ -30,6 +32,7 @@ export const ORCH = {
 /** Inputs, on the control and agent addresses. */
 export const INPUT = {
   cancel: 'orchestration.control.cancel',
+  plan: 'orchestration.agent.plan',
   declare: 'orchestration.agent.declare',
   report: 'orchestration.agent.report',
   burn: 'orchestration.agent.burn',
@@ -38,7 +41,10 @@ export const INPUT = {
 } as const
 
 export interface OrchPayloads {
-  [ORCH.created]: { goal: string; owner: string; share: string[]; model: string; plan: PackageSpec[]; budget: Budget; maxAttempts: number; timeoutMs: number }
+  /** `plan: null`: a planning turn produces it. */
+  [ORCH.created]: { goal: string; owner: string; share: string[]; model: string; plan: PackageSpec[] | null; budget: Budget; maxAttempts: number; timeoutMs: number }
+  [ORCH.plannerAssigned]: { token: string }
+  [ORCH.planned]: { plan: PackageSpec[]; source: string }
   [ORCH.assigned]: { package: string; token: string; attempt: number }
   [ORCH.declared]: { package: string; token: string; declaration: Declaration; source: string }
   [ORCH.refused]: { package: string; conflicts: Conflict[]; edges: [string, string][] }

@@ -22,7 +22,7 @@ import { Identifier, parseOrThrow } from '../validate.ts'
 import { type BridgeDraft, bridge } from './bridge.ts'
 import { type CancelEntry, INPUT, ORCH, type OrchEvent, type OrchPayloads } from './events.ts'
 import { BudgetSchema, checkPlan, PlanSchema } from './plan.ts'
-import { declarePrompt, executePrompt } from './prompts.ts'
+import { declarePrompt, executePrompt, planPrompt } from './prompts.ts'
 import { activePackages, type Decision, nextDecision } from './schedule.ts'
 import { agentSessionName, emptyOrchestration, type OrchestrationView, type OrchState, reduceOrchestration, viewOfOrchestration } from './state.ts'
 import { CALLER_HEADER } from '../session/ws-protocol.ts'
@@ -34,7 +34,8 @@ const TICK_MS = 2_000
 export const CreateOrchestrationSchema = z.strictObject({
   id: Identifier.max(64).optional(),
   goal: z.string().min(1).max(16 * 1024),
-  plan: PlanSchema,
+  /** Without a plan, a planning turn produces one through the `plan` tool. */
+  plan: PlanSchema.optional(),
   model: z.string().regex(/^[^/\s]+\/[^\s]+$/, 'must be provider/model, e.g. local/echo-1').default('local/echo-1'),
   share: z.array(z.string().min(1).max(256)).max(16).default([]),
   budget: BudgetSchema.default({}),
@@ -53,6 +54,9 @@ export const ClearanceSchema = z.strictObject({
   decision: z.enum(['grant', 'deny']),
   reason: z.string().max(1024).optional(),
 })
+
+/** The name the planner's burn is booked under (it is no package: it counts toward the whole). */
+const PLANNER = '(planner)'
 
 /** The claim a human needs to decide a package's clearance. */
 export const CLEARANCE_CLAIM = 'role:clearance'
@@ -88,7 +92,7 @@ export class OrchestrationObject extends DurableObject<Env> {
   /** Creates the orchestration owned by `caller` and starts it; the same id again is a conflict. */
   create(caller: Caller, input: unknown): { orchestration: OrchestrationView; created: boolean } {
     const body = parseOrThrow(CreateOrchestrationSchema, input, 'INVALID_REQUEST')
-    checkPlan(body.plan)
+    if (body.plan) checkPlan(body.plan)
     if (this.state.exists) {
       if (this.state.owner !== caller.id || this.state.goal !== body.goal) {
         throw new NeuronError('ORCHESTRATION_EXISTS', `an orchestration ${this.name} already exists`, { status: 409, details: { id: this.name } })
@@ -97,7 +101,7 @@ export class OrchestrationObject extends DurableObject<Env> {
     }
     const decision = authorize({ owner: caller.id, share: body.share }, caller)
     const { goal, share, model, plan, budget, maxAttempts, timeoutMs } = body
-    this.record(ORCH.created, { goal, owner: caller.id, share, model, plan, budget, maxAttempts, timeoutMs }, gateHeaders(caller, decision))
+    this.record(ORCH.created, { goal, owner: caller.id, share, model, plan: plan ?? null, budget, maxAttempts, timeoutMs }, gateHeaders(caller, decision))
     this.advance()
     void this.ctx.storage.setAlarm(Date.now() + TICK_MS)
     return { orchestration: viewOfOrchestration(this.name, this.state), created: true }
@@ -162,6 +166,7 @@ export class OrchestrationObject extends DurableObject<Env> {
   receive(input: BridgeDraft): { duplicate: boolean; answer: Json } {
     const token = this.tokenOf(input.topic)
     const { envelope, duplicate } = this.ledger.append(input)
+    if (token === this.state.planner?.token) return this.receivePlan(envelope, duplicate)
     const pkg = [...this.state.packages.values()].find((p) => p.agent === token)
     if (duplicate || this.state.applied.has(envelope.id)) return { duplicate: true, answer: this.answerFor(pkg?.id) }
     if (!pkg) return { duplicate: false, answer: { accepted: false, reason: 'this agent has no package (it was replaced or never assigned)' } }
@@ -198,6 +203,34 @@ export class OrchestrationObject extends DurableObject<Env> {
       default:
         throw new NeuronError('UNKNOWN_INPUT', `an agent cannot send ${envelope.type}`, { status: 400, details: { type: envelope.type } })
     }
+  }
+
+  /** The planner's `plan` call: a valid DAG is recorded and scheduled; an invalid one is answered so the model can fix it. */
+  private receivePlan(envelope: Stored, duplicate: boolean): { duplicate: boolean; answer: Json } {
+    if (duplicate || this.state.applied.has(envelope.id)) return { duplicate: true, answer: { planned: this.state.planned } }
+    if (envelope.type === INPUT.burn) {
+      const burn = parseOrThrow(BurnInput, envelope.payload, 'INVALID_BURN')
+      this.record(ORCH.burned, { package: PLANNER, token: this.state.planner!.token, step: burn.step, tokens: burn.tokens, cost: burn.cost, source: envelope.id })
+      this.enforceBudgets(null)
+      return { duplicate: false, answer: { accepted: true } }
+    }
+    if (this.state.planned || this.state.status !== 'running') return { duplicate: false, answer: { accepted: false, reason: `the orchestration is ${this.state.planned ? 'planned' : this.state.status}` } }
+    if (envelope.type === INPUT.failed) {
+      this.record(ORCH.finished, { status: 'failed', reason: 'the planning turn failed' })
+      return { duplicate: false, answer: { accepted: true } }
+    }
+    if (envelope.type !== INPUT.plan) return { duplicate: false, answer: { accepted: false, reason: 'the planner only sends a plan' } }
+    const parsed = PlanSchema.safeParse((envelope.payload as { packages?: unknown } | null)?.packages)
+    if (!parsed.success) return { duplicate: false, answer: { accepted: false, error: { code: 'INVALID_PLAN', message: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') } } }
+    try {
+      checkPlan(parsed.data)
+    } catch (error) {
+      const e = error as NeuronError
+      return { duplicate: false, answer: { accepted: false, error: { code: e.code, message: e.message, details: e.details as Json } } }
+    }
+    this.record(ORCH.planned, { plan: parsed.data, source: envelope.id })
+    this.advance()
+    return { duplicate: false, answer: { accepted: true, packages: parsed.data.length } }
   }
 
   // ── Streams ──────────────────────────────────────────────────────────────
@@ -247,6 +280,11 @@ export class OrchestrationObject extends DurableObject<Env> {
     if (!this.state.exists) return
     this.applyControl()
     const now = Date.now()
+    const planner = this.state.planner
+    if (!this.state.planned && planner) {
+      if (now - planner.since > this.state.timeoutMs) this.record(ORCH.finished, { status: 'failed', reason: `the planning turn timed out after ${this.state.timeoutMs} ms` })
+      else this.sendPlanning()
+    }
     for (const pkg of activePackages(this.state)) {
       if (now - pkg.since > this.state.timeoutMs) {
         this.fail(pkg.id, `timed out after ${this.state.timeoutMs} ms in ${pkg.beat}`)
@@ -293,6 +331,10 @@ export class OrchestrationObject extends DurableObject<Env> {
 
   private apply(decision: Decision): void {
     switch (decision.kind) {
+      case 'plan':
+        this.record(ORCH.plannerAssigned, { token: `plan-${crypto.randomUUID()}` })
+        this.sendPlanning()
+        return
       case 'assign': {
         const pkg = this.state.packages.get(decision.package)!
         const token = crypto.randomUUID()
@@ -341,7 +383,10 @@ export class OrchestrationObject extends DurableObject<Env> {
         this.record(ORCH.cancelled, { package: id, reason, source: entry.id })
         this.stopAgent(agent, reason)
       }
-      if (cancel.package === null && this.state.status === 'running') this.record(ORCH.finished, { status: 'cancelled', reason })
+      if (cancel.package === null && this.state.status === 'running') {
+        this.record(ORCH.finished, { status: 'cancelled', reason })
+        if (!this.state.planned) this.stopAgent(this.state.planner?.token ?? null, reason)
+      }
     }
     this.advance()
   }
@@ -351,8 +396,7 @@ export class OrchestrationObject extends DurableObject<Env> {
   }
 
   /** Budgets: crossing a package's cap cancels it; crossing the orchestration's cancels everything, durably. */
-  private enforceBudgets(pkgId: string): void {
-    const pkg = this.state.packages.get(pkgId)!
+  private enforceBudgets(pkgId: string | null): void {
     const over = (used: { tokens: number; cost: number }, cap: { tokens?: number; cost?: number }) =>
       cap.tokens !== undefined && used.tokens > cap.tokens ? { limit: 'tokens', used: used.tokens, cap: cap.tokens } : cap.cost !== undefined && used.cost > cap.cost ? { limit: 'cost', used: used.cost, cap: cap.cost } : null
     const whole = this.state.status === 'running' ? over(this.state.burn, this.state.budget) : null
@@ -367,11 +411,12 @@ export class OrchestrationObject extends DurableObject<Env> {
       this.record(ORCH.finished, { status: 'failed', reason })
       return
     }
-    const own = this.unfinished(pkgId).length > 0 ? over(pkg.burn, pkg.budget) : null
-    if (!own) return
-    this.record(ORCH.budgetExceeded, { scope: 'package', package: pkgId, ...own })
+    const pkg = pkgId === null ? undefined : this.state.packages.get(pkgId)
+    const own = pkg && this.unfinished(pkg.id).length > 0 ? over(pkg.burn, pkg.budget) : null
+    if (!pkg || !own) return
+    this.record(ORCH.budgetExceeded, { scope: 'package', package: pkg.id, ...own })
     const reason = `package budget exceeded: ${own.used} ${own.limit} > ${own.cap}`
-    this.record(ORCH.cancelled, { package: pkgId, reason, source: `budget:${pkgId}` })
+    this.record(ORCH.cancelled, { package: pkg.id, reason, source: `budget:${pkg.id}` })
     this.stopAgent(pkg.agent, reason)
     this.advance()
   }
@@ -406,6 +451,20 @@ export class OrchestrationObject extends DurableObject<Env> {
       model: this.state.model,
       messageId: `declare-${token}`,
       text: declarePrompt(this.state.goal, pkg.id, pkg.instructions),
+    })
+    this.ctx.waitUntil(this.deliver(token, draft))
+  }
+
+  private sendPlanning(): void {
+    const token = this.state.planner!.token
+    const draft = this.agentDraft(token, 'orchestration.agent.assign', {
+      orchestration: this.name,
+      package: 'plan',
+      owner: this.state.owner,
+      share: this.state.share,
+      model: this.state.model,
+      messageId: `plan-${token}`.slice(0, 128),
+      text: planPrompt(this.state.goal),
     })
     this.ctx.waitUntil(this.deliver(token, draft))
   }

@@ -4,6 +4,18 @@
  * local model obeys `/beat NAME …` command lines only under the beat they name,
  * so one package's instructions can script both beats offline.
  */
+/** The planning turn: one `plan` tool call with the packages and their `needs` edges. */
+export function planPrompt(goal: string): string {
+  return [
+    'beat: plan',
+    'Split the goal below into work packages for separate agents. Answer with one `plan` tool call:',
+    '{ "packages": [{ "id", "needs": [ids it waits for], "instructions" }] }. The packages and their',
+    'needs must form a DAG. Small steps that share files belong in one package.',
+    'Goal:',
+    goal,
+  ].join('\n')
+}
+
 export function declarePrompt(goal: string, pkg: string, instructions: string): string {
   return [
     'beat: declare',

@@ -10,6 +10,7 @@ import { type ClearanceDecision, clear, type Declaration } from './clearance.ts'
 import { FINAL_BEATS, type OrchState, type PackageState } from './state.ts'
 
 export type Decision =
+  | { kind: 'plan' }
   | { kind: 'assign'; package: string }
   | { kind: 'block'; package: string; reason: string }
   | { kind: 'clear'; package: string; decision: ClearanceDecision; human: boolean }
@@ -25,6 +26,7 @@ const DEAD_END: ReadonlySet<string> = new Set(['failed', 'blocked', 'cancelled']
  */
 export function nextDecision(state: OrchState): Decision | null {
   if (!state.exists || state.status !== 'running') return null
+  if (!state.planned) return state.planner === null ? { kind: 'plan' } : null
   for (const pkg of state.packages.values()) {
     if (pkg.beat !== 'waiting' && pkg.beat !== 'declared') continue
     const deadNeed = pkg.needs.map((id) => state.packages.get(id)).find((need) => need && DEAD_END.has(need.beat))

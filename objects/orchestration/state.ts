@@ -44,6 +44,9 @@ export interface OrchState {
   timeoutMs: number
   status: 'running' | 'completed' | 'failed' | 'cancelled'
   reason: string | null
+  /** False until the plan is known: given at creation, or produced by the planner agent. */
+  planned: boolean
+  planner: { token: string; since: number } | null
   packages: Map<string, PackageState>
   burn: { tokens: number; cost: number }
   /** Ids of inputs already answered by a decision. */
@@ -65,6 +68,8 @@ export function emptyOrchestration(): OrchState {
     timeoutMs: 0,
     status: 'running',
     reason: null,
+    planned: false,
+    planner: null,
     packages: new Map(),
     burn: { tokens: 0, cost: 0 },
     applied: new Set(),
@@ -111,8 +116,14 @@ export function reduceOrchestration(state: OrchState, envelope: Stored): OrchSta
   switch (envelope.type) {
     case ORCH.created: {
       const c = p as OrchPayloads[typeof ORCH.created]
-      for (const spec of c.plan) state.packages.set(spec.id, packageOf(spec))
-      return { ...next, exists: true, goal: c.goal, owner: c.owner, share: c.share, model: c.model, budget: c.budget, maxAttempts: c.maxAttempts, timeoutMs: c.timeoutMs, createdAt: envelope.time }
+      for (const spec of c.plan ?? []) state.packages.set(spec.id, packageOf(spec))
+      return { ...next, exists: true, planned: c.plan !== null, goal: c.goal, owner: c.owner, share: c.share, model: c.model, budget: c.budget, maxAttempts: c.maxAttempts, timeoutMs: c.timeoutMs, createdAt: envelope.time }
+    }
+    case ORCH.plannerAssigned:
+      return { ...next, planner: { token: (p as OrchPayloads[typeof ORCH.plannerAssigned]).token, since: envelope.time } }
+    case ORCH.planned: {
+      for (const spec of (p as OrchPayloads[typeof ORCH.planned]).plan) state.packages.set(spec.id, packageOf(spec))
+      return { ...next, planned: true }
     }
     case ORCH.assigned: {
       const a = p as OrchPayloads[typeof ORCH.assigned]
@@ -186,6 +197,9 @@ export interface OrchestrationView {
   model: string
   status: OrchState['status']
   reason: string | null
+  planned: boolean
+  /** The planner agent's session, when a planning turn produced (or is producing) the plan. */
+  planner: string | null
   budget: Budget
   burn: { tokens: number; cost: number }
   packages: {
@@ -214,6 +228,8 @@ export function viewOfOrchestration(id: string, state: OrchState): Orchestration
     model: state.model,
     status: state.status,
     reason: state.reason,
+    planned: state.planned,
+    planner: state.planner ? agentSessionName(id, state.planner.token) : null,
     budget: state.budget,
     burn: state.burn,
     packages: [...state.packages.values()].map((p) => ({

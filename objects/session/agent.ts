@@ -64,6 +64,8 @@ const Answer = z.json()
 export class AgentLink {
   readonly declare: Tool
   readonly report: Tool
+  /** Only the planner (a token starting `plan-`) is given the `plan` tool. */
+  readonly plan: Tool | null
 
   constructor(
     readonly address: AgentAddress,
@@ -81,6 +83,20 @@ export class AgentLink {
       output: Answer,
       execute: (input, context) => this.send(this.draft(INPUT.report, { result: input.result as Json, artifacts: input.artifacts, toolCallId: context.toolCallId })),
     })
+    this.plan = address.token.startsWith('plan-')
+      ? Tool.make({
+          description: 'Give the plan: work packages ({ id, needs, instructions }) whose needs form a DAG.',
+          input: z.object({ packages: z.array(z.json()).min(1).max(200) }),
+          output: Answer,
+          // The orchestration checks the plan and answers why it is refused, so the model can fix it.
+          execute: (input, context) => this.send(this.draft(INPUT.plan, { packages: input.packages as Json, toolCallId: context.toolCallId })),
+        })
+      : null
+  }
+
+  /** The tools this agent is shown. */
+  tools(): [string, Tool][] {
+    return this.plan ? [['plan', this.plan]] : [['declare', this.declare], ['report', this.report]]
   }
 
   /** Step boundaries: each step's exact burn, and a halt after a failure, go to the orchestration. */

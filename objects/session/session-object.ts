@@ -94,10 +94,7 @@ export class SessionObject extends DurableObject<Env> {
     this.tools.register('note_search', notes.search)
     this.tools.register('wait', wait)
     this.agent = this.agentLink()
-    if (this.agent) {
-      this.tools.register('declare', this.agent.declare)
-      this.tools.register('report', this.agent.report)
-    }
+    for (const [name, tool] of this.agent?.tools() ?? []) this.tools.register(name, tool)
     void ctx.blockConcurrencyWhile(async () => {
       await migrateLedger(ctx.storage)
       this.state = this.ledger.fold(this.topic, reduceSession, emptySession()).state

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { afterAll, describe, expect, it } from 'vitest'
 import { devToken, startWrangler, tempPersistDir, type Wrangler } from '../support/wrangler.ts'
 
@@ -51,5 +52,18 @@ describe('orchestration crash mid-EXECUTE (real wrangler dev, kill -9)', () => {
     expect(reported.sort()).toEqual(['a', 'b', 'c', 'd'])
     // No package was assigned twice: the crash was survived, not retried.
     expect(log.filter((e) => e.type === 'orchestration.package.assigned')).toHaveLength(4)
+  })
+
+  it("the README's orchestration curl runs to completion, b and c overlapping", async () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+    const body = /curl -s -XPOST localhost:8787\/v1\/orchestrations -H "\$H" -d '([^']+)'/.exec(readme)![1]!
+    const created = await fetch(`${dev!.url}/v1/orchestrations`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body })
+    expect(created.status).toBe(201)
+    await until(async () => (await get<View>('/v1/orchestrations/demo-orch')).status !== 'running', 'the README orchestration to finish')
+    expect((await get<View>('/v1/orchestrations/demo-orch')).status).toBe('completed')
+    const log = (await get<{ items: Event[] }>('/v1/orchestrations/demo-orch/history?limit=1000')).items
+    const seq = (type: string, pkg: string) => log.find((e) => e.type === `orchestration.package.${type}` && e.payload.package === pkg)!.seq
+    expect(seq('executing', 'b')).toBeLessThan(seq('reported', 'c'))
+    expect(seq('executing', 'c')).toBeLessThan(seq('reported', 'b'))
   })
 })

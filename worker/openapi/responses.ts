@@ -70,7 +70,7 @@ const beats = ['waiting', 'assigned', 'declared', 'awaiting-human', 'cleared', '
 
 export const OrchestrationView: Schema = {
   type: 'object',
-  required: ['id', 'goal', 'owner', 'share', 'model', 'status', 'reason', 'budget', 'burn', 'packages', 'createdAt', 'lastSequence'],
+  required: ['id', 'goal', 'owner', 'share', 'model', 'status', 'reason', 'planned', 'planner', 'budget', 'burn', 'packages', 'createdAt', 'lastSequence'],
   properties: {
     id: str,
     goal: str,
@@ -79,6 +79,8 @@ export const OrchestrationView: Schema = {
     model: str,
     status: { enum: ['running', 'completed', 'failed', 'cancelled'] },
     reason: { type: ['string', 'null'] },
+    planned: { type: 'boolean', description: 'false while a planning turn is producing the plan' },
+    planner: { type: ['string', 'null'], description: "the planner agent's session, when there was one" },
     budget: { type: 'object', properties: { tokens: int, cost: { type: 'number' } } },
     burn,
     packages: {

@@ -31,7 +31,8 @@ export const orchestrations = new Hono<AppEnv>()
     const requested = (body as { id?: unknown } | null)?.id
     const id = requested === undefined ? crypto.randomUUID() : parseOrThrow(Identifier, requested, 'INVALID_REQUEST')
     // Checked here, then registered before the object writes: a bad plan writes nothing.
-    checkPlan(parseOrThrow(CreateOrchestrationSchema, body, 'INVALID_REQUEST').plan)
+    const { plan } = parseOrThrow(CreateOrchestrationSchema, body, 'INVALID_REQUEST')
+    if (plan) checkPlan(plan)
     await register(c.env, `orchestration:${id}`)
     const { orchestration, created } = await c.env.ORCHESTRATIONS.getByName(id).create(callerOf(c), body)
     return c.json(orchestration, created ? 201 : 200)
