@@ -26,6 +26,7 @@ import { declarePrompt, executePrompt, planPrompt } from './prompts.ts'
 import { activePackages, type Decision, nextDecision } from './schedule.ts'
 import { agentSessionName, emptyOrchestration, type OrchestrationView, type OrchState, reduceOrchestration, viewOfOrchestration } from './state.ts'
 import { CALLER_HEADER } from '../session/ws-protocol.ts'
+import { register } from '../../worker/directory.ts'
 
 /** While packages run, the object wakes this often to re-deliver and to time packages out. */
 const TICK_MS = 2_000
@@ -483,7 +484,10 @@ export class OrchestrationObject extends DurableObject<Env> {
   }
 
   private async deliver(token: string, draft: BridgeDraft): Promise<void> {
-    const session = this.env.SESSIONS.getByName(agentSessionName(this.name, token))
+    const name = agentSessionName(this.name, token)
+    const session = this.env.SESSIONS.getByName(name)
+    // Registered before the delivery that creates it, as every session is, so the owner can read it.
+    if (draft.type === 'orchestration.agent.assign') await register(this.env, `session:${name}`)
     await this.toAgents.deliver(draft, (d) => session.receive(d))
   }
 

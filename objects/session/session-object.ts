@@ -163,6 +163,9 @@ export class SessionObject extends DurableObject<Env> {
     }
     if (message.type === 'orchestration.agent.assign' && !this.state.exists) {
       const { owner, share, model, package: pkg, orchestration } = message.payload
+      if (orchestration !== this.agent.address.orchestration) {
+        throw new NeuronError('NOT_YOUR_AGENT', `agent ${this.name} belongs to orchestration ${this.agent.address.orchestration}`, { status: 403 })
+      }
       const resolved = this.resolveModel(model)
       const headers = [{ key: 'principal', value: `orchestration:${orchestration}` }]
       this.record(EVENT.created, { provider: resolved.provider.id, model: resolved.model.id, title: `agent for ${pkg}`, system: null, owner, share }, headers)

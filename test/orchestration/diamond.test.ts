@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { api } from '../support/api.ts'
 import { decisions, finished, newOrchestration, script, seqOf, waitUntil } from '../support/orchestration.ts'
 
 describe('an orchestration runs a DAG of agent sessions on the local model', () => {
@@ -25,6 +26,11 @@ describe('an orchestration runs a DAG of agent sessions on the local model', () 
     expect(log.filter((e) => e.type === 'orchestration.package.declared')).toHaveLength(6)
     expect(view.packages.every((p) => p.burn.tokens > 0)).toBe(true)
     expect(view.burn.tokens).toBe(view.packages.reduce((sum, p) => sum + p.burn.tokens, 0))
-    expect(log.at(-1)!.type === 'orchestration.finished' || log.some((e) => e.type === 'orchestration.finished')).toBe(true)
+    expect(log.some((e) => e.type === 'orchestration.finished')).toBe(true)
+    // Each agent's session is an ordinary session its owner can read through the session routes.
+    const agent = await api(`/v1/sessions/${view.packages[0]!.session}`)
+    expect(agent.status).toBe(200)
+    expect(await agent.json()).toMatchObject({ title: 'agent for a', model: 'local/echo-1', status: 'idle' })
+    expect((await api(`/v1/sessions/${view.packages[0]!.session}`, {}, 'mallory')).status).toBe(404)
   })
 })
