@@ -8,7 +8,6 @@
  * takes the caller the gate authenticated and authorizes it first.
  */
 import { DurableObject } from 'cloudflare:workers'
-import { z } from 'zod'
 import type { Env } from '../../worker/env.ts'
 import { authorize, type Caller, gateHeaders } from '../access/authorize.ts'
 import { NeuronError } from '../errors.ts'
@@ -18,66 +17,39 @@ import type { Header } from '../ledger/headers.ts'
 import type { Json } from '../ledger/json.ts'
 import { Ledger, migrateLedger, type Page } from '../ledger/ledger.ts'
 import { Subscribers } from '../session/streams.ts'
-import { Identifier, parseOrThrow } from '../validate.ts'
-import { type BridgeDraft, bridge } from './bridge.ts'
+import { parseOrThrow } from '../validate.ts'
+import { AgentChannel } from './agents.ts'
+import type { BridgeDraft } from './bridge.ts'
 import { type CancelEntry, INPUT, ORCH, type OrchEvent, type OrchPayloads } from './events.ts'
-import { BudgetSchema, checkPlan, PlanSchema } from './plan.ts'
-import { declarePrompt, executePrompt, planPrompt } from './prompts.ts'
+import { checkPlan, PlanSchema } from './plan.ts'
+import { BurnInput, CancelSchema, CLEARANCE_CLAIM, ClearanceSchema, CreateOrchestrationSchema, DeclareInput, FailedInput, ReportInput } from './schemas.ts'
 import { activePackages, type Decision, nextDecision } from './schedule.ts'
-import { agentSessionName, emptyOrchestration, type OrchestrationView, type OrchState, reduceOrchestration, viewOfOrchestration } from './state.ts'
-import { CALLER_HEADER } from '../session/ws-protocol.ts'
-import { register } from '../../worker/directory.ts'
+import { emptyOrchestration, type OrchestrationView, type OrchState, reduceOrchestration, viewOfOrchestration } from './state.ts'
+import { openStream, socketMessage } from './streams.ts'
 
 /** While packages run, the object wakes this often to re-deliver and to time packages out. */
 const TICK_MS = 2_000
 
-/** The body of `POST /v1/orchestrations`. */
-export const CreateOrchestrationSchema = z.strictObject({
-  id: Identifier.max(64).optional(),
-  goal: z.string().min(1).max(16 * 1024),
-  /** Without a plan, a planning turn produces one through the `plan` tool. */
-  plan: PlanSchema.optional(),
-  model: z.string().regex(/^[^/\s]+\/[^\s]+$/, 'must be provider/model, e.g. local/echo-1').default('local/echo-1'),
-  share: z.array(z.string().min(1).max(256)).max(16).default([]),
-  budget: BudgetSchema.default({}),
-  /** Attempts per package, each with a fresh agent, before it fails. */
-  maxAttempts: z.number().int().min(1).max(5).default(2),
-  /** An assigned package that has not reported after this long is failed (and retried). */
-  timeoutMs: z.number().int().min(1_000).max(3_600_000).default(300_000),
-})
-
-export const CancelSchema = z.strictObject({
-  package: Identifier.max(64).optional(),
-  reason: z.string().min(1).max(1024).default('cancelled'),
-})
-
-export const ClearanceSchema = z.strictObject({
-  decision: z.enum(['grant', 'deny']),
-  reason: z.string().max(1024).optional(),
-})
-
 /** The name the planner's burn is booked under (it is no package: it counts toward the whole). */
 const PLANNER = '(planner)'
-
-/** The claim a human needs to decide a package's clearance. */
-export const CLEARANCE_CLAIM = 'role:clearance'
-
-const DeclareInput = z.object({ reads: z.array(z.string().min(1).max(512)).max(256).default([]), writes: z.array(z.string().min(1).max(512)).max(256).default([]) })
-const ReportInput = z.object({ result: z.json(), artifacts: z.array(z.string().max(512)).max(64).default([]) })
-const BurnInput = z.object({ step: z.string(), tokens: z.number().nonnegative(), cost: z.number().nonnegative() })
-const FailedInput = z.object({ reason: z.string().max(2048) })
 
 export class OrchestrationObject extends DurableObject<Env> {
   private readonly ledger: Ledger
   private readonly bus: Bus
   private readonly subscribers: Subscribers
   private state: OrchState = emptyOrchestration()
-  private readonly toAgents = bridge({ deadLetter: (draft, error) => this.deadLetter(draft, error) })
+  private readonly agents: AgentChannel
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
     this.ledger = new Ledger(ctx.storage)
     this.subscribers = new Subscribers(ctx, this.ledger, this.topic)
+    this.agents = new AgentChannel({
+      env,
+      orchestration: this.name,
+      waitUntil: (work) => ctx.waitUntil(work),
+      deadLetter: (draft, error) => void this.bus.publish(`${this.topic}.dead`, INPUT.dead, { draft: draft as unknown as Json, error }),
+    })
     // Decisions, control entries, agents' inputs and dead letters are all held: stored before delivery.
     this.bus = new Bus({ ledger: this.ledger, author: 'object:orchestration', holds: [this.topic, `${this.topic}.**`] })
     this.bus.subscribe(on(this.topic), (envelope) => this.subscribers.broadcast({ kind: 'event', envelope: envelope as Stored }))
@@ -154,7 +126,7 @@ export class OrchestrationObject extends DurableObject<Env> {
       this.execute(pkg)
     } else {
       this.record(ORCH.failed, { package: pkg, token: current.agent, reason: `clearance denied by ${caller.id}${body.reason ? `: ${body.reason}` : ''}`, retry: false }, headers)
-      this.stopAgent(current.agent, 'clearance denied')
+      this.agents.stop(current.agent, 'clearance denied')
     }
     this.advance()
     return viewOfOrchestration(this.name, this.state)
@@ -237,34 +209,11 @@ export class OrchestrationObject extends DurableObject<Env> {
   // ── Streams ──────────────────────────────────────────────────────────────
 
   override async fetch(request: Request): Promise<Response> {
-    const url = new URL(request.url)
-    try {
-      const caller = JSON.parse(request.headers.get(CALLER_HEADER) ?? 'null') as Caller | null
-      if (!caller) throw new NeuronError('TOKEN_MISSING', 'no authenticated caller', { status: 401 })
-      this.check(caller)
-      if (url.pathname.endsWith('/ws')) {
-        if (request.headers.get('upgrade')?.toLowerCase() !== 'websocket') throw new NeuronError('UPGRADE_REQUIRED', 'this endpoint speaks WebSocket', { status: 426 })
-        return this.subscribers.accept(caller)
-      }
-      if (url.pathname.endsWith('/events')) return this.subscribers.tail(afterOf(request, url))
-      throw new NeuronError('NOT_FOUND', `no stream at ${url.pathname}`, { status: 404 })
-    } catch (error) {
-      if (!(error instanceof NeuronError)) throw error
-      return Response.json({ error: error.toJSON() }, { status: error.status })
-    }
+    return openStream(request, this.subscribers, (caller) => this.check(caller))
   }
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
-    try {
-      const msg = JSON.parse(typeof message === 'string' ? message : new TextDecoder().decode(message)) as { type?: string; after?: unknown }
-      if (msg.type !== 'subscribe') throw new NeuronError('INVALID_MESSAGE', 'an orchestration socket only accepts { "type": "subscribe", "after": N }')
-      const after = msg.after ?? 0
-      if (typeof after !== 'number' || !Number.isInteger(after) || after < 0) throw new NeuronError('INVALID_MESSAGE', 'after must be a non-negative integer')
-      this.subscribers.subscribe(ws, after)
-    } catch (error) {
-      const body = error instanceof NeuronError ? error.toJSON() : { code: 'INVALID_MESSAGE', message: 'not JSON' }
-      ws.send(JSON.stringify({ type: 'error', error: body }))
-    }
+    socketMessage(ws, message, this.subscribers)
   }
 
   override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
@@ -284,15 +233,15 @@ export class OrchestrationObject extends DurableObject<Env> {
     const planner = this.state.planner
     if (!this.state.planned && planner) {
       if (now - planner.since > this.state.timeoutMs) this.record(ORCH.finished, { status: 'failed', reason: `the planning turn timed out after ${this.state.timeoutMs} ms` })
-      else this.sendPlanning()
+      else this.agents.plan(this.state)
     }
     for (const pkg of activePackages(this.state)) {
       if (now - pkg.since > this.state.timeoutMs) {
         this.fail(pkg.id, `timed out after ${this.state.timeoutMs} ms in ${pkg.beat}`)
         continue
       }
-      if (pkg.beat === 'assigned') this.sendAssignment(pkg.id)
-      if (pkg.beat === 'executing') this.sendExecute(pkg.id)
+      if (pkg.beat === 'assigned') this.agents.assign(this.state, pkg.id)
+      if (pkg.beat === 'executing') this.agents.execute(this.state, pkg.id)
     }
     this.advance()
     if (this.state.status === 'running') await this.ctx.storage.setAlarm(Date.now() + TICK_MS)
@@ -334,13 +283,13 @@ export class OrchestrationObject extends DurableObject<Env> {
     switch (decision.kind) {
       case 'plan':
         this.record(ORCH.plannerAssigned, { token: `plan-${crypto.randomUUID()}` })
-        this.sendPlanning()
+        this.agents.plan(this.state)
         return
       case 'assign': {
         const pkg = this.state.packages.get(decision.package)!
         const token = crypto.randomUUID()
         this.record(ORCH.assigned, { package: pkg.id, token, attempt: pkg.attempts + 1 })
-        this.sendAssignment(pkg.id)
+        this.agents.assign(this.state, pkg.id)
         return
       }
       case 'block':
@@ -362,7 +311,7 @@ export class OrchestrationObject extends DurableObject<Env> {
   private execute(pkgId: string): void {
     const pkg = this.state.packages.get(pkgId)!
     this.record(ORCH.executing, { package: pkgId, token: pkg.agent! })
-    this.sendExecute(pkgId)
+    this.agents.execute(this.state, pkgId)
   }
 
   /** RECOVER: a failed attempt is retried with a fresh agent while attempts remain, else the package fails. */
@@ -370,7 +319,7 @@ export class OrchestrationObject extends DurableObject<Env> {
     const pkg = this.state.packages.get(pkgId)!
     const retry = pkg.attempts < this.state.maxAttempts
     this.record(ORCH.failed, { package: pkgId, token: pkg.agent, reason, retry, ...(source ? { source } : {}) })
-    this.stopAgent(pkg.agent, reason)
+    this.agents.stop(pkg.agent, reason)
   }
 
   /** Applies control entries not yet applied. Idempotent by state: what is final stays final. */
@@ -382,11 +331,11 @@ export class OrchestrationObject extends DurableObject<Env> {
       for (const id of this.unfinished(cancel.package)) {
         const agent = this.state.packages.get(id)!.agent
         this.record(ORCH.cancelled, { package: id, reason, source: entry.id })
-        this.stopAgent(agent, reason)
+        this.agents.stop(agent, reason)
       }
       if (cancel.package === null && this.state.status === 'running') {
         this.record(ORCH.finished, { status: 'cancelled', reason })
-        if (!this.state.planned) this.stopAgent(this.state.planner?.token ?? null, reason)
+        if (!this.state.planned) this.agents.stop(this.state.planner?.token ?? null, reason)
       }
     }
     this.advance()
@@ -407,7 +356,7 @@ export class OrchestrationObject extends DurableObject<Env> {
       for (const id of this.unfinished(null)) {
         const agent = this.state.packages.get(id)!.agent
         this.record(ORCH.cancelled, { package: id, reason, source: `budget:${id}` })
-        this.stopAgent(agent, reason)
+        this.agents.stop(agent, reason)
       }
       this.record(ORCH.finished, { status: 'failed', reason })
       return
@@ -418,7 +367,7 @@ export class OrchestrationObject extends DurableObject<Env> {
     this.record(ORCH.budgetExceeded, { scope: 'package', package: pkg.id, ...own })
     const reason = `package budget exceeded: ${own.used} ${own.limit} > ${own.cap}`
     this.record(ORCH.cancelled, { package: pkg.id, reason, source: `budget:${pkg.id}` })
-    this.stopAgent(pkg.agent, reason)
+    this.agents.stop(pkg.agent, reason)
     this.advance()
   }
 
@@ -437,63 +386,6 @@ export class OrchestrationObject extends DurableObject<Env> {
     return { package: pkg.id, beat: pkg.beat, cleared: pkg.beat === 'executing', waitingFor, added: pkg.added, reason: pkg.reason }
   }
 
-  private agentDraft(token: string, type: string, payload: Json): BridgeDraft {
-    return { topic: `${this.topic}.agent.${token}`, type, author: 'object:orchestration', time: 0, payload }
-  }
-
-  private sendAssignment(pkgId: string): void {
-    const pkg = this.state.packages.get(pkgId)!
-    const token = pkg.agent!
-    const draft = this.agentDraft(token, 'orchestration.agent.assign', {
-      orchestration: this.name,
-      package: pkg.id,
-      owner: this.state.owner,
-      share: this.state.share,
-      model: this.state.model,
-      messageId: `declare-${token}`,
-      text: declarePrompt(this.state.goal, pkg.id, pkg.instructions),
-    })
-    this.ctx.waitUntil(this.deliver(token, draft))
-  }
-
-  private sendPlanning(): void {
-    const token = this.state.planner!.token
-    const draft = this.agentDraft(token, 'orchestration.agent.assign', {
-      orchestration: this.name,
-      package: 'plan',
-      owner: this.state.owner,
-      share: this.state.share,
-      model: this.state.model,
-      messageId: `plan-${token}`.slice(0, 128),
-      text: planPrompt(this.state.goal),
-    })
-    this.ctx.waitUntil(this.deliver(token, draft))
-  }
-
-  private sendExecute(pkgId: string): void {
-    const pkg = this.state.packages.get(pkgId)!
-    const token = pkg.agent!
-    const draft = this.agentDraft(token, 'orchestration.agent.prompt', { messageId: `execute-${token}`, text: executePrompt(pkg.id, pkg.instructions) })
-    this.ctx.waitUntil(this.deliver(token, draft))
-  }
-
-  /** Interrupts an agent's running turn through its session's interrupt entry point. */
-  private stopAgent(token: string | null, reason: string): void {
-    if (!token) return
-    this.ctx.waitUntil(this.deliver(token, this.agentDraft(token, 'orchestration.agent.cancel', { reason })))
-  }
-
-  private async deliver(token: string, draft: BridgeDraft): Promise<void> {
-    const name = agentSessionName(this.name, token)
-    const session = this.env.SESSIONS.getByName(name)
-    // Registered before the delivery that creates it, as every session is, so the owner can read it.
-    if (draft.type === 'orchestration.agent.assign') await register(this.env, `session:${name}`)
-    await this.toAgents.deliver(draft, (d) => session.receive(d))
-  }
-
-  private deadLetter(draft: BridgeDraft, error: { code: string; message: string; tries: number }): void {
-    this.bus.publish(`${this.topic}.dead`, INPUT.dead, { draft: draft as unknown as Json, error })
-  }
 }
 
 export function orchestrationNotFound(id: string): NeuronError {
@@ -502,10 +394,4 @@ export function orchestrationNotFound(id: string): NeuronError {
 
 function packageNotFound(id: string, pkg: string): NeuronError {
   return new NeuronError('PACKAGE_NOT_FOUND', `orchestration ${id} has no package ${pkg}`, { status: 404, details: { id, package: pkg } })
-}
-
-function afterOf(request: Request, url: URL): number {
-  const after = Number(request.headers.get('last-event-id') ?? url.searchParams.get('after') ?? 0)
-  if (!Number.isInteger(after) || after < 0) throw new NeuronError('INVALID_QUERY', 'after / Last-Event-ID must be a non-negative integer sequence', { status: 400 })
-  return after
 }
