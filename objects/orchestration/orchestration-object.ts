@@ -236,7 +236,8 @@ export class OrchestrationObject extends DurableObject<Env> {
       else this.agents.plan(this.state)
     }
     for (const pkg of activePackages(this.state)) {
-      if (now - pkg.since > this.state.timeoutMs) {
+      // Only the agent's own work is timed: waiting for an added edge or a human is not.
+      if ((pkg.beat === 'assigned' || pkg.beat === 'executing') && now - pkg.since > this.state.timeoutMs) {
         this.fail(pkg.id, `timed out after ${this.state.timeoutMs} ms in ${pkg.beat}`)
         continue
       }

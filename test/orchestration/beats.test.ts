@@ -142,6 +142,14 @@ describe('recover and budgets', () => {
     expect(log.filter((e) => e.type === 'orchestration.package.failed').map((e) => (e.payload as { retry: boolean }).retry)).toEqual([true, false])
   })
 
+  it('an agent that never declares times out, is retried with a fresh agent, then fails; the orchestration does not hang', async () => {
+    const { id } = await newOrchestration({ plan: [{ id: 'mute', instructions: 'I will not declare anything.' }], maxAttempts: 2, timeoutMs: 1_000 })
+    const view = await waitUntil(id, finished, 30_000)
+    expect(view.status).toBe('failed')
+    expect(view.packages[0]).toMatchObject({ beat: 'failed', attempts: 2 })
+    expect(view.packages[0]!.reason).toMatch(/^timed out after 1000 ms in assigned/)
+  })
+
   it('crossing the orchestration token budget stops assignments and cancels running packages with a durable reason', async () => {
     const plan = [
       { id: 'one', instructions: script('one', {}, 20) },
