@@ -16,6 +16,8 @@ import type { Stored } from '../ledger/envelope.ts'
 import type { Header } from '../ledger/headers.ts'
 import type { Json } from '../ledger/json.ts'
 import { Ledger, migrateLedger, type Page } from '../ledger/ledger.ts'
+import { type Catalog, resolveModelRef } from '../llm/catalog.ts'
+import { composeCatalog, type EnvVars } from '../llm/compose.ts'
 import { Subscribers } from '../session/streams.ts'
 import { parseOrThrow } from '../validate.ts'
 import { AgentChannel } from './agents.ts'
@@ -39,10 +41,12 @@ export class OrchestrationObject extends DurableObject<Env> {
   private readonly subscribers: Subscribers
   private state: OrchState = emptyOrchestration()
   private readonly agents: AgentChannel
+  private readonly catalog: Catalog
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
     this.ledger = new Ledger(ctx.storage)
+    this.catalog = composeCatalog(env as unknown as EnvVars)
     this.subscribers = new Subscribers(ctx, this.ledger, this.topic)
     this.agents = new AgentChannel({
       env,
@@ -72,6 +76,8 @@ export class OrchestrationObject extends DurableObject<Env> {
       }
       return { orchestration: viewOfOrchestration(this.name, this.state), created: false }
     }
+    // Refused now, not at the first assignment: every agent runs on this model.
+    resolveModelRef(this.catalog, body.model)
     const decision = authorize({ owner: caller.id, share: body.share }, caller)
     const { goal, share, model, plan, budget, maxAttempts, timeoutMs } = body
     this.record(ORCH.created, { goal, owner: caller.id, share, model, plan: plan ?? null, budget, maxAttempts, timeoutMs }, gateHeaders(caller, decision))

@@ -17,7 +17,7 @@ import type { Stored } from '../ledger/envelope.ts'
 import type { Header } from '../ledger/headers.ts'
 import { utf8Length } from '../ledger/json.ts'
 import { Ledger, migrateLedger, type Page } from '../ledger/ledger.ts'
-import type { Catalog } from '../llm/catalog.ts'
+import { type Catalog, resolveModelRef } from '../llm/catalog.ts'
 import { composeCatalog, type EnvVars } from '../llm/compose.ts'
 import { costOf } from '../llm/cost.ts'
 import { streamModelBatches } from '../llm/stream.ts'
@@ -322,13 +322,7 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   private resolveModel(ref: string) {
-    const [provider, ...rest] = ref.split('/')
-    const resolved = this.catalog.get(provider!, rest.join('/'))
-    if (!resolved) throw new NeuronError('UNKNOWN_MODEL', `no model ${ref} in the catalog`, { status: 400, details: { model: ref } })
-    if (!resolved.provider.enabled) {
-      throw new NeuronError('PROVIDER_NOT_CONFIGURED', `provider ${resolved.provider.id} has no credentials here`, { status: 400, details: { model: ref } })
-    }
-    return resolved
+    return resolveModelRef(this.catalog, ref)
   }
 
   private costOf(provider: string, model: string, usage: Usage): number | null {

@@ -26,6 +26,9 @@ describe('plans', () => {
     }
     const empty = await postJson('/v1/orchestrations', { goal: 'g', plan: [] })
     expect((await errorOf(empty)).code).toBe('INVALID_REQUEST')
+    const model = await postJson('/v1/orchestrations', { goal: 'g', model: 'nobody/nothing', plan: [{ id: 'a', instructions: 'x' }] })
+    expect(model.status).toBe(400)
+    expect((await errorOf(model)).code).toBe('UNKNOWN_MODEL')
   })
 
   it("others get the 404 an unknown id gets; a shared claim grants reading", async () => {

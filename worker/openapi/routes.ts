@@ -121,7 +121,7 @@ export const ROUTES: RouteDoc[] = [
     maxBodyBytes: MAX_BODY_BYTES,
     ok: { 201: 'created', 200: 'the same orchestration already existed' },
     response: R.OrchestrationView,
-    errors: [...BODY_ERRORS, 'INVALID_REQUEST', 'INVALID_PLAN', 'ORCHESTRATION_EXISTS', 'SPAWN_REFUSED'],
+    errors: [...BODY_ERRORS, 'INVALID_REQUEST', 'INVALID_PLAN', 'UNKNOWN_MODEL', 'PROVIDER_NOT_CONFIGURED', 'ORCHESTRATION_EXISTS', 'SPAWN_REFUSED'],
   },
   { method: 'get', path: '/v1/orchestrations/{id}', operationId: 'getOrchestration', summary: "The DAG with each package's beat, agent and burn", auth: 'bearer', ok: { 200: 'the orchestration' }, response: R.OrchestrationView, errors: ORCHESTRATION_ERRORS },
   {
