@@ -4,7 +4,9 @@
  * their own held addresses: cancel entries on `orchestration.{id}.control`, what
  * an agent sends (declarations, reports, burn) on `orchestration.{id}.agent.{token}`,
  * undeliverable envelopes on `orchestration.{id}.dead`. Each decision that
- * answers an input names it (`source`), so an input is applied at most once.
+ * answers an input names it (`source`). An input is applied at most once because
+ * the ledger is content-addressed: a redelivered input is a `duplicate`, and the
+ * input and its decision are written in the same synchronous call.
  */
 import type { Json } from '../ledger/json.ts'
 import type { Budget, PackageSpec } from './plan.ts'

@@ -147,7 +147,8 @@ export class OrchestrationObject extends DurableObject<Env> {
     const { envelope, duplicate } = this.ledger.append(input)
     if (token === this.state.planner?.token) return this.receivePlan(envelope, duplicate)
     const pkg = [...this.state.packages.values()].find((p) => p.agent === token)
-    if (duplicate || this.state.applied.has(envelope.id)) return { duplicate: true, answer: this.answerFor(pkg?.id) }
+    if (!duplicate && envelope.type === INPUT.burn) return this.receiveBurn(envelope, token)
+    if (duplicate) return { duplicate: true, answer: this.answerFor(pkg?.id) }
     if (!pkg) return { duplicate: false, answer: { accepted: false, reason: 'this agent has no package (it was replaced or never assigned)' } }
     const source = envelope.id
     const payload = envelope.payload
@@ -166,12 +167,6 @@ export class OrchestrationObject extends DurableObject<Env> {
         this.advance()
         return { duplicate: false, answer: { accepted: true } }
       }
-      case INPUT.burn: {
-        const burn = parseOrThrow(BurnInput, payload, 'INVALID_BURN')
-        this.record(ORCH.burned, { package: pkg.id, token, step: burn.step, tokens: burn.tokens, cost: burn.cost, source })
-        this.enforceBudgets(pkg.id)
-        return { duplicate: false, answer: { accepted: true } }
-      }
       case INPUT.failed: {
         const failure = parseOrThrow(FailedInput, payload, 'INVALID_FAILURE')
         if (pkg.beat === 'reported' || pkg.beat === 'failed' || pkg.beat === 'cancelled' || pkg.beat === 'blocked') return { duplicate: false, answer: { accepted: false, reason: `package ${pkg.id} is ${pkg.beat}` } }
@@ -184,9 +179,19 @@ export class OrchestrationObject extends DurableObject<Env> {
     }
   }
 
+  /** Burn counts for whichever package the token ever worked on: a replaced agent's last steps were spent too. */
+  private receiveBurn(envelope: Stored, token: string): { duplicate: boolean; answer: Json } {
+    const pkgId = this.state.tokens.get(token)
+    if (pkgId === undefined) return { duplicate: false, answer: { accepted: false, reason: 'unknown agent' } }
+    const burn = parseOrThrow(BurnInput, envelope.payload, 'INVALID_BURN')
+    this.record(ORCH.burned, { package: pkgId, token, step: burn.step, tokens: burn.tokens, cost: burn.cost, source: envelope.id })
+    this.enforceBudgets(pkgId)
+    return { duplicate: false, answer: { accepted: true } }
+  }
+
   /** The planner's `plan` call: a valid DAG is recorded and scheduled; an invalid one is answered so the model can fix it. */
   private receivePlan(envelope: Stored, duplicate: boolean): { duplicate: boolean; answer: Json } {
-    if (duplicate || this.state.applied.has(envelope.id)) return { duplicate: true, answer: { planned: this.state.planned } }
+    if (duplicate) return { duplicate: true, answer: { planned: this.state.planned } }
     if (envelope.type === INPUT.burn) {
       const burn = parseOrThrow(BurnInput, envelope.payload, 'INVALID_BURN')
       this.record(ORCH.burned, { package: PLANNER, token: this.state.planner!.token, step: burn.step, tokens: burn.tokens, cost: burn.cost, source: envelope.id })

@@ -49,8 +49,8 @@ export interface OrchState {
   planner: { token: string; since: number } | null
   packages: Map<string, PackageState>
   burn: { tokens: number; cost: number }
-  /** Ids of inputs already answered by a decision. */
-  applied: Set<string>
+  /** Every agent token ever assigned → its package (bounded: packages × attempts). */
+  tokens: Map<string, string>
   createdAt: number
   lastSeq: number
   lastId: string | null
@@ -72,7 +72,7 @@ export function emptyOrchestration(): OrchState {
     planner: null,
     packages: new Map(),
     burn: { tokens: 0, cost: 0 },
-    applied: new Set(),
+    tokens: new Map(),
     createdAt: 0,
     lastSeq: 0,
     lastId: null,
@@ -99,7 +99,7 @@ function packageOf(spec: PackageSpec): PackageState {
 }
 
 /**
- * Folds one decision. Packages and the applied-input set are owned by the fold and updated in place.
+ * Folds one decision. The package and token maps are owned by the fold and updated in place.
  *
  * @example
  * const state = ledger.fold(`orchestration.${id}`, reduceOrchestration, emptyOrchestration()).state
@@ -107,8 +107,6 @@ function packageOf(spec: PackageSpec): PackageState {
 export function reduceOrchestration(state: OrchState, envelope: Stored): OrchState {
   const next: OrchState = { ...state, lastSeq: envelope.seq, lastId: envelope.id }
   const p = envelope.payload as never
-  const source = (p as { source?: string } | null)?.source
-  if (source) state.applied.add(source)
   const pkg = (id: string, change: Partial<PackageState>) => {
     const current = state.packages.get(id)
     if (current) state.packages.set(id, { ...current, ...change })
@@ -127,6 +125,7 @@ export function reduceOrchestration(state: OrchState, envelope: Stored): OrchSta
     }
     case ORCH.assigned: {
       const a = p as OrchPayloads[typeof ORCH.assigned]
+      state.tokens.set(a.token, a.package)
       pkg(a.package, { beat: 'assigned', agent: a.token, attempts: a.attempt, declaration: null, since: envelope.time })
       return next
     }

@@ -104,9 +104,10 @@ describe('cancel', () => {
     // Cancel again: nothing left, no second entry.
     expect(await (await postJson(`/v1/orchestrations/${id}/cancel`, {})).json()).toEqual({ cancelled: [], entry: null })
     expect(await decisions(id, 'control')).toHaveLength(1)
-    // Replaying the ledger gives the same state.
-    const replayed = log.reduce((state, e: Stored) => reduceOrchestration(state, e), emptyOrchestration())
-    expect(viewOfOrchestration(id, replayed)).toEqual(await env.ORCHESTRATIONS.getByName(id).view(owner))
+    // Replaying the ledger gives the same state (up to the view's sequence: a late burn may follow).
+    const live = await env.ORCHESTRATIONS.getByName(id).view(owner)
+    const replayed = (await decisions(id)).filter((e) => e.seq <= live.lastSequence).reduce((state, e: Stored) => reduceOrchestration(state, e), emptyOrchestration())
+    expect(viewOfOrchestration(id, replayed)).toEqual(live)
   })
 
   it('cancelling one package leaves the others running; its dependents are blocked and say why', async () => {
