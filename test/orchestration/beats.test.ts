@@ -77,6 +77,24 @@ describe('clearance', () => {
   })
 })
 
+describe('human clearance, denied', () => {
+  it('a denial fails the package without retry and blocks its dependents with the reason', async () => {
+    const plan = [
+      { id: 'risky', instructions: script('risky'), clearance: 'human' },
+      { id: 'after', needs: ['risky'], instructions: script('after') },
+    ]
+    const { id } = await newOrchestration({ plan })
+    await waitUntil(id, (v) => v.packages[0]!.beat === 'awaiting-human')
+    const headers = { 'content-type': 'application/json', ...(await bearer('ada', ['role:clearance'])) }
+    const res = await api(`/v1/orchestrations/${id}/packages/risky/clearance`, { method: 'POST', headers, body: JSON.stringify({ decision: 'deny', reason: 'too risky' }) })
+    expect(res.status).toBe(200)
+    const view = await waitUntil(id, finished)
+    expect(view.packages.map((p) => [p.id, p.beat, p.attempts])).toEqual([['risky', 'failed', 1], ['after', 'blocked', 0]])
+    expect(view.packages[0]!.reason).toMatch(/^clearance denied by .*#ada: too risky$/)
+    expect(view.packages[1]!.reason).toMatch(/^needs risky, which failed: clearance denied/)
+  })
+})
+
 describe('cancel', () => {
   it('mid-run: each agent stops at its boundary, nothing reports after, the entry is idempotent, and replay gives the same state', async () => {
     const slow = (name: string) => [`/beat declare /tool declare {"writes":["file:${name}"]}`, '/beat execute /slow 100', '/beat execute /tokens 200', `/beat execute /tool report {"result":"${name}"}`].join('\n')
