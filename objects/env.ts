@@ -8,6 +8,7 @@ import type { DirectoryObject } from './directory/directory-object.ts'
 import type { GraphObject } from './graph/graph-object.ts'
 import type { LedgerObject } from './ledger-object/ledger-object.ts'
 import type { MeterObject } from './meter/meter-object.ts'
+import type { OrchestrationObject } from './orchestration/orchestration-object.ts'
 import type { SessionObject } from './session/session-object.ts'
 
 export interface Env {
@@ -17,6 +18,7 @@ export interface Env {
   DIRECTORY: DurableObjectNamespace<DirectoryObject>
   CONFIGS: DurableObjectNamespace<ConfigObject>
   GRAPHS: DurableObjectNamespace<GraphObject>
+  ORCHESTRATIONS: DurableObjectNamespace<OrchestrationObject>
   NEURON_ENV?: string
   AUTH_ISSUER?: string
   AUTH_AUDIENCE?: string

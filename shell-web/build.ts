@@ -30,6 +30,9 @@ const HEADERS = `/
 /index.html
   Content-Security-Policy: ${SHELL_CSP}
   X-Frame-Options: DENY
+/orchestration
+  Content-Security-Policy: ${SHELL_CSP}
+  X-Frame-Options: DENY
 /apps/*
   Content-Security-Policy: ${APP_CSP}
   Referrer-Policy: no-referrer
@@ -37,6 +40,9 @@ const HEADERS = `/
   Content-Security-Policy: ${FIXTURE_CSP}
   Referrer-Policy: no-referrer
 `
+
+/** The trusted orchestration view: same origin as the API, like the shell page. */
+const ORCHESTRATION_PAGE = `<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Orchestration</title>\n<link rel="icon" href="data:,">\n<link rel="stylesheet" href="/orchestration.css">\n<script src="/orchestration.js" defer></script>\n</head>\n<body></body>\n</html>\n`
 
 function page(title: string, script: string): string {
   return `<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>${title}</title>\n<link rel="stylesheet" href="/apps/app.css">\n<script src="${script}" defer></script>\n</head>\n<body></body>\n</html>\n`
@@ -70,7 +76,7 @@ function put(path: string, contents: string | Uint8Array): boolean {
 const started = performance.now()
 const frames = [...pages('apps'), ...pages('fixtures')]
 const result = await build({
-  entryPoints: [{ in: join(SRC, 'ui/main.ts'), out: 'shell' }, ...frames.map((f) => ({ in: f.entry, out: f.out }))],
+  entryPoints: [{ in: join(SRC, 'ui/main.ts'), out: 'shell' }, { in: join(SRC, 'orchestration/main.ts'), out: 'orchestration' }, ...frames.map((f) => ({ in: f.entry, out: f.out }))],
   outdir: OUT,
   bundle: true,
   format: 'iife',
@@ -84,7 +90,9 @@ let changed = 0
 for (const file of result.outputFiles) changed += +put(file.path, file.contents)
 changed += +put(join(OUT, 'index.html'), readFileSync(join(SRC, 'index.html')))
 changed += +put(join(OUT, 'shell.css'), readFileSync(join(SRC, 'shell.css')))
+changed += +put(join(OUT, 'orchestration.html'), ORCHESTRATION_PAGE)
+changed += +put(join(OUT, 'orchestration.css'), readFileSync(join(SRC, 'orchestration/orchestration.css')))
 changed += +put(join(OUT, 'apps/app.css'), readFileSync(join(SRC, 'apps/app.css')))
 for (const f of frames) changed += +put(join(OUT, `${f.out}.html`), f.html)
 changed += +put(join(OUT, '_headers'), HEADERS)
-console.log(`shell: ${result.outputFiles.length + frames.length + 5} files in ${relative(process.cwd(), OUT) || OUT}, ${changed} changed, ${Math.round(performance.now() - started)} ms`)
+console.log(`shell: ${result.outputFiles.length + frames.length + 7} files in ${relative(process.cwd(), OUT) || OUT}, ${changed} changed, ${Math.round(performance.now() - started)} ms`)

@@ -2,11 +2,12 @@
  * The edge entry: the gate's stages and the routes, composed here in one
  * visible place. A request to /v1 passes, in this order:
  *
- *   audit → authenticate → meter → [route: validate → authorize → handler]
+ *   audit → authenticate → meter → [spawn] → [route: validate → authorize → handler]
  *
  * - audit wraps everything, so refusals are logged too
  * - authenticate is the only place a credential is checked (worker/gate/authenticate.ts)
  * - meter counts the request against its principal after the response is decided
+ * - spawn refuses agents' credentials on the routes that create sessions or orchestrations
  * - validate: each route parses its input with its zod schema, the same schemas
  *   the OpenAPI document is generated from
  * - authorize runs where each resource's policy lives: the SessionObject for a
@@ -19,6 +20,7 @@ import type { AppEnv } from './env.ts'
 import { audit } from './gate/audit.ts'
 import { authenticate } from './gate/authenticate.ts'
 import { meter } from './gate/meter.ts'
+import { refuseAgents } from './gate/spawn.ts'
 import { onError } from './on-error.ts'
 import { config } from './routes/config.ts'
 import { docs, OPEN_ROUTES } from './routes/docs.ts'
@@ -26,6 +28,7 @@ import { graph, memory } from './routes/graph.ts'
 import { health } from './routes/health.ts'
 import { ledgers } from './routes/ledgers.ts'
 import { me } from './routes/me.ts'
+import { orchestrations } from './routes/orchestrations.ts'
 import { sessions } from './routes/sessions.ts'
 
 export { DirectoryObject } from '../objects/directory/directory-object.ts'
@@ -33,6 +36,7 @@ export { ConfigObject } from '../objects/config/config-object.ts'
 export { GraphObject } from '../objects/graph/graph-object.ts'
 export { LedgerObject } from '../objects/ledger-object/ledger-object.ts'
 export { MeterObject } from '../objects/meter/meter-object.ts'
+export { OrchestrationObject } from '../objects/orchestration/orchestration-object.ts'
 export { SessionObject } from '../objects/session/session-object.ts'
 
 export const app = new Hono<AppEnv>()
@@ -41,12 +45,14 @@ app.route('/health', health)
 app.use('/v1/*', audit())
 app.use('/v1/*', authenticate({ open: OPEN_ROUTES }))
 app.use('/v1/*', meter())
+app.on('POST', ['/v1/sessions', '/v1/orchestrations'], refuseAgents())
 
 app.route('/v1', docs)
 app.route('/v1/ledgers', ledgers)
 app.route('/v1/sessions', sessions)
 app.route('/v1/graph', graph)
 app.route('/v1/memory', memory)
+app.route('/v1/orchestrations', orchestrations)
 app.route('/v1/me', me)
 app.route('/v1/config', config)
 app.notFound((c) => c.json({ error: { code: 'NOT_FOUND', message: `no route for ${c.req.method} ${c.req.path}` } }, 404))

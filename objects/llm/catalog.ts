@@ -4,6 +4,7 @@
  * available / default and holds no behaviour; `compose.ts` fills it.
  */
 import type { JsonObject } from '../ledger/json.ts'
+import { NeuronError } from '../errors.ts'
 import { UnknownModelError } from './errors.ts'
 
 export type Modality = 'text' | 'image' | 'audio' | 'video' | 'pdf'
@@ -108,4 +109,22 @@ export function createCatalog(providers: Provider[], defaultRef: { provider: str
     default: () => fallback,
     providers: () => providers,
   }
+}
+
+/**
+ * Resolves a `provider/model` reference a client gave, or throws the 400 that says why not:
+ * `UNKNOWN_MODEL` when the catalog has no such row, `PROVIDER_NOT_CONFIGURED` when its
+ * provider has no credentials here.
+ *
+ * @example
+ * resolveModelRef(catalog, 'local/echo-1').model.id // 'echo-1'
+ */
+export function resolveModelRef(catalog: Catalog, ref: string): ResolvedModel {
+  const [provider, ...rest] = ref.split('/')
+  const resolved = catalog.get(provider!, rest.join('/'))
+  if (!resolved) throw new NeuronError('UNKNOWN_MODEL', `no model ${ref} in the catalog`, { status: 400, details: { model: ref } })
+  if (!resolved.provider.enabled) {
+    throw new NeuronError('PROVIDER_NOT_CONFIGURED', `provider ${resolved.provider.id} has no credentials here`, { status: 400, details: { model: ref } })
+  }
+  return resolved
 }

@@ -6,6 +6,7 @@
  * takes the caller the gate authenticated and authorizes it first.
  */
 import { DurableObject } from 'cloudflare:workers'
+import type { z } from 'zod'
 import type { Env } from '../env.ts'
 import { authorize, type Caller, gateHeaders } from '../access/authorize.ts'
 import { NeuronError } from '../errors.ts'
@@ -17,10 +18,11 @@ import { chainStep, conversationOf, emptyChain, turnOf } from '../graph/turns.ts
 import { Bus, on } from '../ledger/bus.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import { current, type Header } from '../ledger/headers.ts'
-import { utf8Length } from '../ledger/json.ts'
+import { sha256Hex } from '../ledger/hash.ts'
+import { canonicalJson, type Json, utf8Length } from '../ledger/json.ts'
 import { Ledger, migrateLedger } from '../ledger/ledger.ts'
 import type { Page } from '../ledger/page.ts'
-import type { Catalog } from '../llm/catalog.ts'
+import { type Catalog, resolveModelRef } from '../llm/catalog.ts'
 import { composeCatalog, type EnvVars } from '../llm/compose.ts'
 import { costOf } from '../llm/cost.ts'
 import { streamModelBatches } from '../llm/stream.ts'
@@ -52,6 +54,8 @@ import { CreateSessionSchema, PromptSchema } from './schemas.ts'
 import { type SocketAttachment, Subscribers } from './streams.ts'
 import { epochKey, messagesAt, Truncations } from './truncation.ts'
 import { CALLER_HEADER, ClientMessageSchema, TICKET_HEADER } from './ws-protocol.ts'
+import { bridge, type BridgeDraft } from '../orchestration/bridge.ts'
+import { AgentLink, agentAddressOf, AgentMessageSchema } from './agent.ts'
 
 /** While a drain runs, an alarm this far ahead revives the object if it is evicted mid-work. */
 const WATCHDOG_MS = 30_000
@@ -72,6 +76,8 @@ export class SessionObject extends DurableObject<Env> {
   private ownerClaims: string[] | null = null
   /** What the model is shown, folded as events are recorded (see history.ts). */
   private readonly transcript: History
+  /** Set when this session is an orchestration's agent (its name says so). */
+  protected readonly agent: AgentLink | null
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
@@ -119,6 +125,8 @@ export class SessionObject extends DurableObject<Env> {
     this.tools.register('memory_recall', memory.recall)
     this.tools.register('memory_forget', memory.forget)
     this.tools.register('wait', wait)
+    this.agent = this.agentLink()
+    for (const [name, tool] of this.agent?.tools() ?? []) this.tools.register(name, tool)
     void ctx.blockConcurrencyWhile(async () => {
       await migrateLedger(ctx.storage)
       this.state = restore(ctx.storage.kv, this.ledger, this.topic, this.receipts)
@@ -158,15 +166,7 @@ export class SessionObject extends DurableObject<Env> {
   /** Admits a prompt durably and wakes the runner; never waits for execution. */
   prompt(caller: Caller, input: unknown): { receipt: Receipt; duplicate: boolean } {
     const decision = this.access.check(this.state, caller, 'prompt')
-    const inbox = { admitted: (id: string) => this.receipts.get(id), pending: this.state.pending.length }
-    const admission = admit(this.name, inbox, parseOrThrow(PromptSchema, input, 'INVALID_REQUEST'))
-    if ('receipt' in admission) return { receipt: admission.receipt, duplicate: true }
-    const { messageId, delivery, text, digest } = admission.append
-    // The event and its index entry are written in one synchronous step: both commit or neither.
-    const admitted = this.record(EVENT.admitted, { messageId, delivery, text, digest }, gateHeaders(caller, decision))
-    this.receipts.put(messageId, { seq: admitted.seq, digest })
-    void this.wake()
-    return { receipt: { id: messageId, session: this.name, sequence: admitted.seq, status: 'admitted' }, duplicate: false }
+    return this.admitPrompt(parseOrThrow(PromptSchema, input, 'INVALID_REQUEST'), gateHeaders(caller, decision))
   }
 
   /**
@@ -176,13 +176,39 @@ export class SessionObject extends DurableObject<Env> {
    */
   interrupt(caller: Caller, input: unknown = {}): InterruptReply {
     const decision = this.access.check(this.state, caller, 'interrupt')
-    const decided = decideInterrupt(this.state, parseOrThrow(InterruptSchema, input ?? {}, 'INVALID_REQUEST'), caller.id)
-    if ('reply' in decided) return decided.reply
-    const { id, step, reason } = decided.record
-    this.record(EVENT.interruptRequested, decided.record, gateHeaders(caller, decision))
-    if (step !== null) this.runner.interrupt(step, id, reason)
-    else void this.wake()
-    return { interrupted: true, step, request: id, pending: this.state.pending.length, message: INTERRUPTED }
+    return this.control(caller.id, parseOrThrow(InterruptSchema, input ?? {}, 'INVALID_REQUEST'), gateHeaders(caller, decision))
+  }
+
+  /**
+   * The bridge's receiving end for an agent session: its orchestration assigns it (the
+   * session is created then, owned as the orchestration is), prompts it, or cancels it
+   * through the same interrupt entry point a user has. Prompts are keyed by message id, so
+   * a redelivered envelope is a `duplicate`.
+   */
+  receive(draft: BridgeDraft): { duplicate: boolean; answer: Json } {
+    if (!this.agent) throw new NeuronError('NOT_AN_AGENT', `session ${this.name} is not an orchestration's agent`, { status: 404 })
+    const message = parseOrThrow(AgentMessageSchema, draft, 'INVALID_AGENT_MESSAGE')
+    if (message.type === 'orchestration.agent.cancel') {
+      if (!this.state.exists) return { duplicate: false, answer: { interrupted: false } }
+      // The same durable control entry a user's interrupt records, keyed by the delivered envelope,
+      // so a redelivered cancel is answered as the first was and a crash cannot lose it.
+      const id = `cancel.${sha256Hex(canonicalJson(draft as unknown as Json)).slice(0, 32)}`
+      const reply = this.control(`orchestration:${this.agent.address.orchestration}`, { id, reason: message.payload.reason }, [])
+      return { duplicate: reply.duplicate === true, answer: { interrupted: reply.interrupted } }
+    }
+    if (message.type === 'orchestration.agent.assign' && !this.state.exists) {
+      const { owner, share, model, package: pkg, orchestration } = message.payload
+      if (orchestration !== this.agent.address.orchestration) {
+        throw new NeuronError('NOT_YOUR_AGENT', `agent ${this.name} belongs to orchestration ${this.agent.address.orchestration}`, { status: 403 })
+      }
+      const resolved = this.resolveModel(model)
+      const headers = [{ key: 'principal', value: `orchestration:${orchestration}` }]
+      this.record(EVENT.created, { provider: resolved.provider.id, model: resolved.model.id, title: `agent for ${pkg}`, system: null, owner, share }, headers)
+    }
+    if (!this.state.exists) throw new NeuronError('AGENT_NOT_ASSIGNED', `agent ${this.name} was never assigned`, { status: 409 })
+    const { messageId, text } = message.payload
+    const { receipt, duplicate } = this.admitPrompt(parseOrThrow(PromptSchema, { id: messageId, text }, 'INVALID_REQUEST'), [])
+    return { duplicate, answer: { sequence: receipt.sequence } }
   }
 
   /** A page of durable events after `after`. */
@@ -343,6 +369,37 @@ export class SessionObject extends DurableObject<Env> {
     if (this.hasWork()) await this.wake()
   }
 
+  /**
+   * Records a control entry that stops the running turn it names (or the one running now),
+   * before it acts; idempotent by the request's id. `by` is who asked: a principal, or an
+   * orchestration cancelling its agent.
+   */
+  private control(by: string, request: z.output<typeof InterruptSchema>, headers: Header[]): InterruptReply {
+    const decided = decideInterrupt(this.state, request, by)
+    if ('reply' in decided) return decided.reply
+    const { id, step, reason } = decided.record
+    this.record(EVENT.interruptRequested, decided.record, headers)
+    if (step !== null) this.runner.interrupt(step, id, reason)
+    else void this.wake()
+    return { interrupted: true, step, request: id, pending: this.state.pending.length, message: INTERRUPTED }
+  }
+
+  /**
+   * Admits a validated prompt: an exact retry gets its receipt back; otherwise the `admitted`
+   * event and its index entry are written in one synchronous step (both commit or neither) and
+   * the runner is woken.
+   */
+  private admitPrompt(input: z.output<typeof PromptSchema>, headers: Header[]): { receipt: Receipt; duplicate: boolean } {
+    const inbox = { admitted: (id: string) => this.receipts.get(id), pending: this.state.pending.length }
+    const admission = admit(this.name, inbox, input)
+    if ('receipt' in admission) return { receipt: admission.receipt, duplicate: true }
+    const { messageId, delivery, text, digest } = admission.append
+    const admitted = this.record(EVENT.admitted, { messageId, delivery, text, digest }, headers)
+    this.receipts.put(messageId, { seq: admitted.seq, digest })
+    void this.wake()
+    return { receipt: { id: messageId, session: this.name, sequence: admitted.seq, status: 'admitted' }, duplicate: false }
+  }
+
   // ── Internals ────────────────────────────────────────────────────────────
 
   protected get name(): string {
@@ -366,6 +423,8 @@ export class SessionObject extends DurableObject<Env> {
     const envelope = this.publish(type, payload, headers)
     if (type === EVENT.stepEnded) this.meterTurn(payload as EventPayloads[typeof EVENT.stepEnded])
     if (type === EVENT.drainEnded) this.writeChainLater()
+    const told = this.agent?.observe(type, payload)
+    if (told) this.ctx.waitUntil(told.catch((error: unknown) => console.error('agent: step boundary not delivered', { session: this.name, error })))
     return envelope
   }
 
@@ -428,14 +487,23 @@ export class SessionObject extends DurableObject<Env> {
     this.ctx.waitUntil(metered.catch((error: unknown) => console.error('meter: turn not recorded', { session: this.name, error })))
   }
 
+  /** The agent link when this session's name is an agent address: its tools speak over the bridge. */
+  private agentLink(): AgentLink | null {
+    const address = agentAddressOf(this.name)
+    if (!address) return null
+    const orchestration = this.env.ORCHESTRATIONS.getByName(address.orchestration)
+    const toOrchestration = bridge({
+      deadLetter: (draft, error) => void this.ledger.append({ topic: `${this.topic}.dead`, type: 'orchestration.dead-letter', author: 'stage:bridge', payload: { draft, error } }),
+    })
+    return new AgentLink(address, async (draft) => {
+      const sent = await toOrchestration.deliver(draft, (d) => orchestration.receive(d))
+      if (!sent.ok) throw new NeuronError(sent.error.code, sent.error.message, { status: 502, details: { tries: sent.error.tries } })
+      return sent.answer.answer
+    })
+  }
+
   private resolveModel(ref: string) {
-    const [provider, ...rest] = ref.split('/')
-    const resolved = this.catalog.get(provider!, rest.join('/'))
-    if (!resolved) throw new NeuronError('UNKNOWN_MODEL', `no model ${ref} in the catalog`, { status: 400, details: { model: ref } })
-    if (!resolved.provider.enabled) {
-      throw new NeuronError('PROVIDER_NOT_CONFIGURED', `provider ${resolved.provider.id} has no credentials here`, { status: 400, details: { model: ref } })
-    }
-    return resolved
+    return resolveModelRef(this.catalog, ref)
   }
 
   private costOf(provider: string, model: string, usage: Usage): number | null {

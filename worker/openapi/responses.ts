@@ -66,6 +66,55 @@ export const SessionView: Schema = {
   },
 }
 
+const burn = { type: 'object', required: ['tokens', 'cost'], properties: { tokens: { type: 'number' }, cost: { type: 'number' } } }
+const beats = ['waiting', 'assigned', 'declared', 'awaiting-human', 'cleared', 'executing', 'reported', 'failed', 'blocked', 'cancelled']
+
+export const OrchestrationView: Schema = {
+  type: 'object',
+  required: ['id', 'goal', 'owner', 'share', 'model', 'status', 'reason', 'planned', 'planner', 'budget', 'burn', 'packages', 'createdAt', 'lastSequence'],
+  properties: {
+    id: str,
+    goal: str,
+    owner: str,
+    share: strings,
+    model: str,
+    status: { enum: ['running', 'completed', 'failed', 'cancelled'] },
+    reason: { type: ['string', 'null'] },
+    planned: { type: 'boolean', description: 'false while a planning turn is producing the plan' },
+    planner: { type: ['string', 'null'], description: "the planner agent's session, when there was one" },
+    budget: { type: 'object', properties: { tokens: int, cost: { type: 'number' } } },
+    burn,
+    packages: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'needs', 'added', 'beat', 'agent', 'session', 'attempts', 'declaration', 'burn', 'result', 'reason'],
+        properties: {
+          id: str,
+          needs: { ...strings, description: 'dependencies, including edges clearance added' },
+          added: { ...strings, description: 'the edges clearance added to resolve a conflict' },
+          beat: { enum: beats },
+          agent: { type: ['string', 'null'], description: 'the current agent token' },
+          session: { type: ['string', 'null'], description: "the agent's session name, orchestration.{id}.agent.{token}" },
+          attempts: int,
+          declaration: { type: ['object', 'null'], properties: { reads: strings, writes: strings } },
+          burn,
+          result: {},
+          reason: { type: ['string', 'null'] },
+        },
+      },
+    },
+    createdAt: int,
+    lastSequence: int,
+  },
+}
+
+export const Cancelled: Schema = {
+  type: 'object',
+  required: ['cancelled', 'entry'],
+  properties: { cancelled: { ...strings, description: 'packages this entry cancelled' }, entry: { type: ['integer', 'null'], description: 'sequence of the control entry; null when nothing was left to cancel' } },
+}
+
 export const Receipt: Schema = {
   type: 'object',
   required: ['id', 'session', 'sequence', 'status'],

@@ -13,6 +13,8 @@ import { InterruptSchema } from '../../objects/session/control.ts'
 import { ForkSchema, TruncateSchema } from '../../objects/session/fork.ts'
 import { CreateSessionSchema, PageQuery, PromptSchema, StreamQuery } from '../../objects/session/schemas.ts'
 import { ListQuery, SchemaBody, WalkQuery } from '../routes/ledgers.ts'
+import { CancelSchema, ClearanceSchema, CreateOrchestrationSchema } from '../../objects/orchestration/schemas.ts'
+import { OrchestrationHistoryQuery } from '../routes/orchestrations.ts'
 import { MAX_APPEND_BYTES, MAX_BODY_BYTES, MAX_GRAPH_BODY, MAX_SCHEMA_BYTES } from '../../objects/limits.ts'
 import * as R from './responses.ts'
 
@@ -42,6 +44,7 @@ export interface RouteDoc {
 
 const SESSION_ERRORS = ['SESSION_NOT_FOUND', 'INVALID_SESSION_ID']
 const LEDGER_ERRORS = ['INVALID_NAME']
+const ORCHESTRATION_ERRORS = ['ORCHESTRATION_NOT_FOUND', 'INVALID_ORCHESTRATION_ID']
 /** What reading any JSON body can answer (worker/read-json.ts, worker/body-limit.ts). */
 const BODY_ERRORS = ['INVALID_JSON', 'JSON_TOO_DEEP', 'PAYLOAD_TOO_LARGE']
 /** Every graph route resolves `?scope=`: the caller's own graph, or a claim's it holds. */
@@ -78,7 +81,7 @@ export const ROUTES: RouteDoc[] = [
     maxBodyBytes: MAX_BODY_BYTES,
     ok: { 201: 'created', 200: 'the same session already existed' },
     response: R.SessionView,
-    errors: [...BODY_ERRORS, 'INVALID_REQUEST', 'UNKNOWN_MODEL', 'PROVIDER_NOT_CONFIGURED', 'SESSION_EXISTS'],
+    errors: [...BODY_ERRORS, 'INVALID_REQUEST', 'UNKNOWN_MODEL', 'PROVIDER_NOT_CONFIGURED', 'SESSION_EXISTS', 'SPAWN_REFUSED'],
   },
   { method: 'get', path: '/v1/sessions/{id}', operationId: 'getSession', summary: 'The session projection, folded from its log', auth: 'bearer', ok: { 200: 'the session' }, response: R.SessionView, errors: SESSION_ERRORS },
   {
@@ -246,6 +249,75 @@ export const ROUTES: RouteDoc[] = [
     errors: [...GRAPH_ERRORS, ...REQUEST_ERRORS, 'UNKNOWN_MEMORY', 'TEXT_TOO_LARGE', 'SAME_MEMORY', 'MEMORY_EXISTS'],
   },
   { method: 'get', path: '/v1/memory/pinned', operationId: 'listPinned', summary: 'The pinned memories (the `memory.pinned` context value)', auth: 'bearer', query: ScopeQuery, ok: { 200: 'pinned memories, oldest first' }, response: R.Recalls, errors: GRAPH_ERRORS },
+  {
+    method: 'post',
+    path: '/v1/orchestrations',
+    operationId: 'createOrchestration',
+    summary: 'Create and start an orchestration from a goal and a plan (packages joined by `needs` edges)',
+    auth: 'bearer',
+    body: CreateOrchestrationSchema,
+    maxBodyBytes: MAX_BODY_BYTES,
+    ok: { 201: 'created', 200: 'the same orchestration already existed' },
+    response: R.OrchestrationView,
+    errors: [...BODY_ERRORS, 'INVALID_REQUEST', 'INVALID_PLAN', 'UNKNOWN_MODEL', 'PROVIDER_NOT_CONFIGURED', 'ORCHESTRATION_EXISTS', 'SPAWN_REFUSED'],
+  },
+  { method: 'get', path: '/v1/orchestrations/{id}', operationId: 'getOrchestration', summary: "The DAG with each package's beat, agent and burn", auth: 'bearer', ok: { 200: 'the orchestration' }, response: R.OrchestrationView, errors: ORCHESTRATION_ERRORS },
+  {
+    method: 'get',
+    path: '/v1/orchestrations/{id}/history',
+    operationId: 'getOrchestrationHistory',
+    summary: 'A page of durable entries: decisions, or one sub-address (`control`, `dead`, `agent.{token}`)',
+    auth: 'bearer',
+    query: OrchestrationHistoryQuery,
+    ok: { 200: 'a page' },
+    response: R.Page,
+    errors: [...ORCHESTRATION_ERRORS, 'INVALID_QUERY'],
+  },
+  {
+    method: 'post',
+    path: '/v1/orchestrations/{id}/cancel',
+    operationId: 'cancelOrchestration',
+    summary: 'Record a durable cancel entry for the orchestration or one package (an empty body cancels everything)',
+    auth: 'bearer',
+    body: CancelSchema,
+    maxBodyBytes: MAX_BODY_BYTES,
+    ok: { 200: 'the packages cancelled and the control entry' },
+    response: R.Cancelled,
+    errors: [...ORCHESTRATION_ERRORS, ...BODY_ERRORS, 'INVALID_REQUEST', 'PACKAGE_NOT_FOUND'],
+  },
+  {
+    method: 'post',
+    path: '/v1/orchestrations/{id}/packages/{pkg}/clearance',
+    operationId: 'decideClearance',
+    summary: 'Grant or deny a package waiting on a human clearance (needs the `role:clearance` claim)',
+    auth: 'bearer',
+    body: ClearanceSchema,
+    maxBodyBytes: MAX_BODY_BYTES,
+    ok: { 200: 'the orchestration after the decision' },
+    response: R.OrchestrationView,
+    errors: [...ORCHESTRATION_ERRORS, ...BODY_ERRORS, 'INVALID_REQUEST', 'PACKAGE_NOT_FOUND', 'CLEARANCE_CLAIM_REQUIRED', 'NOT_AWAITING_CLEARANCE'],
+  },
+  {
+    method: 'get',
+    path: '/v1/orchestrations/{id}/events',
+    operationId: 'streamOrchestrationEvents',
+    summary: 'SSE of the decisions: replay after `after` / Last-Event-ID, a replay-end marker, then the live tail',
+    auth: 'bearer',
+    query: StreamQuery,
+    ok: { 200: 'text/event-stream' },
+    response: R.EVENT_STREAM,
+    errors: [...ORCHESTRATION_ERRORS, 'INVALID_QUERY'],
+  },
+  {
+    method: 'get',
+    path: '/v1/orchestrations/{id}/ws',
+    operationId: 'openOrchestrationSocket',
+    summary: 'WebSocket: { "type": "subscribe", "after": N } replays then tails the decisions',
+    auth: 'bearer',
+    query: StreamQuery,
+    ok: { 101: 'switching protocols' },
+    errors: [...ORCHESTRATION_ERRORS, 'INVALID_QUERY', 'UPGRADE_REQUIRED'],
+  },
   {
     method: 'post',
     path: '/v1/ledgers/{name}/envelopes',

@@ -10,6 +10,8 @@
  *   /finish REASON       end with stop | length | content-filter
  *   /fail STATUS [MSG]   answer HTTP STATUS with an OpenAI-style error body
  *   /truncate            end the stream early: no finish, no usage, no [DONE]
+ *   /beat NAME COMMAND   obey COMMAND only when the message has a line `beat: NAME`
+ *                        (an orchestration names the beat on its prompts' first line)
  */
 
 export interface Commands {
@@ -43,7 +45,11 @@ export function parseCommands(text: string): Commands {
     truncate: false,
   }
   const prose: string[] = []
-  for (const line of text.split(/\r\n|\r|\n/)) {
+  const lines = text.split(/\r\n|\r|\n/)
+  const beats = new Set(lines.map((line) => /^beat:\s*(\S+)\s*$/.exec(line.trim())?.[1]).filter((beat) => beat !== undefined))
+  for (const raw of lines) {
+    const line = underBeat(raw, beats)
+    if (line === null) continue
     const match = /^\/(tool|think|say|tokens|slow|finish|fail|truncate)(?:\s+(.*))?$/.exec(line.trim())
     if (!match) {
       prose.push(line)
@@ -88,6 +94,13 @@ export function parseCommands(text: string): Commands {
   }
   commands.prose = prose.join('\n').replace(/\s+/g, ' ').trim()
   return commands
+}
+
+/** A `/beat NAME COMMAND` line is COMMAND under beat NAME and nothing otherwise; other lines pass. */
+function underBeat(line: string, beats: Set<string>): string | null {
+  const match = /^\/beat\s+(\S+)\s+(.*)$/.exec(line.trim())
+  if (!match) return line
+  return beats.has(match[1]!) ? match[2]! : null
 }
 
 function wholeNumber(text: string): number | undefined {

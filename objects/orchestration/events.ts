@@ -1,0 +1,71 @@
+/**
+ * The orchestration's durable vocabulary. Decisions live on the main address
+ * `orchestration.{id}` and the state is a fold over them alone. Inputs arrive on
+ * their own held addresses: cancel entries on `orchestration.{id}.control`, what
+ * an agent sends (declarations, reports, burn) on `orchestration.{id}.agent.{token}`,
+ * undeliverable envelopes on `orchestration.{id}.dead`. Each decision that
+ * answers an input names it (`source`). An input is applied at most once because
+ * the ledger is content-addressed: a redelivered input is a `duplicate`, and the
+ * input and its decision are written in the same synchronous call.
+ */
+import type { Json } from '../ledger/json.ts'
+import type { Budget, PackageSpec } from './plan.ts'
+import type { Conflict, Declaration } from './clearance.ts'
+
+export const ORCH = {
+  created: 'orchestration.created',
+  plannerAssigned: 'orchestration.planner.assigned',
+  planned: 'orchestration.planned',
+  assigned: 'orchestration.package.assigned',
+  declared: 'orchestration.package.declared',
+  refused: 'orchestration.package.refused',
+  awaitingHuman: 'orchestration.package.awaiting-human',
+  cleared: 'orchestration.package.cleared',
+  executing: 'orchestration.package.executing',
+  burned: 'orchestration.package.burned',
+  reported: 'orchestration.package.reported',
+  failed: 'orchestration.package.failed',
+  blocked: 'orchestration.package.blocked',
+  cancelled: 'orchestration.package.cancelled',
+  budgetExceeded: 'orchestration.budget.exceeded',
+  finished: 'orchestration.finished',
+} as const
+
+/** Inputs, on the control and agent addresses. */
+export const INPUT = {
+  cancel: 'orchestration.control.cancel',
+  plan: 'orchestration.agent.plan',
+  declare: 'orchestration.agent.declare',
+  report: 'orchestration.agent.report',
+  burn: 'orchestration.agent.burn',
+  failed: 'orchestration.agent.failed',
+  dead: 'orchestration.dead-letter',
+} as const
+
+export interface OrchPayloads {
+  /** `plan: null`: a planning turn produces it. */
+  [ORCH.created]: { goal: string; owner: string; share: string[]; model: string; plan: PackageSpec[] | null; budget: Budget; maxAttempts: number; timeoutMs: number }
+  [ORCH.plannerAssigned]: { token: string }
+  [ORCH.planned]: { plan: PackageSpec[]; source: string }
+  [ORCH.assigned]: { package: string; token: string; attempt: number }
+  [ORCH.declared]: { package: string; token: string; declaration: Declaration; source: string }
+  [ORCH.refused]: { package: string; conflicts: Conflict[]; edges: [string, string][] }
+  [ORCH.awaitingHuman]: { package: string }
+  [ORCH.cleared]: { package: string; by: 'dag' | 'human'; principal?: string }
+  [ORCH.executing]: { package: string; token: string }
+  [ORCH.burned]: { package: string; token: string; step: string; tokens: number; cost: number; source: string }
+  [ORCH.reported]: { package: string; token: string; result: Json; artifacts: string[]; source: string }
+  [ORCH.failed]: { package: string; token: string | null; reason: string; retry: boolean; source?: string }
+  [ORCH.blocked]: { package: string; reason: string }
+  [ORCH.cancelled]: { package: string; reason: string; source: string }
+  [ORCH.budgetExceeded]: { scope: 'orchestration' | 'package'; package?: string; limit: string; used: number; cap: number }
+  [ORCH.finished]: { status: 'completed' | 'failed' | 'cancelled'; reason: string }
+}
+export type OrchEvent = keyof OrchPayloads
+
+/** A cancel entry on the control address: the whole orchestration, or one package. */
+export interface CancelEntry {
+  package: string | null
+  reason: string
+  principal: string
+}

@@ -1,0 +1,61 @@
+/**
+ * What the orchestration does next, as a pure function of its state: assign
+ * packages whose dependencies reported, clear declared packages whose waits are
+ * over, block packages whose dependencies can never report (saying why), and
+ * finish when every package is final. The object records each decision and
+ * asks again until there is nothing to do, so the orchestration never hangs on
+ * a package that cannot run.
+ */
+import { type ClearanceDecision, clear, type Declaration } from './clearance.ts'
+import { FINAL_BEATS, type OrchState, type PackageState } from './state.ts'
+
+export type Decision =
+  | { kind: 'plan' }
+  | { kind: 'assign'; package: string }
+  | { kind: 'block'; package: string; reason: string }
+  | { kind: 'clear'; package: string; decision: ClearanceDecision; human: boolean }
+  | { kind: 'finish'; status: 'completed' | 'failed'; reason: string }
+
+const DEAD_END: ReadonlySet<string> = new Set(['failed', 'blocked', 'cancelled'])
+
+/**
+ * The next decision, or null when the orchestration must wait for an agent or a human.
+ *
+ * @example
+ * for (let d = nextDecision(state); d; d = nextDecision(state)) state = apply(d)
+ */
+export function nextDecision(state: OrchState): Decision | null {
+  if (!state.exists || state.status !== 'running') return null
+  if (!state.planned) return state.planner === null ? { kind: 'plan' } : null
+  for (const pkg of state.packages.values()) {
+    if (pkg.beat !== 'waiting' && pkg.beat !== 'declared') continue
+    const deadNeed = pkg.needs.map((id) => state.packages.get(id)).find((need) => need && DEAD_END.has(need.beat))
+    if (deadNeed) return { kind: 'block', package: pkg.id, reason: `needs ${deadNeed.id}, which ${deadNeed.beat === 'failed' ? 'failed' : `is ${deadNeed.beat}`}${deadNeed.reason ? `: ${deadNeed.reason}` : ''}` }
+    if (!pkg.needs.every((id) => state.packages.get(id)?.beat === 'reported')) continue
+    if (pkg.beat === 'waiting') return { kind: 'assign', package: pkg.id }
+    return { kind: 'clear', package: pkg.id, decision: clearanceOf(state, pkg), human: pkg.clearance === 'human' }
+  }
+  const packages = [...state.packages.values()]
+  if (packages.length > 0 && packages.every((p) => FINAL_BEATS.has(p.beat))) {
+    const bad = packages.filter((p) => p.beat !== 'reported')
+    return bad.length === 0
+      ? { kind: 'finish', status: 'completed', reason: `all ${packages.length} packages reported` }
+      : { kind: 'finish', status: 'failed', reason: `${bad.length} of ${packages.length} packages did not report: ${bad.map((p) => `${p.id} (${p.beat})`).join(', ')}` }
+  }
+  return null
+}
+
+/** A declared package against every other package that declared and has not finished. */
+export function clearanceOf(state: OrchState, pkg: PackageState): ClearanceDecision {
+  const needs = new Map([...state.packages.values()].map((p) => [p.id, p.needs]))
+  const others = new Map<string, Declaration>()
+  for (const other of state.packages.values()) {
+    if (other.id !== pkg.id && other.declaration && !FINAL_BEATS.has(other.beat)) others.set(other.id, other.declaration)
+  }
+  return clear(needs, pkg.id, pkg.declaration ?? { reads: [], writes: [] }, others)
+}
+
+/** Packages an agent is working on (assigned through executing). */
+export function activePackages(state: OrchState): PackageState[] {
+  return [...state.packages.values()].filter((p) => p.agent !== null && !FINAL_BEATS.has(p.beat) && p.beat !== 'waiting')
+}

@@ -1,0 +1,255 @@
+/**
+ * The orchestration projection: each package's beat, agent, edges and burn,
+ * folded from the decisions on `orchestration.{id}`. Pure; the object applies
+ * the same reducer to each decision it records and rebuilds it on every wake,
+ * so replaying the ledger gives the same state.
+ */
+import type { Stored } from '../ledger/envelope.ts'
+import type { Json } from '../ledger/json.ts'
+import type { Declaration } from './clearance.ts'
+import { ORCH, type OrchPayloads } from './events.ts'
+import type { Budget, PackageSpec } from './plan.ts'
+
+export type Beat = 'waiting' | 'assigned' | 'declared' | 'awaiting-human' | 'cleared' | 'executing' | 'reported' | 'failed' | 'blocked' | 'cancelled'
+
+export const FINAL_BEATS: ReadonlySet<Beat> = new Set(['reported', 'failed', 'blocked', 'cancelled'])
+
+export interface PackageState {
+  id: string
+  needs: string[]
+  /** Edges clearance added (`needs` already includes them). */
+  added: string[]
+  instructions: string
+  clearance: 'dag' | 'human'
+  budget: Budget
+  beat: Beat
+  agent: string | null
+  attempts: number
+  declaration: Declaration | null
+  burn: { tokens: number; cost: number }
+  result: Json | null
+  reason: string | null
+  /** When the current attempt started executing (for the timeout). */
+  since: number
+}
+
+export interface OrchState {
+  exists: boolean
+  goal: string
+  owner: string
+  share: string[]
+  model: string
+  budget: Budget
+  maxAttempts: number
+  timeoutMs: number
+  status: 'running' | 'completed' | 'failed' | 'cancelled'
+  reason: string | null
+  /** False until the plan is known: given at creation, or produced by the planner agent. */
+  planned: boolean
+  planner: { token: string; since: number } | null
+  packages: Map<string, PackageState>
+  burn: { tokens: number; cost: number }
+  /** Every agent token ever assigned → its package (bounded: packages × attempts). */
+  tokens: Map<string, string>
+  createdAt: number
+  lastSeq: number
+  lastId: string | null
+}
+
+export function emptyOrchestration(): OrchState {
+  return {
+    exists: false,
+    goal: '',
+    owner: '',
+    share: [],
+    model: '',
+    budget: {},
+    maxAttempts: 2,
+    timeoutMs: 0,
+    status: 'running',
+    reason: null,
+    planned: false,
+    planner: null,
+    packages: new Map(),
+    burn: { tokens: 0, cost: 0 },
+    tokens: new Map(),
+    createdAt: 0,
+    lastSeq: 0,
+    lastId: null,
+  }
+}
+
+function packageOf(spec: PackageSpec): PackageState {
+  return {
+    id: spec.id,
+    needs: [...spec.needs],
+    added: [],
+    instructions: spec.instructions,
+    clearance: spec.clearance,
+    budget: spec.budget ?? {},
+    beat: 'waiting',
+    agent: null,
+    attempts: 0,
+    declaration: null,
+    burn: { tokens: 0, cost: 0 },
+    result: null,
+    reason: null,
+    since: 0,
+  }
+}
+
+/**
+ * Folds one decision. The package and token maps are owned by the fold and updated in place.
+ *
+ * @example
+ * const state = ledger.fold(`orchestration.${id}`, reduceOrchestration, emptyOrchestration()).state
+ */
+export function reduceOrchestration(state: OrchState, envelope: Stored): OrchState {
+  const next: OrchState = { ...state, lastSeq: envelope.seq, lastId: envelope.id }
+  const p = envelope.payload as never
+  const pkg = (id: string, change: Partial<PackageState>) => {
+    const current = state.packages.get(id)
+    if (current) state.packages.set(id, { ...current, ...change })
+  }
+  switch (envelope.type) {
+    case ORCH.created: {
+      const c = p as OrchPayloads[typeof ORCH.created]
+      for (const spec of c.plan ?? []) state.packages.set(spec.id, packageOf(spec))
+      return { ...next, exists: true, planned: c.plan !== null, goal: c.goal, owner: c.owner, share: c.share, model: c.model, budget: c.budget, maxAttempts: c.maxAttempts, timeoutMs: c.timeoutMs, createdAt: envelope.time }
+    }
+    case ORCH.plannerAssigned:
+      return { ...next, planner: { token: (p as OrchPayloads[typeof ORCH.plannerAssigned]).token, since: envelope.time } }
+    case ORCH.planned: {
+      for (const spec of (p as OrchPayloads[typeof ORCH.planned]).plan) state.packages.set(spec.id, packageOf(spec))
+      return { ...next, planned: true }
+    }
+    case ORCH.assigned: {
+      const a = p as OrchPayloads[typeof ORCH.assigned]
+      state.tokens.set(a.token, a.package)
+      pkg(a.package, { beat: 'assigned', agent: a.token, attempts: a.attempt, declaration: null, since: envelope.time })
+      return next
+    }
+    case ORCH.declared: {
+      const d = p as OrchPayloads[typeof ORCH.declared]
+      pkg(d.package, { beat: 'declared', declaration: d.declaration })
+      return next
+    }
+    case ORCH.refused: {
+      const r = p as OrchPayloads[typeof ORCH.refused]
+      const current = state.packages.get(r.package)
+      if (current) {
+        const before = r.edges.map(([from]) => from).filter((from) => !current.needs.includes(from))
+        pkg(r.package, { needs: [...current.needs, ...before], added: [...current.added, ...before] })
+      }
+      return next
+    }
+    case ORCH.awaitingHuman:
+      pkg((p as OrchPayloads[typeof ORCH.awaitingHuman]).package, { beat: 'awaiting-human' })
+      return next
+    case ORCH.cleared:
+      pkg((p as OrchPayloads[typeof ORCH.cleared]).package, { beat: 'cleared' })
+      return next
+    case ORCH.executing:
+      pkg((p as OrchPayloads[typeof ORCH.executing]).package, { beat: 'executing', since: envelope.time })
+      return next
+    case ORCH.burned: {
+      const b = p as OrchPayloads[typeof ORCH.burned]
+      const current = state.packages.get(b.package)
+      if (current) pkg(b.package, { burn: { tokens: current.burn.tokens + b.tokens, cost: current.burn.cost + b.cost } })
+      return { ...next, burn: { tokens: state.burn.tokens + b.tokens, cost: state.burn.cost + b.cost } }
+    }
+    case ORCH.reported: {
+      const r = p as OrchPayloads[typeof ORCH.reported]
+      pkg(r.package, { beat: 'reported', result: r.result })
+      return next
+    }
+    case ORCH.failed: {
+      const f = p as OrchPayloads[typeof ORCH.failed]
+      pkg(f.package, f.retry ? { beat: 'waiting', agent: null, declaration: null, reason: f.reason } : { beat: 'failed', reason: f.reason })
+      return next
+    }
+    case ORCH.blocked: {
+      const b = p as OrchPayloads[typeof ORCH.blocked]
+      pkg(b.package, { beat: 'blocked', reason: b.reason })
+      return next
+    }
+    case ORCH.cancelled: {
+      const c = p as OrchPayloads[typeof ORCH.cancelled]
+      pkg(c.package, { beat: 'cancelled', reason: c.reason })
+      return next
+    }
+    case ORCH.finished: {
+      const f = p as OrchPayloads[typeof ORCH.finished]
+      return { ...next, status: f.status, reason: f.reason }
+    }
+    default:
+      return next
+  }
+}
+
+/** The public view: the DAG with each package's beat, agent and burn. */
+export interface OrchestrationView {
+  id: string
+  goal: string
+  owner: string
+  share: string[]
+  model: string
+  status: OrchState['status']
+  reason: string | null
+  planned: boolean
+  /** The planner agent's session, when a planning turn produced (or is producing) the plan. */
+  planner: string | null
+  budget: Budget
+  burn: { tokens: number; cost: number }
+  packages: {
+    id: string
+    needs: string[]
+    added: string[]
+    beat: Beat
+    agent: string | null
+    session: string | null
+    attempts: number
+    declaration: Declaration | null
+    burn: { tokens: number; cost: number }
+    result: Json | null
+    reason: string | null
+  }[]
+  createdAt: number
+  lastSequence: number
+}
+
+export function viewOfOrchestration(id: string, state: OrchState): OrchestrationView {
+  return {
+    id,
+    goal: state.goal,
+    owner: state.owner,
+    share: state.share,
+    model: state.model,
+    status: state.status,
+    reason: state.reason,
+    planned: state.planned,
+    planner: state.planner ? agentSessionName(id, state.planner.token) : null,
+    budget: state.budget,
+    burn: state.burn,
+    packages: [...state.packages.values()].map((p) => ({
+      id: p.id,
+      needs: p.needs,
+      added: p.added,
+      beat: p.beat,
+      agent: p.agent,
+      session: p.agent ? agentSessionName(id, p.agent) : null,
+      attempts: p.attempts,
+      declaration: p.declaration,
+      burn: p.burn,
+      result: p.result,
+      reason: p.reason,
+    })),
+    createdAt: state.createdAt,
+    lastSequence: state.lastSeq,
+  }
+}
+
+/** The name of an agent's SessionObject, which is also its address. */
+export function agentSessionName(orchestration: string, token: string): string {
+  return `orchestration.${orchestration}.agent.${token}`
+}

@@ -1,0 +1,118 @@
+/**
+ * An agent session: a SessionObject named `orchestration.{id}.agent.{token}`,
+ * created only by its orchestration (through the bridge, never by a route). It
+ * gets two tools, `declare` and `report`, which carry the agent's declaration
+ * and report to the orchestration over the bridge stage, and it tells the
+ * orchestration each step's token burn and any halt. It has no tool that
+ * creates a session or an orchestration: spawn authority stays central.
+ */
+import { z } from 'zod'
+import type { Json } from '../ledger/json.ts'
+import { INPUT } from '../orchestration/events.ts'
+import type { BridgeDraft } from '../orchestration/bridge.ts'
+import { Tool } from '../tools/tool.ts'
+import { Identifier } from '../validate.ts'
+import { EVENT, type EventPayloads, type EventType } from './events.ts'
+
+export interface AgentAddress {
+  orchestration: string
+  token: string
+}
+
+const NAME = /^orchestration\.([A-Za-z0-9_:-]+)\.agent\.([A-Za-z0-9_:-]+)$/
+
+/**
+ * The orchestration and token of an agent session's name, or null for an ordinary session.
+ *
+ * @example
+ * agentAddressOf('orchestration.o1.agent.t7') // { orchestration: 'o1', token: 't7' }
+ */
+export function agentAddressOf(name: string): AgentAddress | null {
+  const match = NAME.exec(name)
+  return match ? { orchestration: match[1]!, token: match[2]! } : null
+}
+
+/** What the orchestration sends an agent session over the bridge. */
+export const AgentMessageSchema = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('orchestration.agent.assign'),
+    payload: z.object({
+      orchestration: z.string(),
+      package: z.string(),
+      owner: z.string(),
+      share: z.array(z.string()),
+      model: z.string(),
+      messageId: Identifier,
+      text: z.string().min(1),
+    }),
+  }),
+  z.object({ type: z.literal('orchestration.agent.prompt'), payload: z.object({ messageId: Identifier, text: z.string().min(1) }) }),
+  z.object({ type: z.literal('orchestration.agent.cancel'), payload: z.object({ reason: z.string() }) }),
+])
+export type AgentMessage = z.infer<typeof AgentMessageSchema>
+
+/** What the orchestration answered, as the tool's output. */
+const Answer = z.json()
+
+/**
+ * The agent's link to its orchestration: its two tools and what it reports at step boundaries.
+ *
+ * @example
+ * const link = new AgentLink(address, (draft) => bridge.deliver(draft, send))
+ * tools.register('declare', link.declare)
+ */
+export class AgentLink {
+  readonly declare: Tool
+  readonly report: Tool
+  /** Only the planner (a token starting `plan-`) is given the `plan` tool. */
+  readonly plan: Tool | null
+
+  constructor(
+    readonly address: AgentAddress,
+    private readonly send: (draft: BridgeDraft) => Promise<Json>,
+  ) {
+    this.declare = Tool.make({
+      description: 'Declare the resources this work package will read and write (keys such as file:src/a.ts or doc:roadmap). Call it first, once.',
+      input: z.object({ reads: z.array(z.string().min(1).max(512)).max(256).default([]), writes: z.array(z.string().min(1).max(512)).max(256).default([]) }),
+      output: Answer,
+      execute: (input, context) => this.send(this.draft(INPUT.declare, { ...input, toolCallId: context.toolCallId })),
+    })
+    this.report = Tool.make({
+      description: 'End the work package: its result and the artifacts it produced.',
+      input: z.object({ result: z.json(), artifacts: z.array(z.string().max(512)).max(64).default([]) }),
+      output: Answer,
+      execute: (input, context) => this.send(this.draft(INPUT.report, { result: input.result as Json, artifacts: input.artifacts, toolCallId: context.toolCallId })),
+    })
+    this.plan = address.token.startsWith('plan-')
+      ? Tool.make({
+          description: 'Give the plan: work packages ({ id, needs, instructions }) whose needs form a DAG.',
+          input: z.object({ packages: z.array(z.json()).min(1).max(200) }),
+          output: Answer,
+          // The orchestration checks the plan and answers why it is refused, so the model can fix it.
+          execute: (input, context) => this.send(this.draft(INPUT.plan, { packages: input.packages as Json, toolCallId: context.toolCallId })),
+        })
+      : null
+  }
+
+  /** The tools this agent is shown. */
+  tools(): [string, Tool][] {
+    return this.plan ? [['plan', this.plan]] : [['declare', this.declare], ['report', this.report]]
+  }
+
+  /** Step boundaries: each step's exact burn, and a halt after a failure, go to the orchestration. */
+  observe<T extends EventType>(type: T, payload: EventPayloads[T]): Promise<Json> | null {
+    if (type === EVENT.stepEnded) {
+      const step = payload as EventPayloads[typeof EVENT.stepEnded]
+      const tokens = step.usage ? step.usage.inputTokens + step.usage.outputTokens : 0
+      return this.send(this.draft(INPUT.burn, { step: step.step, tokens, cost: step.cost ?? 0 }))
+    }
+    if (type === EVENT.halted && (payload as EventPayloads[typeof EVENT.halted]).reason === 'step-failed') {
+      return this.send(this.draft(INPUT.failed, { reason: 'the agent halted after a failed step' }))
+    }
+    return null
+  }
+
+  private draft(type: string, payload: Json): BridgeDraft {
+    return { topic: `orchestration.${this.address.orchestration}.agent.${this.address.token}`, type, author: `agent:${this.address.token}`, time: Date.now(), payload }
+  }
+}

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest'
+import { api } from '../support/api.ts'
+import { decisions, finished, newOrchestration, script, waitUntil } from '../support/orchestration.ts'
+import { openSocket, readSse } from '../support/streams.ts'
+
+describe('orchestration streams', () => {
+  it('SSE replays after Last-Event-ID, marks the replay end, then tails live decisions to the finish', async () => {
+    const plan = [
+      { id: 'a', instructions: script('a', {}, 30) },
+      { id: 'b', needs: ['a'], instructions: script('b', {}, 30) },
+    ]
+    const { id } = await newOrchestration({ plan })
+    const seen = await readSse(
+      await api(`/v1/orchestrations/${id}/events`, { headers: { 'last-event-id': '1' } }),
+      (events) => events.some((e) => e.event === 'orchestration.finished'),
+      30_000,
+    )
+    const ids = seen.filter((e) => e.event.startsWith('orchestration.')).map((e) => Number(e.id))
+    // Exactly the decisions after sequence 1, each once, in order (agents' inputs share the
+    // ledger's sequence but live on their own addresses, so the numbers have gaps).
+    // (A late step's burn may land after `finished`; the stream was read up to `finished`.)
+    const last = ids.at(-1)!
+    expect(ids).toEqual((await decisions(id)).map((e) => e.seq).filter((seq) => seq > 1 && seq <= last))
+    expect(seen.some((e) => e.event === 'replay-end')).toBe(true)
+  })
+
+  it('a WebSocket subscribes after a sequence and gets exactly the decisions after it', async () => {
+    const { id } = await newOrchestration({ plan: [{ id: 'a', instructions: script('a') }] })
+    await waitUntil(id, finished)
+    const all = (await decisions(id)).map((e) => e.seq)
+    const socket = await openSocket(`/v1/orchestrations/${id}/ws`)
+    socket.send({ type: 'subscribe', after: 3 })
+    const messages = await socket.until((m) => m.some((x) => x.type === 'replay-end'))
+    const seqs = messages.filter((m) => m.type === 'event').map((m) => m.seq)
+    expect(seqs).toEqual(all.filter((seq) => seq > 3))
+    socket.send({ type: 'prompt', text: 'no' })
+    const error = await socket.until((m) => m.some((x) => x.type === 'error'))
+    expect(error.find((x) => x.type === 'error')).toMatchObject({ error: { code: 'INVALID_MESSAGE' } })
+    socket.close()
+  })
+
+  it('streams of an orchestration the caller may not see are 404', async () => {
+    const { id } = await newOrchestration({ plan: [{ id: 'a', instructions: script('a') }] })
+    const res = await api(`/v1/orchestrations/${id}/events`, {}, 'mallory')
+    expect(res.status).toBe(404)
+    await waitUntil(id, finished)
+  })
+})
