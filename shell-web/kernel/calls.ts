@@ -37,6 +37,8 @@ export interface Call {
   targetEp?: Endpoint
   kid?: number
   wantsProgress: boolean
+  /** Whether the call holds one of its caller's in-flight slots (a request waiting for the person does not). */
+  slot: boolean
   progress: number
   progressLimitAudited: boolean
   accept?: (ok: unknown) => Outcome
@@ -57,12 +59,17 @@ export class Calls {
     private readonly strike: (ep: Endpoint) => void = () => {},
   ) {}
 
-  /** Opens a call: claims an in-flight slot and arms the timeout. */
-  begin(caller: Endpoint, reqId: number, action: string, target: string, tool: string, args: unknown, timeoutMs: number, wantsProgress = false): Call | BusErrorShape {
+  /**
+   * Opens a call: claims an in-flight slot (unless `slot` is false: a request that waits for the
+   * person, bounded by the pending-grant limits instead) and arms the timeout.
+   */
+  begin(caller: Endpoint, reqId: number, action: string, target: string, tool: string, args: unknown, timeoutMs: number, wantsProgress = false, slot = true): Call | BusErrorShape {
     const mine = this.#byCaller.get(caller)
     if (mine?.has(reqId)) return fail('BAD_REQUEST', `request id ${reqId} is already in flight`)
-    const slot = this.inFlight.take(caller.id)
-    if (!slot.ok) return fail('TOO_MANY_IN_FLIGHT', `at most ${LIMITS.maxInFlightPerSource} routed calls in flight per endpoint`, slot.retryAfterMs)
+    if (slot) {
+      const taken = this.inFlight.take(caller.id)
+      if (!taken.ok) return fail('TOO_MANY_IN_FLIGHT', `at most ${LIMITS.maxInFlightPerSource} routed calls in flight per endpoint`, taken.retryAfterMs)
+    }
     const call: Call = {
       caller,
       reqId,
@@ -75,6 +82,7 @@ export class Calls {
       timer: setTimeout(() => this.#timeout(call), timeoutMs),
       abort: new AbortController(),
       wantsProgress,
+      slot,
       progress: 0,
       progressLimitAudited: false,
     }
@@ -102,7 +110,7 @@ export class Calls {
     mine.delete(call.reqId)
     if (!mine.size) this.#byCaller.delete(call.caller)
     clearTimeout(call.timer)
-    this.inFlight.release(call.caller.id)
+    if (call.slot) this.inFlight.release(call.caller.id)
     if ('error' in outcome) call.abort.abort()
     if (call.targetEp && call.kid !== undefined) {
       this.#byTarget.get(call.targetEp)?.delete(call.kid)

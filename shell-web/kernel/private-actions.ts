@@ -44,6 +44,7 @@ export function createPrivateActions(deps: { endpoints: Endpoints; manifest(app:
       }
       const descriptor = p as unknown as ToolDescriptor
       ep.tools.set(name, { descriptor, key: JSON.stringify(descriptor), validateInput: compileSchema(inputSchema), validateOutput: compileSchema(outputSchema) })
+      deps.endpoints.settled(ep)
       return { ok: {} }
     },
   }

@@ -52,7 +52,9 @@ export function createMsgBusClient(): MsgBusClient {
     callTool<O>(call: ToolCall<unknown>, options: CallOptions = {}) {
       const timeoutMs = options.timeout === undefined ? undefined : options.timeout * 1000
       const payload = { target: call.target, name: call.name, arguments: call.arguments, ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(options.onProgress ? { progress: true } : {}) }
-      return transport.request('tools.call', payload, { timeoutMs, signal: options.signal, onProgress: options.onProgress as (v: unknown) => void }) as Promise<O>
+      // The kernel runs permissions.request without an in-flight slot (an open dialog must not block the app's calls).
+      const holdsSlot = !(call.target === 'kernel' && call.name === 'permissions.request')
+      return transport.request('tools.call', payload, { holdsSlot, timeoutMs, signal: options.signal, onProgress: options.onProgress as (v: unknown) => void }) as Promise<O>
     },
     listApps: () => kernel<{ apps: AppSummary[] }>('apps.list', {}).then((r) => r.apps),
     describeApp: (app) => kernel<AppDescription>('apps.describe', { app }),

@@ -22,6 +22,8 @@ export interface ConnectInfo {
 }
 
 export interface RequestOptions {
+  /** False for a request the kernel runs without an in-flight slot (permissions.request waits for the person). */
+  holdsSlot?: boolean
   timeoutMs?: number
   onProgress?: (value: unknown) => void
   signal?: AbortSignal
@@ -80,7 +82,7 @@ export class Transport {
     const json = checkJson(payload, LIMITS.maxPayloadBytes, LIMITS.maxDepth)
     if (!json.ok) return Promise.reject(new BusError(json.code, `${json.path}: ${json.reason}`))
     if (options.signal?.aborted) return Promise.reject(new BusError('CANCELLED', 'aborted before sending'))
-    const routed = action === 'tools.call' || action === 'tools.list'
+    const routed = (action === 'tools.call' || action === 'tools.list') && options.holdsSlot !== false
     // The kernel would refuse the 9th too; refusing it here keeps an honest app's burst off the kernel.
     if (routed && [...this.#pending.values()].filter((p) => p.routed).length >= LIMITS.maxInFlightPerSource) {
       return Promise.reject(new BusError('TOO_MANY_IN_FLIGHT', `at most ${LIMITS.maxInFlightPerSource} routed calls in flight per endpoint`, LIMITS.retryAfterMs))
