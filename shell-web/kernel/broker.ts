@@ -8,6 +8,7 @@
  * @example
  * broker.attach(endpoint) // endpoint.port.onmessage now feeds the broker
  */
+import { ATTACHMENTS_ANNOTATION, checkAttachment } from './attachments.ts'
 import type { AuditRing } from './audit.ts'
 import type { Call, Calls, Outcome } from './calls.ts'
 import type { Endpoint, Endpoints, RegisteredTool } from './endpoints.ts'
@@ -101,7 +102,7 @@ export class Broker {
     if (!isId(msg.id)) return this.#malformed(ep, 'exec without a numeric id')
     const id = msg.id
     const envelope = msg.payload
-    if (!hasExactKeys(msg, ['type', 'id', 'payload']) || !isRecord(envelope) || !hasExactKeys(envelope, ['action', 'payload']) || typeof envelope.action !== 'string') {
+    if (!hasExactKeys(msg, ['type', 'id', 'payload'], ['attachment']) || !isRecord(envelope) || !hasExactKeys(envelope, ['action', 'payload']) || typeof envelope.action !== 'string') {
       return this.#refuse(ep, id, '?', '?', undefined, fail('BAD_REQUEST', 'an exec is { type, id, payload: { action, payload } }'))
     }
     const action = envelope.action.slice(0, 64)
@@ -111,6 +112,12 @@ export class Broker {
     const label = isRecord(payload) ? { target: String(payload.target ?? KERNEL).slice(0, 128), tool: String(payload.name ?? action).slice(0, 64) } : { target: KERNEL, tool: action }
     const json = checkJson(payload, LIMITS.maxPayloadBytes, LIMITS.maxDepth)
     if (!json.ok) return this.#refuse(ep, id, label.target, label.tool, undefined, fail(json.code, `${json.path}: ${json.reason}`), visibility)
+    if ('attachment' in msg) {
+      // The sidecar rides only beside a tools.call; checking it reads its length, never its bytes.
+      const checked = action === 'tools.call' ? checkAttachment(msg.attachment) : fail('ATTACHMENT_REJECTED', `${action} takes no attachment`)
+      if ('code' in checked) return this.#refuse(ep, id, label.target, label.tool, undefined, checked, visibility)
+      return this.#call(ep, id, payload, { buffer: msg.attachment as ArrayBuffer, bytes: checked.bytes })
+    }
     if (action === 'tools.call') return this.#call(ep, id, payload)
     if (action === 'tools.list') return this.#list(ep, id, payload)
     const privateAction = this.k.privateActions.get(action)
@@ -123,7 +130,7 @@ export class Broker {
     ep.post({ type: 'result', id, ok: outcome.ok })
   }
 
-  #call(ep: Endpoint, id: number, p: unknown) {
+  #call(ep: Endpoint, id: number, p: unknown, attachment?: { buffer: ArrayBuffer; bytes: number }) {
     if (!isRecord(p) || !hasExactKeys(p, ['target', 'name', 'arguments'], ['timeoutMs', 'progress']) || typeof p.target !== 'string' || typeof p.name !== 'string' || !TOOL_NAME.test(p.name) || (p.progress !== undefined && typeof p.progress !== 'boolean')) {
       return this.#refuse(ep, id, '?', 'tools.call', p, fail('BAD_REQUEST', 'tools.call takes exactly { target, name, arguments, timeoutMs?, progress? }'))
     }
@@ -132,18 +139,22 @@ export class Broker {
     const kernelTool = p.target === KERNEL ? this.k.kernelTools.get(p.name) : undefined
     const call = this.k.calls.begin(ep, id, 'tools.call', p.target, p.name, p.arguments, timeoutMs, p.progress === true, !kernelTool?.waitsForPerson)
     if ('code' in call) return this.#refuse(ep, id, p.target, p.name, p.arguments, call)
+    if (attachment && p.target === KERNEL) return this.k.calls.finish(call, { error: fail('ATTACHMENT_REJECTED', 'kernel tools take no attachment') })
+    if (attachment && !this.k.calls.holdAttachment(call, attachment.bytes)) return
     if (p.target === KERNEL) return void this.#kernelTool(call, p.name, p.arguments)
     const name = p.name
     const invoke = { name, arguments: p.arguments, caller: { endpoint: ep.id, app: ep.app }, progress: p.progress === true, timeoutMs }
     this.#withTarget(call, (target) => target.tools.has(name), (target) => {
       const tool: RegisteredTool | undefined = target.tools.get(name)
       if (!tool) return this.k.calls.finish(call, { error: fail('UNKNOWN_TOOL', `${target.id} exposes no tool ${name}`) })
+      call.attachments = tool.descriptor.annotations?.[ATTACHMENTS_ANNOTATION] === true
+      if (attachment && !call.attachments) return this.k.calls.finish(call, { error: fail('ATTACHMENT_REJECTED', `${name} is not annotated ${ATTACHMENTS_ANNOTATION}`) })
       const issue = this.#validate(tool.validateInput, invoke.arguments, 'input')
       if (issue) return this.k.calls.finish(call, { error: issue })
       this.k.calls.forward(call, target, { action: 'tool.invoke', payload: invoke }, (ok) => {
         const outputIssue = this.#validate(tool.validateOutput, ok, 'output')
         return outputIssue ? { error: outputIssue } : { ok }
-      })
+      }, attachment?.buffer)
     })
   }
 

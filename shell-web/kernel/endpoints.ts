@@ -43,11 +43,11 @@ export class Endpoint {
     readonly port: MessagePort,
   ) {}
 
-  /** Posts on the private port; a closed or dead port just drops it. */
-  post(message: PortMessage): void {
+  /** Posts on the private port (transferring `transfer`); a closed or dead port just drops it. */
+  post(message: PortMessage, transfer: Transferable[] = []): void {
     if (!this.live) return
     try {
-      this.port.postMessage(message)
+      this.port.postMessage(message, transfer)
     } catch {
       // DataCloneError cannot happen for kernel-built JSON; a closed port is fine to ignore
     }
