@@ -11,7 +11,7 @@
  *
  * @example
  * audit.record({ caller, callerApp: 'planner', target: 'app:notes:background', tool: 'notes_search', status: 'ok', durationMs: 3 })
- * audit.forApp('planner') // that app's own entries, oldest first
+ * audit.forApp('planner') // that app's own entries, oldest first (refused private actions left out)
  */
 import type { AuditCode } from '../protocol/codes.ts'
 import { LIMITS } from '../protocol/limits.ts'
@@ -33,6 +33,11 @@ export interface AuditEntry {
   result?: string
   /** How many identical events this entry stands for. */
   count: number
+  /**
+   * A refused private action: shown to the person on the trusted page, never returned to apps
+   * (audit.list) — private actions stay out of what an app or a model can read.
+   */
+  private?: true
 }
 
 export type AuditInput = Omit<AuditEntry, 'seq' | 'at' | 'count'>
@@ -101,9 +106,9 @@ export class AuditRing {
     return this.#entries
   }
 
-  /** Entries whose kernel-derived caller belongs to `app`. */
+  /** Entries whose kernel-derived caller belongs to `app`, as that app may read them (no private entries). */
   forApp(app: string): AuditEntry[] {
-    return this.#entries.filter((e) => e.callerApp === app)
+    return this.#entries.filter((e) => e.callerApp === app && !e.private)
   }
 
   onChange(listener: () => void): () => void {

@@ -8,6 +8,7 @@
  * @example
  * broker.attach(endpoint) // endpoint.port.onmessage now feeds the broker
  */
+import { ATTACHMENTS_ANNOTATION, checkAttachment } from './attachments.ts'
 import type { AuditRing } from './audit.ts'
 import type { Call, Calls, Outcome } from './calls.ts'
 import type { Endpoint, Endpoints, RegisteredTool } from './endpoints.ts'
@@ -38,6 +39,8 @@ export interface BrokerDeps {
   bye(ep: Endpoint): void
   /** A message of `ep` was dropped or refused unread (counts toward disconnecting a flood). */
   strike(ep: Endpoint): void
+  /** Is `id` an endpoint the kernel is bringing up right now (an installed app's background frame)? */
+  connecting(id: string): boolean
 }
 
 
@@ -99,45 +102,59 @@ export class Broker {
     if (!isId(msg.id)) return this.#malformed(ep, 'exec without a numeric id')
     const id = msg.id
     const envelope = msg.payload
-    if (!hasExactKeys(msg, ['type', 'id', 'payload']) || !isRecord(envelope) || !hasExactKeys(envelope, ['action', 'payload']) || typeof envelope.action !== 'string') {
+    if (!hasExactKeys(msg, ['type', 'id', 'payload'], ['attachment']) || !isRecord(envelope) || !hasExactKeys(envelope, ['action', 'payload']) || typeof envelope.action !== 'string') {
       return this.#refuse(ep, id, '?', '?', undefined, fail('BAD_REQUEST', 'an exec is { type, id, payload: { action, payload } }'))
     }
     const action = envelope.action.slice(0, 64)
     const payload = envelope.payload
+    // Refusals of private actions are recorded for the person but kept out of what apps (and the model) can read.
+    const visibility = action === 'tools.call' || action === 'tools.list' ? 'public' : 'private'
     const label = isRecord(payload) ? { target: String(payload.target ?? KERNEL).slice(0, 128), tool: String(payload.name ?? action).slice(0, 64) } : { target: KERNEL, tool: action }
     const json = checkJson(payload, LIMITS.maxPayloadBytes, LIMITS.maxDepth)
-    if (!json.ok) return this.#refuse(ep, id, label.target, label.tool, undefined, fail(json.code, `${json.path}: ${json.reason}`))
+    if (!json.ok) return this.#refuse(ep, id, label.target, label.tool, undefined, fail(json.code, `${json.path}: ${json.reason}`), visibility)
+    if ('attachment' in msg) {
+      // The sidecar rides only beside a tools.call; checking it reads its length, never its bytes.
+      const checked = action === 'tools.call' ? checkAttachment(msg.attachment) : fail('ATTACHMENT_REJECTED', `${action} takes no attachment`)
+      if ('code' in checked) return this.#refuse(ep, id, label.target, label.tool, undefined, checked, visibility)
+      return this.#call(ep, id, payload, { buffer: msg.attachment as ArrayBuffer, bytes: checked.bytes })
+    }
     if (action === 'tools.call') return this.#call(ep, id, payload)
     if (action === 'tools.list') return this.#list(ep, id, payload)
     const privateAction = this.k.privateActions.get(action)
-    if (!privateAction) return this.#refuse(ep, id, KERNEL, action, payload, fail('UNKNOWN_ACTION', `no action ${action}`))
+    if (!privateAction) return this.#refuse(ep, id, KERNEL, action, payload, fail('UNKNOWN_ACTION', `no action ${action}`), visibility)
     if (!acceptsPrivateAction(privateAction.rule, ep.kind)) {
-      return this.#refuse(ep, id, KERNEL, action, payload, fail('PERMISSION_DENIED', `${action} is not accepted from a ${ep.kind}`))
+      return this.#refuse(ep, id, KERNEL, action, payload, fail('PERMISSION_DENIED', `${action} is not accepted from a ${ep.kind}`), visibility)
     }
     const outcome = privateAction.run(ep, payload)
-    if ('error' in outcome) return this.#refuse(ep, id, KERNEL, action, payload, outcome.error)
+    if ('error' in outcome) return this.#refuse(ep, id, KERNEL, action, payload, outcome.error, visibility)
     ep.post({ type: 'result', id, ok: outcome.ok })
   }
 
-  #call(ep: Endpoint, id: number, p: unknown) {
+  #call(ep: Endpoint, id: number, p: unknown, attachment?: { buffer: ArrayBuffer; bytes: number }) {
     if (!isRecord(p) || !hasExactKeys(p, ['target', 'name', 'arguments'], ['timeoutMs', 'progress']) || typeof p.target !== 'string' || typeof p.name !== 'string' || !TOOL_NAME.test(p.name) || (p.progress !== undefined && typeof p.progress !== 'boolean')) {
       return this.#refuse(ep, id, '?', 'tools.call', p, fail('BAD_REQUEST', 'tools.call takes exactly { target, name, arguments, timeoutMs?, progress? }'))
     }
     const timeoutMs = clampTimeout(p.timeoutMs)
     if (timeoutMs === null) return this.#refuse(ep, id, p.target, p.name, p.arguments, fail('BAD_REQUEST', 'timeoutMs must be a positive number'))
-    const call = this.k.calls.begin(ep, id, 'tools.call', p.target, p.name, p.arguments, timeoutMs, p.progress === true)
+    const kernelTool = p.target === KERNEL ? this.k.kernelTools.get(p.name) : undefined
+    const call = this.k.calls.begin(ep, id, 'tools.call', p.target, p.name, p.arguments, timeoutMs, p.progress === true, !kernelTool?.waitsForPerson)
     if ('code' in call) return this.#refuse(ep, id, p.target, p.name, p.arguments, call)
+    if (attachment && p.target === KERNEL) return this.k.calls.finish(call, { error: fail('ATTACHMENT_REJECTED', 'kernel tools take no attachment') })
+    if (attachment && !this.k.calls.holdAttachment(call, attachment.bytes)) return
     if (p.target === KERNEL) return void this.#kernelTool(call, p.name, p.arguments)
-    const target = this.#admit(call)
-    if (!target) return
-    const tool: RegisteredTool | undefined = target.tools.get(p.name)
-    if (!tool) return this.k.calls.finish(call, { error: fail('UNKNOWN_TOOL', `${target.id} exposes no tool ${p.name}`) })
-    const issue = this.#validate(tool.validateInput, p.arguments, 'input')
-    if (issue) return this.k.calls.finish(call, { error: issue })
-    const invoke = { name: p.name, arguments: p.arguments, caller: { endpoint: ep.id, app: ep.app }, progress: p.progress === true, timeoutMs }
-    this.k.calls.forward(call, target, { action: 'tool.invoke', payload: invoke }, (ok) => {
-      const outputIssue = this.#validate(tool.validateOutput, ok, 'output')
-      return outputIssue ? { error: outputIssue } : { ok }
+    const name = p.name
+    const invoke = { name, arguments: p.arguments, caller: { endpoint: ep.id, app: ep.app }, progress: p.progress === true, timeoutMs }
+    this.#withTarget(call, (target) => target.tools.has(name), (target) => {
+      const tool: RegisteredTool | undefined = target.tools.get(name)
+      if (!tool) return this.k.calls.finish(call, { error: fail('UNKNOWN_TOOL', `${target.id} exposes no tool ${name}`) })
+      call.attachments = tool.descriptor.annotations?.[ATTACHMENTS_ANNOTATION] === true
+      if (attachment && !call.attachments) return this.k.calls.finish(call, { error: fail('ATTACHMENT_REJECTED', `${name} is not annotated ${ATTACHMENTS_ANNOTATION}`) })
+      const issue = this.#validate(tool.validateInput, invoke.arguments, 'input')
+      if (issue) return this.k.calls.finish(call, { error: issue })
+      this.k.calls.forward(call, target, { action: 'tool.invoke', payload: invoke }, (ok) => {
+        const outputIssue = this.#validate(tool.validateOutput, ok, 'output')
+        return outputIssue ? { error: outputIssue } : { ok }
+      }, attachment?.buffer)
     })
   }
 
@@ -151,27 +168,42 @@ export class Broker {
     if (p.target === KERNEL) {
       return this.k.calls.finish(call, { ok: { tools: [...this.k.kernelTools.values()].map((t) => t.descriptor) } })
     }
-    const target = this.#admit(call)
-    if (!target) return
     // Discovery asks the live endpoint every time; only tools it still registers are listed.
-    this.k.calls.forward(call, target, { action: 'tools.describe', payload: {} }, (ok) => listed(ok, target))
+    this.#withTarget(call, () => true, (target) => this.k.calls.forward(call, target, { action: 'tools.describe', payload: {} }, (ok) => listed(ok, target)))
   }
 
-  /** Target lookup and policy, shared by calls and listings. Consumes a one-call grant. */
-  #admit(call: Call): Endpoint | undefined {
-    const target = this.k.endpoints.get(call.target)
-    if (!target) {
-      this.k.calls.finish(call, { error: fail('UNKNOWN_TARGET', `no live endpoint ${call.target}`) })
+  /**
+   * Target lookup and policy, shared by calls and listings; consumes a one-call grant. A call to an
+   * installed app's background that is still connecting (just installed, reloading) waits for it
+   * to connect and be `ready`, bounded by the call's timeout and `backgroundHandshakeWaitMs`,
+   * instead of failing with UNKNOWN_TARGET; the rest of the call is then paid by the caller's app.
+   */
+  #withTarget(call: Call, ready: (ep: Endpoint) => boolean, route: (target: Endpoint) => void): void {
+    const live = this.k.endpoints.get(call.target)
+    if (live) {
+      if (this.#admitted(call, live)) route(live)
       return
     }
+    if (!this.k.connecting(call.target)) return this.k.calls.finish(call, { error: fail('UNKNOWN_TARGET', `no live endpoint ${call.target}`) })
+    void this.k.endpoints.whenReady(call.target, ready, LIMITS.backgroundHandshakeWaitMs, call.abort.signal).then((ready) => {
+      if (call.abort.signal.aborted) return // the call already ended (timeout, cancel, caller gone)
+      this.k.work.charge(call.caller.app, () => {
+        const target = ready ?? this.k.endpoints.get(call.target)
+        if (!target) return this.k.calls.finish(call, { error: fail('UNKNOWN_TARGET', `${call.target} did not connect within ${LIMITS.backgroundHandshakeWaitMs} ms`) })
+        if (this.#admitted(call, target)) route(target)
+      })
+    })
+  }
+
+  #admitted(call: Call, target: Endpoint): boolean {
     const source = call.caller
     const decision = decideRoute({ sourceApp: source.app, targetApp: target.app, grants: this.k.grants.view(source.id, source.app, target.app) })
     if (!decision.allow) {
       this.k.calls.finish(call, { error: fail(decision.code, decision.message) })
-      return
+      return false
     }
     if (decision.via === 'one-call-grant') this.k.grants.consume(source.id, target.app)
-    return target
+    return true
   }
 
   async #kernelTool(call: Call, name: string, args: unknown) {
@@ -197,8 +229,8 @@ export class Broker {
     return verdict.code === 'VALIDATION_BUDGET' ? fail(verdict.code, `${which}: ${verdict.reason}`, LIMITS.retryAfterMs) : fail(verdict.code, `${which} ${verdict.reason}`)
   }
 
-  /** Refusals that never became a call still reply and still leave an audit entry. */
-  #refuse(ep: Endpoint, id: number, target: string, tool: string, args: unknown, error: BusErrorShape) {
+  /** Refusals that never became a call still reply and still leave an audit entry (a private one for private actions). */
+  #refuse(ep: Endpoint, id: number, target: string, tool: string, args: unknown, error: BusErrorShape, visibility: 'public' | 'private' = 'public') {
     ep.post({ type: 'result', id, error })
     this.k.strike(ep) // refused before any call began: a sender that keeps drawing these is flooding
     this.k.audit.record({
@@ -211,6 +243,7 @@ export class Broker {
       durationMs: 0,
       args: args === undefined ? undefined : summarize(args, LIMITS.auditSummaryChars),
       result: error.message.slice(0, LIMITS.auditSummaryChars),
+      ...(visibility === 'private' ? { private: true as const } : {}),
     })
   }
 

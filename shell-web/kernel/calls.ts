@@ -11,6 +11,7 @@
  * if ('code' in call) return reply(call)
  * calls.forward(call, target, { action: 'tool.invoke', payload }, (ok) => ({ ok }))
  */
+import { ATTACHMENTS_ANNOTATION, AttachmentBudget, checkAttachment } from './attachments.ts'
 import type { AuditRing } from './audit.ts'
 import type { Endpoint } from './endpoints.ts'
 import { InFlight, type ProgressVerdict, judgeProgress } from './limits.ts'
@@ -20,7 +21,8 @@ import { hasExactKeys, isId, isRecord } from '../protocol/envelope.ts'
 import { checkJson } from '../protocol/json-compat.ts'
 import { LIMITS } from '../protocol/limits.ts'
 
-export type Outcome = { ok: unknown } | { error: BusErrorShape }
+/** How a call ends; a result may carry the target's attachment, passed on (transferred) to the caller. */
+export type Outcome = { ok: unknown; attachment?: ArrayBuffer } | { error: BusErrorShape }
 
 export interface Call {
   caller: Endpoint
@@ -37,16 +39,23 @@ export interface Call {
   targetEp?: Endpoint
   kid?: number
   wantsProgress: boolean
+  /** Whether the call holds one of its caller's in-flight slots (a request waiting for the person does not). */
+  slot: boolean
+  /** Attachment bytes the caller sent with the call, reserved until the call ends. */
+  attachmentBytes: number
+  /** The target tool takes (and may answer with) an attachment. */
+  attachments: boolean
   progress: number
   progressLimitAudited: boolean
   accept?: (ok: unknown) => Outcome
 }
 
 /** Error codes a target endpoint may report; anything else becomes TOOL_ERROR. */
-const ENDPOINT_CODES = new Set(['TOOL_ERROR', 'SCHEMA_VIOLATION', 'UNKNOWN_TOOL', 'CANCELLED', 'NOT_JSON_COMPATIBLE', 'PAYLOAD_TOO_LARGE', 'PAYLOAD_TOO_DEEP', 'VALIDATION_BUDGET'])
+const ENDPOINT_CODES = new Set(['TOOL_ERROR', 'ATTACHMENT_REJECTED', 'ATTACHMENT_TOO_LARGE', 'SCHEMA_VIOLATION', 'UNKNOWN_TOOL', 'CANCELLED', 'NOT_JSON_COMPATIBLE', 'PAYLOAD_TOO_LARGE', 'PAYLOAD_TOO_DEEP', 'VALIDATION_BUDGET'])
 
 export class Calls {
   readonly inFlight = new InFlight()
+  readonly attachments = new AttachmentBudget()
   #byCaller = new Map<Endpoint, Map<number, Call>>()
   #byTarget = new Map<Endpoint, Map<number, Call>>()
   #nextKid = 1
@@ -57,12 +66,17 @@ export class Calls {
     private readonly strike: (ep: Endpoint) => void = () => {},
   ) {}
 
-  /** Opens a call: claims an in-flight slot and arms the timeout. */
-  begin(caller: Endpoint, reqId: number, action: string, target: string, tool: string, args: unknown, timeoutMs: number, wantsProgress = false): Call | BusErrorShape {
+  /**
+   * Opens a call: claims an in-flight slot (unless `slot` is false: a request that waits for the
+   * person, bounded by the pending-grant limits instead) and arms the timeout.
+   */
+  begin(caller: Endpoint, reqId: number, action: string, target: string, tool: string, args: unknown, timeoutMs: number, wantsProgress = false, slot = true): Call | BusErrorShape {
     const mine = this.#byCaller.get(caller)
     if (mine?.has(reqId)) return fail('BAD_REQUEST', `request id ${reqId} is already in flight`)
-    const slot = this.inFlight.take(caller.id)
-    if (!slot.ok) return fail('TOO_MANY_IN_FLIGHT', `at most ${LIMITS.maxInFlightPerSource} routed calls in flight per endpoint`, slot.retryAfterMs)
+    if (slot) {
+      const taken = this.inFlight.take(caller.id)
+      if (!taken.ok) return fail('TOO_MANY_IN_FLIGHT', `at most ${LIMITS.maxInFlightPerSource} routed calls in flight per endpoint`, taken.retryAfterMs)
+    }
     const call: Call = {
       caller,
       reqId,
@@ -75,6 +89,9 @@ export class Calls {
       timer: setTimeout(() => this.#timeout(call), timeoutMs),
       abort: new AbortController(),
       wantsProgress,
+      slot,
+      attachmentBytes: 0,
+      attachments: false,
       progress: 0,
       progressLimitAudited: false,
     }
@@ -83,8 +100,22 @@ export class Calls {
     return call
   }
 
-  /** Sends the call on to its target endpoint; `accept` vets the target's ok value. */
-  forward(call: Call, target: Endpoint, payload: { action: string; payload: unknown }, accept: (ok: unknown) => Outcome): void {
+  /**
+   * Reserves the caller's attachment for the whole call (released when it ends, however it ends).
+   * On refusal the call ends with ATTACHMENT_BUDGET and false is returned.
+   */
+  holdAttachment(call: Call, bytes: number): boolean {
+    const refused = this.attachments.reserve(call.caller, bytes)
+    if (refused) {
+      this.finish(call, { error: refused })
+      return false
+    }
+    call.attachmentBytes = bytes
+    return true
+  }
+
+  /** Sends the call on to its target endpoint (transferring `attachment`); `accept` vets the target's ok value. */
+  forward(call: Call, target: Endpoint, payload: { action: string; payload: unknown }, accept: (ok: unknown) => Outcome, attachment?: ArrayBuffer): void {
     const kid = this.#nextKid++
     call.targetEp = target
     call.kid = kid
@@ -92,7 +123,7 @@ export class Calls {
     const open = this.#byTarget.get(target)
     if (open) open.set(kid, call)
     else this.#byTarget.set(target, new Map([[kid, call]]))
-    target.post({ type: 'exec', id: kid, payload })
+    target.post(attachment ? { type: 'exec', id: kid, payload, attachment } : { type: 'exec', id: kid, payload }, attachment ? [attachment] : [])
   }
 
   /** Ends a call exactly once: reply (if the caller is still live), release, audit. */
@@ -102,13 +133,15 @@ export class Calls {
     mine.delete(call.reqId)
     if (!mine.size) this.#byCaller.delete(call.caller)
     clearTimeout(call.timer)
-    this.inFlight.release(call.caller.id)
+    if (call.slot) this.inFlight.release(call.caller.id)
+    if (call.attachmentBytes) this.attachments.release(call.caller, call.attachmentBytes)
     if ('error' in outcome) call.abort.abort()
     if (call.targetEp && call.kid !== undefined) {
       this.#byTarget.get(call.targetEp)?.delete(call.kid)
       if (notifyTarget) call.targetEp.post({ type: 'cancel', id: call.kid, reason: notifyTarget })
     }
-    if ('ok' in outcome) call.caller.post({ type: 'result', id: call.reqId, ok: outcome.ok })
+    if ('ok' in outcome && outcome.attachment) call.caller.post({ type: 'result', id: call.reqId, ok: outcome.ok, attachment: outcome.attachment }, [outcome.attachment])
+    else if ('ok' in outcome) call.caller.post({ type: 'result', id: call.reqId, ok: outcome.ok })
     else call.caller.post({ type: 'result', id: call.reqId, error: outcome.error })
     this.audit.record({
       caller: call.caller.id,
@@ -128,13 +161,29 @@ export class Calls {
     const call = isId(msg.id) ? this.#byTarget.get(target)?.get(msg.id) : undefined
     if (!call) return this.#late(target, 'LATE_RESULT', 'result')
     const hasOk = 'ok' in msg
-    if (!(hasExactKeys(msg, ['type', 'id'], ['ok', 'error']) && hasOk !== 'error' in msg)) {
+    if (!(hasExactKeys(msg, ['type', 'id'], ['ok', 'error', 'attachment']) && hasOk !== 'error' in msg)) {
       return this.finish(call, { error: fail('TOOL_ERROR', 'the target sent a malformed result') })
     }
     if (!hasOk) return this.finish(call, { error: sanitize(msg.error) })
     const json = checkJson(msg.ok, LIMITS.maxPayloadBytes, LIMITS.maxDepth)
     if (!json.ok) return this.finish(call, { error: fail(json.code, `result ${json.path}: ${json.reason}`) })
-    this.finish(call, call.accept ? call.accept(msg.ok) : { ok: msg.ok })
+    const outcome = call.accept ? call.accept(msg.ok) : { ok: msg.ok }
+    if (!('attachment' in msg) || 'error' in outcome) return this.finish(call, outcome)
+    this.finish(call, this.#answerAttachment(call, target, msg.attachment, outcome.ok))
+  }
+
+  /**
+   * The target answered with an attachment: only for a tool that takes them, within the size
+   * bound and the target's and the shell's budgets (held only while the kernel passes it on).
+   */
+  #answerAttachment(call: Call, target: Endpoint, attachment: unknown, ok: unknown): Outcome {
+    if (!call.attachments) return { error: fail('ATTACHMENT_REJECTED', `${call.tool} is not annotated ${ATTACHMENTS_ANNOTATION}; its answer carried an attachment`) }
+    const checked = checkAttachment(attachment)
+    if ('code' in checked) return { error: checked }
+    const refused = this.attachments.reserve(target, checked.bytes)
+    if (refused) return { error: refused }
+    this.attachments.release(target, checked.bytes) // handed over to the caller in the same turn
+    return { ok, attachment: attachment as ArrayBuffer }
   }
 
   /** A target reported progress for invocation `msg.id`. */

@@ -43,28 +43,68 @@ export class Endpoint {
     readonly port: MessagePort,
   ) {}
 
-  /** Posts on the private port; a closed or dead port just drops it. */
-  post(message: PortMessage): void {
+  /** Posts on the private port (transferring `transfer`); a closed or dead port just drops it. */
+  post(message: PortMessage, transfer: Transferable[] = []): void {
     if (!this.live) return
     try {
-      this.port.postMessage(message)
+      this.port.postMessage(message, transfer)
     } catch {
       // DataCloneError cannot happen for kernel-built JSON; a closed port is fine to ignore
     }
   }
 }
 
+interface Waiter {
+  id: string
+  ready(ep: Endpoint): boolean
+  resolve(ep: Endpoint | undefined): void
+}
+
 export class Endpoints {
   #byId = new Map<string, Endpoint>()
   #gone = new Set<(ep: Endpoint, reason: string) => void>()
   #listeners = new Set<() => void>()
+  #waiters = new Set<Waiter>()
 
   add(ep: Endpoint): Endpoint {
     const previous = this.#byId.get(ep.id)
     if (previous) this.remove(previous, 'replaced')
     this.#byId.set(ep.id, ep)
     this.#changed()
+    this.settled(ep)
     return ep
+  }
+
+  /**
+   * Waits, at most `ms`, until endpoint `id` is live and `ready` (e.g. has registered a tool).
+   * Resolves with it, or with undefined on expiry or abort. Callers bound how many wait (each
+   * waiter is a routed call holding one of its caller's in-flight slots).
+   *
+   * @example
+   * const bg = await endpoints.whenReady('app:notes:background', (ep) => ep.tools.has('notes_list'), 10_000, call.abort.signal)
+   */
+  whenReady(id: string, ready: (ep: Endpoint) => boolean, ms: number, signal: AbortSignal): Promise<Endpoint | undefined> {
+    const now = this.#byId.get(id)
+    if (now && ready(now)) return Promise.resolve(now)
+    if (signal.aborted) return Promise.resolve(undefined)
+    return new Promise((resolve) => {
+      const done = (ep: Endpoint | undefined) => {
+        if (!this.#waiters.delete(waiter)) return
+        clearTimeout(timer)
+        signal.removeEventListener('abort', onAbort)
+        resolve(ep)
+      }
+      const waiter: Waiter = { id, ready, resolve: done }
+      const onAbort = () => done(undefined)
+      const timer = setTimeout(() => done(undefined), ms)
+      signal.addEventListener('abort', onAbort, { once: true })
+      this.#waiters.add(waiter)
+    })
+  }
+
+  /** `ep` connected or registered something: wake whoever waits for it to be ready. */
+  settled(ep: Endpoint): void {
+    for (const waiter of [...this.#waiters]) if (waiter.id === ep.id && ep.live && waiter.ready(ep)) waiter.resolve(ep)
   }
 
   remove(ep: Endpoint, reason: string): void {

@@ -27,6 +27,11 @@ export interface KernelToolDeps {
 
 export interface KernelTool {
   descriptor: ToolDescriptor
+  /**
+   * The tool waits for the person (permissions.request): it holds none of the caller's in-flight
+   * slots, so an open dialog never blocks the app's ordinary calls; the pending-grant limits bound it.
+   */
+  waitsForPerson?: true
   validate(args: unknown, budget?: ValidationBudget): SchemaVerdict
   run(caller: Endpoint, args: never, signal: AbortSignal): Outcome | Promise<Outcome>
 }
@@ -34,8 +39,9 @@ export interface KernelTool {
 const APP = { type: 'string', minLength: 2, maxLength: 32 }
 const OBJECT = (properties: Record<string, unknown>, required: string[] = []) => ({ type: 'object', properties, required, additionalProperties: false })
 
-function tool<A>(name: string, title: string, description: string, input: object, run: (caller: Endpoint, args: A, signal: AbortSignal) => Outcome | Promise<Outcome>): KernelTool {
+function tool<A>(name: string, title: string, description: string, input: object, run: (caller: Endpoint, args: A, signal: AbortSignal) => Outcome | Promise<Outcome>, options: { waitsForPerson?: true } = {}): KernelTool {
   return {
+    ...options,
     descriptor: { name, title, description, inputSchema: input, outputSchema: { type: 'object' } },
     validate: compileSchema(input),
     run: run as KernelTool['run'],
@@ -74,12 +80,13 @@ export function createKernelTools(deps: KernelToolDeps): Map<string, KernelTool>
         if (!verdict.ask) return { error: fail(verdict.code, verdict.message) }
         if (deps.grants.view(caller.id, caller.app, app).session) return { ok: { granted: true, scope: 'session' } }
         const pending = deps.grants.request({ endpoint: caller.id, app: caller.app }, app, scope, reason ?? '', signal)
-        if (pending === 'UI_BUSY') return { error: fail('UI_BUSY', 'too many grant requests are waiting for the person') }
+        if (pending === 'UI_BUSY') return { error: fail('UI_BUSY', 'too many grant requests are waiting for the person', LIMITS.uiBusyRetryAfterMs) }
         const decision = await pending
         if (decision === 'deny') return { error: fail('PERMISSION_DENIED', 'the person declined') }
         if (decision === 'withdrawn') return { error: fail('CANCELLED', 'the request was withdrawn') }
         return { ok: { granted: true, scope: decision } }
       },
+      { waitsForPerson: true },
     ),
     tool<{ limit?: number }>('audit.list', 'My audit entries', "The calling app's own entries in the audit ring.", OBJECT({ limit: { type: 'integer', minimum: 1, maximum: LIMITS.auditEntries } }), (caller, { limit }) => ({
       // JSON only: an entry's absent fields are left out, never sent as `undefined`

@@ -20,7 +20,7 @@ import { createKernelTools } from './kernel-tools.ts'
 import { type AppManifest, parseManifest } from './manifest.ts'
 import { createPrivateActions } from './private-actions.ts'
 import type { BusErrorShape } from '../protocol/codes.ts'
-import type { EndpointKind } from '../protocol/endpoint-id.ts'
+import { type EndpointKind, parseEndpointId } from '../protocol/endpoint-id.ts'
 import { LIMITS } from '../protocol/limits.ts'
 
 export interface KernelHost {
@@ -61,6 +61,7 @@ export class Kernel {
       privateActions: createPrivateActions({ endpoints: this.endpoints, manifest: (app) => this.#apps.get(app)?.manifest }),
       bye: (ep) => this.frames.documentGone(ep),
       strike: (ep) => this.#strike(ep),
+      connecting: (id) => this.#connecting(id),
     })
     this.frames = new FrameHost({
       audit: this.audit,
@@ -152,6 +153,13 @@ export class Kernel {
     if (!ep.live || ep.strikes.take()) return
     this.audit.record({ caller: ep.id, callerApp: ep.app, target: 'kernel', tool: 'port.message', status: 'error', code: 'FLOODED', durationMs: 0, args: `more than ${LIMITS.maxStrikesPerSecond} messages dropped or refused unread in a second; disconnected` })
     this.frames.documentGone(ep)
+  }
+
+  /** `id` is the background of an installed app whose frame is mounted but not (yet, or again) connected. */
+  #connecting(id: string): boolean {
+    const address = parseEndpointId(id)
+    const installed = address?.kind === 'background' ? this.#apps.get(address.app) : undefined
+    return !!installed && [...installed.frames].some((f) => f.spec.kind === 'background' && f.state !== 'closed' && !f.endpoint)
   }
 
   #changed() {

@@ -9,6 +9,7 @@
  * // an endpoint registering a tool it exposes
  * { type: 'exec', id: 1, payload: { action: 'tools.expose', payload: { name, title, description, inputSchema, outputSchema } } }
  */
+import { ATTACHMENTS_ANNOTATION } from './attachments.ts'
 import type { Outcome } from './calls.ts'
 import type { Endpoint, Endpoints } from './endpoints.ts'
 import type { AppManifest } from './manifest.ts'
@@ -29,8 +30,12 @@ export function createPrivateActions(deps: { endpoints: Endpoints; manifest(app:
   const expose: PrivateAction = {
     rule: 'any-endpoint-of-app',
     run(ep, p) {
-      if (!isRecord(p) || !hasExactKeys(p, ['name', 'title', 'description', 'inputSchema', 'outputSchema'])) {
-        return { error: fail('BAD_REQUEST', 'a tool is { name, title, description, inputSchema, outputSchema }') }
+      if (!isRecord(p) || !hasExactKeys(p, ['name', 'title', 'description', 'inputSchema', 'outputSchema'], ['annotations'])) {
+        return { error: fail('BAD_REQUEST', 'a tool is { name, title, description, inputSchema, outputSchema, annotations? }') }
+      }
+      const annotations = p.annotations
+      if (annotations !== undefined && !(isRecord(annotations) && hasExactKeys(annotations, [], [ATTACHMENTS_ANNOTATION]) && ['boolean', 'undefined'].includes(typeof annotations[ATTACHMENTS_ANNOTATION]))) {
+        return { error: fail('BAD_REQUEST', `annotations are { "${ATTACHMENTS_ANNOTATION}"?: boolean }`) }
       }
       const { name, title, description, inputSchema, outputSchema } = p
       if (typeof name !== 'string' || !TOOL_NAME.test(name)) return { error: fail('BAD_REQUEST', `tool names match ${TOOL_NAME}`) }
@@ -44,6 +49,7 @@ export function createPrivateActions(deps: { endpoints: Endpoints; manifest(app:
       }
       const descriptor = p as unknown as ToolDescriptor
       ep.tools.set(name, { descriptor, key: JSON.stringify(descriptor), validateInput: compileSchema(inputSchema), validateOutput: compileSchema(outputSchema) })
+      deps.endpoints.settled(ep)
       return { ok: {} }
     },
   }

@@ -28,6 +28,9 @@ export const CODES = [
   'LIMIT_REACHED',
   'NOT_CONNECTED',
   'INTERNAL',
+  'ATTACHMENT_TOO_LARGE',
+  'ATTACHMENT_BUDGET',
+  'ATTACHMENT_REJECTED',
 ] as const
 
 export type Code = (typeof CODES)[number]

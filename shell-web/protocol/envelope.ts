@@ -16,8 +16,10 @@ export interface Exec<P = unknown> {
   type: 'exec'
   id: number
   payload: { action: string; payload: P }
+  /** tools.call / tool.invoke only, for a tool annotated `neutron:attachments`: transferred, ≤ 16 MiB. */
+  attachment?: ArrayBuffer
 }
-export type Result = { type: 'result'; id: number; ok: unknown } | { type: 'result'; id: number; error: BusErrorShape }
+export type Result = { type: 'result'; id: number; ok: unknown; attachment?: ArrayBuffer } | { type: 'result'; id: number; error: BusErrorShape }
 export interface Progress {
   type: 'progress'
   id: number
@@ -64,6 +66,8 @@ export interface ToolDescriptor {
   description: string
   inputSchema: unknown
   outputSchema: unknown
+  /** `{ 'neutron:attachments': true }`: the tool takes and may return one attachment. */
+  annotations?: { 'neutron:attachments'?: boolean }
 }
 
 /** What the kernel tells the target about a call: the kernel-derived caller, never a claim. */

@@ -30,6 +30,20 @@ export const LIMITS = {
    */
   maxStrikesPerSecond: 512,
   maxResidentBackgrounds: 32,
+  /** One attachment (an ArrayBuffer transferred beside a call or its result). */
+  maxAttachmentBytes: 16 * 1024 * 1024,
+  /** Attachment bytes one endpoint session may have in flight (its calls' and its answers'). */
+  maxAttachmentBytesPerEndpoint: 32 * 1024 * 1024,
+  /** Attachment bytes in flight in the whole shell. */
+  maxAttachmentBytesGlobal: 64 * 1024 * 1024,
+  /**
+   * A call to an installed app's background that has not finished connecting (just installed,
+   * reloading) waits this long for its handshake and the called tool's registration, never longer
+   * than the call's own timeout; then UNKNOWN_TARGET.
+   */
+  backgroundHandshakeWaitMs: 10_000,
+  /** Hint returned with UI_BUSY: the person takes seconds, not milliseconds, to answer a dialog. */
+  uiBusyRetryAfterMs: 2_000,
   auditEntries: 200,
   /** No single app may hold more than this share of the audit ring. */
   auditEntriesPerApp: 100,

@@ -18,6 +18,8 @@ export interface MsgBusClient {
   /** Resolves once the kernel has connected this frame: its kernel-assigned endpoint id. */
   readonly ready: Promise<ConnectInfo>
   callTool<O = unknown>(call: ToolCall<unknown>, options?: CallOptions): Promise<O>
+  /** callTool for a tool annotated `neutron:attachments`: the result and the answer's attachment, if any. */
+  callToolWithAttachment<O = unknown>(call: ToolCall<unknown>, options?: CallOptions): Promise<{ result: O; attachment?: ArrayBuffer }>
   listApps(): Promise<AppSummary[]>
   describeApp(app: string): Promise<AppDescription>
   listEndpoints(): Promise<EndpointSummary[]>
@@ -47,12 +49,21 @@ function shared() {
 export function createMsgBusClient(): MsgBusClient {
   const { transport, tools, state } = shared()
   const kernel = <O>(name: string, args: unknown, options?: CallOptions) => client.callTool<O>({ target: 'kernel', name, arguments: args }, options)
+  const routeCall = (call: ToolCall<unknown>, options: CallOptions, onAttachment?: (a: ArrayBuffer) => void) => {
+    const timeoutMs = options.timeout === undefined ? undefined : options.timeout * 1000
+    const payload = { target: call.target, name: call.name, arguments: call.arguments, ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(options.onProgress ? { progress: true } : {}) }
+    // The kernel runs permissions.request without an in-flight slot (an open dialog must not block the app's calls).
+    const holdsSlot = !(call.target === 'kernel' && call.name === 'permissions.request')
+    const { signal, attachment } = options
+    return transport.request('tools.call', payload, { holdsSlot, timeoutMs, signal, attachment, onAttachment, onProgress: options.onProgress as (v: unknown) => void })
+  }
   const client: MsgBusClient = {
     ready: transport.ready,
-    callTool<O>(call: ToolCall<unknown>, options: CallOptions = {}) {
-      const timeoutMs = options.timeout === undefined ? undefined : options.timeout * 1000
-      const payload = { target: call.target, name: call.name, arguments: call.arguments, ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(options.onProgress ? { progress: true } : {}) }
-      return transport.request('tools.call', payload, { timeoutMs, signal: options.signal, onProgress: options.onProgress as (v: unknown) => void }) as Promise<O>
+    callTool: <O>(call: ToolCall<unknown>, options: CallOptions = {}) => routeCall(call, options) as Promise<O>,
+    async callToolWithAttachment<O>(call: ToolCall<unknown>, options: CallOptions = {}) {
+      let attachment: ArrayBuffer | undefined
+      const result = (await routeCall(call, options, (a) => (attachment = a))) as O
+      return attachment ? { result, attachment } : { result }
     },
     listApps: () => kernel<{ apps: AppSummary[] }>('apps.list', {}).then((r) => r.apps),
     describeApp: (app) => kernel<AppDescription>('apps.describe', { app }),

@@ -46,6 +46,7 @@ export class ToolHost {
       if (issue) throw new BusError('SCHEMA_REJECTED', issue)
     }
     const descriptor: ToolDescriptor = { name, title: options.title, description: options.description, inputSchema: options.inputSchema, outputSchema: options.outputSchema }
+    if (options.attachments) descriptor.annotations = { 'neutron:attachments': true }
     this.#tools.set(name, { descriptor, handler: handler as ToolHandler<never, unknown>, validateInput: compileSchema(options.inputSchema), validateOutput: compileSchema(options.outputSchema) })
     const registered = this.transport.request('tools.expose', descriptor).then(() => undefined)
     registered.catch((error) => console.warn(`exposeTool(${name}) refused by the kernel:`, error))
@@ -63,18 +64,21 @@ export class ToolHost {
     if (envelope.action === 'tools.describe') {
       return this.transport.post({ type: 'result', id, ok: { tools: [...this.#tools.values()].map((t) => t.descriptor) } })
     }
-    if (envelope.action === 'tool.invoke' && isRecord(envelope.payload)) return void this.#invoke(id, envelope.payload as unknown as InvokePayload)
+    const attachment = msg.attachment instanceof ArrayBuffer ? msg.attachment : undefined
+    if (envelope.action === 'tool.invoke' && isRecord(envelope.payload)) return void this.#invoke(id, envelope.payload as unknown as InvokePayload, attachment)
     this.transport.post({ type: 'result', id, error: { code: 'BAD_REQUEST', message: 'unknown action' } })
   }
 
-  async #invoke(id: number, call: InvokePayload) {
+  async #invoke(id: number, call: InvokePayload, attachment: ArrayBuffer | undefined) {
     const tool = this.#tools.get(call.name)
     const controller = new AbortController()
-    const reply = (outcome: { ok: unknown } | { error: BusError }) => {
+    const reply = (outcome: { ok: unknown; attachment?: ArrayBuffer } | { error: BusError }) => {
       this.#running.delete(id)
       // Cancelled (timeout, caller gone): the kernel has already answered the caller.
       if (controller.signal.aborted) return
-      this.transport.post('ok' in outcome ? { type: 'result', id, ok: outcome.ok } : { type: 'result', id, error: outcome.error.toJSON() })
+      if ('error' in outcome) return this.transport.post({ type: 'result', id, error: outcome.error.toJSON() })
+      if (!outcome.attachment) return this.transport.post({ type: 'result', id, ok: outcome.ok })
+      this.transport.post({ type: 'result', id, ok: outcome.ok, attachment: outcome.attachment }, [outcome.attachment])
     }
     if (!tool) return reply({ error: new BusError('UNKNOWN_TOOL', `no tool ${call.name} here`) })
     const inputIssue = tool.validateInput(call.arguments, OWN_FRAME)
@@ -95,6 +99,7 @@ export class ToolHost {
     const context: ToolContext = {
       caller: call.caller,
       signal: controller.signal,
+      ...(attachment ? { attachment } : {}),
       reportProgress: (value) => {
         if (done || controller.signal.aborted || !call.progress) return false
         if (!checkJson(value, LIMITS.maxProgressBytes, LIMITS.maxDepth).ok) return false
@@ -105,17 +110,44 @@ export class ToolHost {
       },
     }
     let result: unknown
+    let answer: ArrayBuffer | undefined
     try {
       result = await tool.handler(call.arguments as never, context)
+      if (result instanceof WithAttachment) {
+        if (!tool.descriptor.annotations?.['neutron:attachments']) throw new BusError('ATTACHMENT_REJECTED', `${call.name} was exposed without attachments: true`)
+        if (result.attachment.byteLength > LIMITS.maxAttachmentBytes) throw new BusError('ATTACHMENT_TOO_LARGE', `an attachment is at most ${LIMITS.maxAttachmentBytes} bytes`)
+        answer = result.attachment
+        result = result.result
+      }
     } catch (error) {
       done = true
-      return reply({ error: error instanceof BusError && error.code === 'SCHEMA_VIOLATION' ? error : new BusError('TOOL_ERROR', error instanceof Error ? error.message : String(error)) })
+      const own = error instanceof BusError && ['SCHEMA_VIOLATION', 'ATTACHMENT_REJECTED', 'ATTACHMENT_TOO_LARGE'].includes(error.code)
+      return reply({ error: own ? error : new BusError('TOOL_ERROR', error instanceof Error ? error.message : String(error)) })
     }
     done = true
     const json = checkJson(result, LIMITS.maxPayloadBytes, LIMITS.maxDepth)
     if (!json.ok) return reply({ error: new BusError(json.code, `result ${json.path}: ${json.reason}`) })
     const outputIssue = tool.validateOutput(result, OWN_FRAME)
     if (outputIssue) return reply({ error: new BusError(outputIssue.code, `output ${outputIssue.reason}`) })
-    reply({ ok: result })
+    reply(answer ? { ok: result, attachment: answer } : { ok: result })
   }
+}
+
+/** A handler's result with one attachment for the answer (see {@link withAttachment}). */
+export class WithAttachment<O> {
+  constructor(
+    readonly result: O,
+    readonly attachment: ArrayBuffer,
+  ) {}
+}
+
+/**
+ * Answers a call with `result` plus one ArrayBuffer (≤ 16 MiB), transferred to the caller — so it
+ * is detached in this frame once sent. Only for a tool exposed with `attachments: true`.
+ *
+ * @example
+ * exposeTool('notes_export', { …, attachments: true }, () => withAttachment({ bytes: file.byteLength }, file))
+ */
+export function withAttachment<O>(result: O, attachment: ArrayBuffer): O {
+  return new WithAttachment(result, attachment) as unknown as O
 }

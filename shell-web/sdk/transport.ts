@@ -22,12 +22,19 @@ export interface ConnectInfo {
 }
 
 export interface RequestOptions {
+  /** False for a request the kernel runs without an in-flight slot (permissions.request waits for the person). */
+  holdsSlot?: boolean
   timeoutMs?: number
   onProgress?: (value: unknown) => void
   signal?: AbortSignal
+  /** Transferred (detached here) beside a tools.call; ≤ 16 MiB. */
+  attachment?: ArrayBuffer
+  /** Receives the attachment of the answer, if it carries one, just before the promise resolves. */
+  onAttachment?: (attachment: ArrayBuffer) => void
 }
 
 interface Pending {
+  onAttachment?: (attachment: ArrayBuffer) => void
   /** A routed call (tools.call / tools.list): counts toward the in-flight limit. */
   routed: boolean
   resolve(value: unknown): void
@@ -71,8 +78,8 @@ export class Transport {
     return this.#port!
   }
 
-  post(message: PortMessage): void {
-    this.#port?.postMessage(message)
+  post(message: PortMessage, transfer: Transferable[] = []): void {
+    this.#port?.postMessage(message, transfer)
   }
 
   /** Sends an exec and resolves with its `ok`, or rejects with a BusError. */
@@ -80,7 +87,12 @@ export class Transport {
     const json = checkJson(payload, LIMITS.maxPayloadBytes, LIMITS.maxDepth)
     if (!json.ok) return Promise.reject(new BusError(json.code, `${json.path}: ${json.reason}`))
     if (options.signal?.aborted) return Promise.reject(new BusError('CANCELLED', 'aborted before sending'))
-    const routed = action === 'tools.call' || action === 'tools.list'
+    const attachment = options.attachment
+    if (attachment !== undefined && !(attachment instanceof ArrayBuffer)) return Promise.reject(new BusError('BAD_REQUEST', 'an attachment is one ArrayBuffer'))
+    if (attachment && attachment.byteLength > LIMITS.maxAttachmentBytes) {
+      return Promise.reject(new BusError('ATTACHMENT_TOO_LARGE', `an attachment is at most ${LIMITS.maxAttachmentBytes} bytes`))
+    }
+    const routed = (action === 'tools.call' || action === 'tools.list') && options.holdsSlot !== false
     // The kernel would refuse the 9th too; refusing it here keeps an honest app's burst off the kernel.
     if (routed && [...this.#pending.values()].filter((p) => p.routed).length >= LIMITS.maxInFlightPerSource) {
       return Promise.reject(new BusError('TOO_MANY_IN_FLIGHT', `at most ${LIMITS.maxInFlightPerSource} routed calls in flight per endpoint`, LIMITS.retryAfterMs))
@@ -95,11 +107,12 @@ export class Transport {
       }
       const signal = options.signal
       signal?.addEventListener('abort', onAbort, { once: true })
-      this.#pending.set(id, { routed, resolve, reject, onProgress: options.onProgress, timer, cleanup: signal && (() => signal.removeEventListener('abort', onAbort)) })
+      this.#pending.set(id, { routed, resolve, reject, onProgress: options.onProgress, onAttachment: options.onAttachment, timer, cleanup: signal && (() => signal.removeEventListener('abort', onAbort)) })
       const send = () => {
         if (!this.#pending.has(id)) return
         try {
-          this.#port!.postMessage({ type: 'exec', id, payload: { action, payload } })
+          if (attachment) this.#port!.postMessage({ type: 'exec', id, payload: { action, payload }, attachment }, [attachment])
+          else this.#port!.postMessage({ type: 'exec', id, payload: { action, payload } })
         } catch (error) {
           this.#settle(id, { error: new BusError('NOT_JSON_COMPATIBLE', String(error)) })
         }
@@ -124,7 +137,10 @@ export class Transport {
     if (!isRecord(msg)) return
     if (msg.type === 'result' && isId(msg.id)) {
       const error = msg.error
-      if (!('error' in msg)) return this.#settle(msg.id, { ok: msg.ok })
+      if (!('error' in msg)) {
+        if (msg.attachment instanceof ArrayBuffer) this.#pending.get(msg.id)?.onAttachment?.(msg.attachment)
+        return this.#settle(msg.id, { ok: msg.ok })
+      }
       const shape = isRecord(error) && isCode(error.code) ? error : { code: 'INTERNAL' as const, message: 'malformed error' }
       return this.#settle(msg.id, { error: new BusError(shape.code as never, String(shape.message ?? ''), typeof shape.retryAfterMs === 'number' ? shape.retryAfterMs : undefined) })
     }

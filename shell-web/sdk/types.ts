@@ -12,6 +12,8 @@ export interface ToolOptions {
   /** JSON Schema 2020-12 (see docs/shell.md for what the kernel accepts). */
   inputSchema: object | boolean
   outputSchema: object | boolean
+  /** Accept one attachment per call (and allow answering with one): the `neutron:attachments` annotation. */
+  attachments?: boolean
 }
 
 export interface ToolContext {
@@ -21,6 +23,8 @@ export interface ToolContext {
   signal: AbortSignal
   /** Reports JSON progress (≤ 64 KiB) before the result; false when it was not sent. */
   reportProgress(value: Json): boolean
+  /** The caller's attachment, for a tool exposed with `attachments: true` (transferred to this frame). */
+  attachment?: ArrayBuffer
 }
 
 export type ToolHandler<I, O> = (args: I, context: ToolContext) => O | Promise<O>
@@ -36,6 +40,8 @@ export interface CallOptions {
   timeout?: number
   onProgress?(value: Json): void
   signal?: AbortSignal
+  /** One ArrayBuffer (≤ 16 MiB) for a tool annotated `neutron:attachments`: transferred, so detached here once sent. */
+  attachment?: ArrayBuffer
 }
 
 export interface AppSummary {

@@ -330,6 +330,51 @@ describe('progress', () => {
   })
 })
 
+describe('what the review found', () => {
+  it('a refused private action is audited for the person but never readable by the app (audit.list)', async () => {
+    const since = await lastSeq(shell.page)
+    expect((await run('rawExec', 'tools.expose', { name: 'nope' })).error?.code).toBe('BAD_REQUEST')
+    expect((await run('rawExec', 'app.state.publish', { topic: 'x', revision: -1 })).error?.code).toBe('BAD_REQUEST')
+    expect((await run('rawExec', 'clipboard.read_everything', {})).error?.code).toBe('UNKNOWN_ACTION')
+    const trusted = (await auditSince(shell.page, since)).filter((e) => e.caller === hostileTile)
+    expect(trusted.map((e) => [e.tool, e.code])).toEqual([['tools.expose', 'BAD_REQUEST'], ['app.state.publish', 'BAD_REQUEST'], ['clipboard.read_everything', 'UNKNOWN_ACTION']])
+    const readable: AuditRow[] = await h.evaluate(() => (globalThis as any).hostile.bus.auditList())
+    expect(readable.filter((e) => e.seq > since && e.tool !== 'audit.list')).toEqual([])
+    // A refused call is still readable: only private actions are kept out.
+    expect((await run('sdkCall', TARGET_BG, 'echo', { text: 'x' })).error?.code).toBe('GRANT_REQUIRED')
+    const after: AuditRow[] = await h.evaluate(() => (globalThis as any).hostile.bus.auditList())
+    expect(after.filter((e) => e.seq > since && e.code === 'GRANT_REQUIRED')).toHaveLength(1)
+  })
+
+  it('a pending grant request holds none of the 8 call slots; a second one is UI_BUSY with retryAfterMs', async () => {
+    const pending = run('sdkCall', 'kernel', 'permissions.request', { app: 'target', scope: 'call' }, { timeout: 60 })
+    await shell.page.waitForSelector('#grant-dialog[open]')
+    const busy = await run('sdkCall', 'kernel', 'permissions.request', { app: 'target', scope: 'call' })
+    expect(busy.error).toMatchObject({ code: 'UI_BUSY', retryAfterMs: expect.any(Number) })
+    expect(busy.error!.retryAfterMs).toBeGreaterThan(0)
+    // With the dialog open, all 8 slots are free: through the SDK and at the kernel.
+    expect(await run('concurrent', 8, HOSTILE_BG, 'slow', { ms: 300 })).toEqual(Array(8).fill({ ok: { done: true } }))
+    await shell.page.click('#grant-dialog button[data-decision="deny"]')
+    expect((await pending).error?.code).toBe('PERMISSION_DENIED')
+  })
+
+  it("a call to the app's own background while it is reconnecting waits for its handshake instead of UNKNOWN_TARGET", async () => {
+    const old = await shell.page.evaluate((id) => (window as any).neutron.kernel.endpoints.get(id).session, HOSTILE_BG)
+    // The background's document goes away; its frame stays mounted until the new document connects.
+    await shell.page.evaluate((id) => { const k = (window as any).neutron.kernel; k.frames.documentGone(k.endpoints.get(id)) }, HOSTILE_BG)
+    let settled = false
+    const answer = run('sdkCall', HOSTILE_BG, 'whoami', {}).finally(() => (settled = true))
+    await shell.page.waitForTimeout(500)
+    expect(settled).toBe(false) // waiting for the handshake, not UNKNOWN_TARGET
+    await hostileBg.evaluate(() => void setTimeout(() => location.reload(), 0))
+    expect((await answer).ok).toMatchObject({ caller: { endpoint: hostileTile, app: 'hostile' } })
+    expect(await shell.page.evaluate((id) => (window as any).neutron.kernel.endpoints.get(id).session, HOSTILE_BG)).not.toBe(old)
+    hostileBg = await frameOf(shell.page, HOSTILE_BG)
+    // Only an installed app's background is waited for: an unknown id still fails at once.
+    expect((await run('sdkCall', 'app:nobody:background', 'whoami', {})).error?.code).toBe('UNKNOWN_TARGET')
+  })
+})
+
 describe('reload mid-call', () => {
   it('the target reloads: the caller gets ENDPOINT_GONE and the new document never sees the call', async () => {
     await grant(shell.page, hostileTile, 'hostile', 'target', 'session')

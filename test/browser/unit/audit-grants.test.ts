@@ -118,3 +118,13 @@ describe('manifests and summaries', () => {
     expect(s.endsWith('…')).toBe(true)
   })
 })
+
+describe('private entries', () => {
+  it('a refused private action is kept for the person but left out of what the app reads', () => {
+    const ring = new AuditRing()
+    ring.record({ ...entry('h', 'tools.expose'), status: 'error', code: 'BAD_REQUEST', private: true })
+    ring.record({ ...entry('h', 'echo'), status: 'error', code: 'GRANT_REQUIRED' })
+    expect(ring.list().map((e) => e.tool)).toEqual(['tools.expose', 'echo'])
+    expect(ring.forApp('h').map((e) => e.tool)).toEqual(['echo'])
+  })
+})
