@@ -24,6 +24,7 @@ import { parseOrThrow } from '../validate.ts'
 import { AgentChannel } from './agents.ts'
 import type { BridgeDraft } from './bridge.ts'
 import { type CancelEntry, INPUT, ORCH, type OrchEvent, type OrchPayloads } from './events.ts'
+import { packageOfAgent, packageOfPrompts } from './fanout.ts'
 import { checkPlan, PlanSchema } from './plan.ts'
 import { BurnInput, CancelSchema, CLEARANCE_CLAIM, ClearanceSchema, CreateOrchestrationSchema, DeclareInput, FailedInput, ReportInput } from './schemas.ts'
 import { activePackages, type Decision, nextDecision } from './schedule.ts'
@@ -147,8 +148,9 @@ export class OrchestrationObject extends DurableObject<Env> {
     const token = this.tokenOf(input.topic)
     const { envelope, duplicate } = this.ledger.append(input)
     if (token === this.state.planner?.token) return this.receivePlan(envelope, duplicate)
-    const pkg = [...this.state.packages.values()].find((p) => p.agent === token)
-    if (!duplicate && envelope.type === INPUT.burn) return this.receiveBurn(envelope, token)
+    const prompts = promptsOf(envelope.payload)
+    const pkg = packageOfAgent(this.state, token, prompts)
+    if (!duplicate && envelope.type === INPUT.burn) return this.receiveBurn(envelope, token, prompts)
     if (duplicate) return { duplicate: true, answer: this.answerFor(pkg?.id) }
     if (!pkg) return { duplicate: false, answer: { accepted: false, reason: 'this agent has no package (it was replaced or never assigned)' } }
     const source = envelope.id
@@ -180,9 +182,12 @@ export class OrchestrationObject extends DurableObject<Env> {
     }
   }
 
-  /** Burn counts for whichever package the token ever worked on: a replaced agent's last steps were spent too. */
-  private receiveBurn(envelope: Stored, token: string): { duplicate: boolean; answer: Json } {
-    const pkgId = this.state.tokens.get(token)
+  /**
+   * Burn counts for the package the step's prompt named (an inline agent works on several), else
+   * the last the token worked on: a replaced agent's last steps were spent too.
+   */
+  private receiveBurn(envelope: Stored, token: string, prompts: string[]): { duplicate: boolean; answer: Json } {
+    const pkgId = packageOfPrompts(token, prompts) ?? this.state.tokens.get(token)
     if (pkgId === undefined) return { duplicate: false, answer: { accepted: false, reason: 'unknown agent' } }
     const burn = parseOrThrow(BurnInput, envelope.payload, 'INVALID_BURN')
     this.record(ORCH.burned, { package: pkgId, token, step: burn.step, tokens: burn.tokens, cost: burn.cost, source: envelope.id })
@@ -298,9 +303,15 @@ export class OrchestrationObject extends DurableObject<Env> {
         this.record(ORCH.plannerAssigned, { token: `plan-${crypto.randomUUID()}` })
         this.agents.plan(this.state)
         return
+      case 'inline': {
+        const { package: pkg, reason, expectedMs, breakEvenMs } = decision
+        this.record(ORCH.inlined, { package: pkg, agent: decision.agent ?? crypto.randomUUID(), reason, expectedMs, breakEvenMs })
+        return
+      }
       case 'assign': {
         const pkg = this.state.packages.get(decision.package)!
-        const token = crypto.randomUUID()
+        // An inline package is assigned to its shared agent; any other to a fresh one.
+        const token = pkg.inline?.agent ?? crypto.randomUUID()
         this.record(ORCH.assigned, { package: pkg.id, token, attempt: pkg.attempts + 1 })
         this.agents.assign(this.state, pkg.id)
         return
@@ -399,6 +410,12 @@ export class OrchestrationObject extends DurableObject<Env> {
     return { package: pkg.id, beat: pkg.beat, cleared: pkg.beat === 'executing', waitingFor, added: pkg.added, reason: pkg.reason }
   }
 
+}
+
+/** The prompt ids an agent's input names (the turn it was sent from), if any. */
+function promptsOf(payload: unknown): string[] {
+  const prompts = (payload as { prompts?: unknown } | null)?.prompts
+  return Array.isArray(prompts) ? prompts.filter((id): id is string => typeof id === 'string') : []
 }
 
 export function orchestrationNotFound(id: string): NeuronError {

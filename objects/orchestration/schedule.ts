@@ -4,13 +4,17 @@
  * over, block packages whose dependencies can never report (saying why), and
  * finish when every package is final. The object records each decision and
  * asks again until there is nothing to do, so the orchestration never hangs on
- * a package that cannot run.
+ * a package that cannot run. A ready package is first placed by the fan-out
+ * rule (fanout.ts): inline in the shared agent, which takes one at a time, or
+ * in an agent of its own.
  */
 import { type ClearanceDecision, clear, type Declaration } from './clearance.ts'
+import { COORDINATION_TAX, inlineAgentBusy, openInlineAgent, placement } from './fanout.ts'
 import { FINAL_BEATS, type OrchState, type PackageState } from './state.ts'
 
 export type Decision =
   | { kind: 'plan' }
+  | { kind: 'inline'; package: string; agent: string | null; reason: string; expectedMs: number; breakEvenMs: number }
   | { kind: 'assign'; package: string }
   | { kind: 'block'; package: string; reason: string }
   | { kind: 'clear'; package: string; decision: ClearanceDecision; human: boolean }
@@ -32,7 +36,15 @@ export function nextDecision(state: OrchState): Decision | null {
     const deadNeed = pkg.needs.map((id) => state.packages.get(id)).find((need) => need && DEAD_END.has(need.beat))
     if (deadNeed) return { kind: 'block', package: pkg.id, reason: `needs ${deadNeed.id}, which ${deadNeed.beat === 'failed' ? 'failed' : `is ${deadNeed.beat}`}${deadNeed.reason ? `: ${deadNeed.reason}` : ''}` }
     if (!pkg.needs.every((id) => state.packages.get(id)?.beat === 'reported')) continue
-    if (pkg.beat === 'waiting') return { kind: 'assign', package: pkg.id }
+    if (pkg.beat === 'waiting') {
+      if (pkg.inline !== null) {
+        if (inlineAgentBusy(state, pkg.inline.agent)) continue
+        return { kind: 'assign', package: pkg.id }
+      }
+      const place = placement(pkg, openInlineAgent(state))
+      if (!place.inline) return { kind: 'assign', package: pkg.id }
+      return { kind: 'inline', package: pkg.id, agent: place.agent, reason: place.reason, expectedMs: pkg.expect!.ms, breakEvenMs: COORDINATION_TAX.wallMs }
+    }
     return { kind: 'clear', package: pkg.id, decision: clearanceOf(state, pkg), human: pkg.clearance === 'human' }
   }
   const packages = [...state.packages.values()]
