@@ -96,3 +96,14 @@ export function packageOfPrompts(token: string, prompts: readonly string[]): str
   }
   return null
 }
+
+/**
+ * The prompt ids an agent's input names (the turn it was sent from), if any.
+ *
+ * @example
+ * promptsOf({ reads: [], prompts: ['declare-T.b'] }) // ['declare-T.b']
+ */
+export function promptsOf(payload: unknown): string[] {
+  const prompts = (payload as { prompts?: unknown } | null)?.prompts
+  return Array.isArray(prompts) ? prompts.filter((id): id is string => typeof id === 'string') : []
+}

@@ -23,11 +23,12 @@ import { Subscribers } from '../session/streams.ts'
 import { parseOrThrow } from '../validate.ts'
 import { AgentChannel } from './agents.ts'
 import type { BridgeDraft } from './bridge.ts'
+import { budgetBreach } from './budgets.ts'
 import { type CancelEntry, INPUT, ORCH, type OrchEvent, type OrchPayloads } from './events.ts'
-import { packageOfAgent, packageOfPrompts } from './fanout.ts'
+import { packageOfAgent, packageOfPrompts, promptsOf } from './fanout.ts'
 import { checkPlan, PlanSchema } from './plan.ts'
 import { BurnInput, CancelSchema, CLEARANCE_CLAIM, ClearanceSchema, CreateOrchestrationSchema, DeclareInput, FailedInput, ReportInput } from './schemas.ts'
-import { activePackages, type Decision, nextDecision } from './schedule.ts'
+import { activePackages, answerOf, unfinishedPackages, type Decision, nextDecision } from './schedule.ts'
 import { emptyOrchestration, type OrchestrationView, type OrchState, reduceOrchestration, viewOfOrchestration } from './state.ts'
 import { openStream, socketMessage } from './streams.ts'
 
@@ -108,7 +109,7 @@ export class OrchestrationObject extends DurableObject<Env> {
     const decision = this.check(caller)
     const body = parseOrThrow(CancelSchema, input, 'INVALID_REQUEST')
     if (body.package !== undefined && !this.state.packages.has(body.package)) throw packageNotFound(this.name, body.package)
-    const targets = this.unfinished(body.package ?? null)
+    const targets = unfinishedPackages(this.state, body.package ?? null)
     if (targets.length === 0 && (body.package !== undefined || this.state.status !== 'running')) return { cancelled: [], entry: null }
     const entry: CancelEntry = { package: body.package ?? null, reason: body.reason, principal: caller.id }
     const stored = this.bus.publish(this.control, INPUT.cancel, entry, { headers: gateHeaders(caller, decision) }) as Stored
@@ -151,7 +152,7 @@ export class OrchestrationObject extends DurableObject<Env> {
     const prompts = promptsOf(envelope.payload)
     const pkg = packageOfAgent(this.state, token, prompts)
     if (!duplicate && envelope.type === INPUT.burn) return this.receiveBurn(envelope, token, prompts)
-    if (duplicate) return { duplicate: true, answer: this.answerFor(pkg?.id) }
+    if (duplicate) return { duplicate: true, answer: answerOf(this.state, pkg?.id) }
     if (!pkg) return { duplicate: false, answer: { accepted: false, reason: 'this agent has no package (it was replaced or never assigned)' } }
     const source = envelope.id
     const payload = envelope.payload
@@ -161,7 +162,7 @@ export class OrchestrationObject extends DurableObject<Env> {
         const declaration = parseOrThrow(DeclareInput, payload, 'INVALID_DECLARATION')
         this.record(ORCH.declared, { package: pkg.id, token, declaration, source })
         this.advance()
-        return { duplicate: false, answer: this.answerFor(pkg.id) }
+        return { duplicate: false, answer: answerOf(this.state, pkg.id) }
       }
       case INPUT.report: {
         if (pkg.beat !== 'executing') return { duplicate: false, answer: { accepted: false, reason: `package ${pkg.id} is ${pkg.beat}` } }
@@ -352,7 +353,7 @@ export class OrchestrationObject extends DurableObject<Env> {
     for (const entry of entries) {
       const cancel = entry.payload as unknown as CancelEntry
       const reason = `cancelled by ${cancel.principal}: ${cancel.reason}`
-      for (const id of this.unfinished(cancel.package)) {
+      for (const id of unfinishedPackages(this.state, cancel.package)) {
         const agent = this.state.packages.get(id)!.agent
         this.record(ORCH.cancelled, { package: id, reason, source: entry.id })
         this.agents.stop(agent, reason)
@@ -365,34 +366,19 @@ export class OrchestrationObject extends DurableObject<Env> {
     this.advance()
   }
 
-  private unfinished(pkg: string | null): string[] {
-    return [...this.state.packages.values()].filter((p) => (pkg === null || p.id === pkg) && !['reported', 'failed', 'blocked', 'cancelled'].includes(p.beat)).map((p) => p.id)
-  }
-
   /** Budgets: crossing a package's cap cancels it; crossing the orchestration's cancels everything, durably. */
   private enforceBudgets(pkgId: string | null): void {
-    const over = (used: { tokens: number; cost: number }, cap: { tokens?: number; cost?: number }) =>
-      cap.tokens !== undefined && used.tokens > cap.tokens ? { limit: 'tokens', used: used.tokens, cap: cap.tokens } : cap.cost !== undefined && used.cost > cap.cost ? { limit: 'cost', used: used.cost, cap: cap.cost } : null
-    const whole = this.state.status === 'running' ? over(this.state.burn, this.state.budget) : null
-    if (whole) {
-      this.record(ORCH.budgetExceeded, { scope: 'orchestration', ...whole })
-      const reason = `orchestration budget exceeded: ${whole.used} ${whole.limit} > ${whole.cap}`
-      for (const id of this.unfinished(null)) {
-        const agent = this.state.packages.get(id)!.agent
-        this.record(ORCH.cancelled, { package: id, reason, source: `budget:${id}` })
-        this.agents.stop(agent, reason)
-      }
-      this.record(ORCH.finished, { status: 'failed', reason })
-      return
+    const breach = budgetBreach(this.state, pkgId)
+    if (!breach) return
+    this.record(ORCH.budgetExceeded, breach)
+    const reason = `${breach.scope} budget exceeded: ${breach.used} ${breach.limit} > ${breach.cap}`
+    for (const id of unfinishedPackages(this.state, breach.package ?? null)) {
+      const agent = this.state.packages.get(id)!.agent
+      this.record(ORCH.cancelled, { package: id, reason, source: `budget:${id}` })
+      this.agents.stop(agent, reason)
     }
-    const pkg = pkgId === null ? undefined : this.state.packages.get(pkgId)
-    const own = pkg && this.unfinished(pkg.id).length > 0 ? over(pkg.burn, pkg.budget) : null
-    if (!pkg || !own) return
-    this.record(ORCH.budgetExceeded, { scope: 'package', package: pkg.id, ...own })
-    const reason = `package budget exceeded: ${own.used} ${own.limit} > ${own.cap}`
-    this.record(ORCH.cancelled, { package: pkg.id, reason, source: `budget:${pkg.id}` })
-    this.agents.stop(pkg.agent, reason)
-    this.advance()
+    if (breach.scope === 'orchestration') this.record(ORCH.finished, { status: 'failed', reason })
+    else this.advance()
   }
 
   private tokenOf(topic: string): string {
@@ -401,21 +387,6 @@ export class OrchestrationObject extends DurableObject<Env> {
     if (!/^[A-Za-z0-9_:-]+$/.test(token)) throw new NeuronError('INVALID_ADDRESS', `${topic} is not an agent address of ${this.topic}`, { status: 400 })
     return token
   }
-
-  /** What an agent is told about its package: the beat, and why it waits if it does. */
-  private answerFor(pkgId: string | undefined): Json {
-    const pkg = pkgId ? this.state.packages.get(pkgId) : undefined
-    if (!pkg) return { accepted: false, reason: 'unknown package' }
-    const waitingFor = pkg.needs.filter((id) => this.state.packages.get(id)?.beat !== 'reported')
-    return { package: pkg.id, beat: pkg.beat, cleared: pkg.beat === 'executing', waitingFor, added: pkg.added, reason: pkg.reason }
-  }
-
-}
-
-/** The prompt ids an agent's input names (the turn it was sent from), if any. */
-function promptsOf(payload: unknown): string[] {
-  const prompts = (payload as { prompts?: unknown } | null)?.prompts
-  return Array.isArray(prompts) ? prompts.filter((id): id is string => typeof id === 'string') : []
 }
 
 export function orchestrationNotFound(id: string): NeuronError {

@@ -10,6 +10,7 @@
  */
 import { type ClearanceDecision, clear, type Declaration } from './clearance.ts'
 import { COORDINATION_TAX, inlineAgentBusy, openInlineAgent, placement } from './fanout.ts'
+import type { Json } from '../ledger/json.ts'
 import { FINAL_BEATS, type OrchState, type PackageState } from './state.ts'
 
 export type Decision =
@@ -67,7 +68,25 @@ export function clearanceOf(state: OrchState, pkg: PackageState): ClearanceDecis
   return clear(needs, pkg.id, pkg.declaration ?? { reads: [], writes: [] }, others)
 }
 
+/** The ids of the packages not yet final: all of them, or the one named. */
+export function unfinishedPackages(state: OrchState, pkg: string | null): string[] {
+  return [...state.packages.values()].filter((p) => (pkg === null || p.id === pkg) && !FINAL_BEATS.has(p.beat)).map((p) => p.id)
+}
+
 /** Packages an agent is working on (assigned through executing). */
 export function activePackages(state: OrchState): PackageState[] {
   return [...state.packages.values()].filter((p) => p.agent !== null && !FINAL_BEATS.has(p.beat) && p.beat !== 'waiting')
+}
+
+/**
+ * What an agent is told about its package: the beat, and why it waits if it does.
+ *
+ * @example
+ * answerOf(state, 'b') // { package: 'b', beat: 'declared', cleared: false, waitingFor: ['a'], added: ['a'], reason: null }
+ */
+export function answerOf(state: OrchState, pkgId: string | undefined): Json {
+  const pkg = pkgId ? state.packages.get(pkgId) : undefined
+  if (!pkg) return { accepted: false, reason: 'unknown package' }
+  const waitingFor = pkg.needs.filter((id) => state.packages.get(id)?.beat !== 'reported')
+  return { package: pkg.id, beat: pkg.beat, cleared: pkg.beat === 'executing', waitingFor, added: pkg.added, reason: pkg.reason }
 }
