@@ -12,12 +12,13 @@
 import { FINAL_BEATS, type OrchState, type PackageState } from './state.ts'
 
 /**
- * The measured coordination tax of one agent: wall time and rows written per package. From
- * `bench/node/orchestration.bench.ts` (coordination tax, docs/benchmarks.md, 2026-11-30 on the
- * local model in `wrangler dev`): one package through an orchestration took 244 ms against
- * 175 ms run directly (≈ 70 ms), and cost about 13 rows more per package at every N.
+ * The measured coordination tax of one agent, from `bench/node/orchestration.bench.ts` on the
+ * local model in `wrangler dev` (docs/benchmarks.md, 2026-11-30). `wallMs`: one package through
+ * an orchestration took 244 ms against 175 ms run directly (≈ 70 ms). `rowsPerAgent`: the rows an
+ * agent of its own costs over running inline (about 3; the other ~10 rows per package of the
+ * orchestration's tax are its beats, which an inline package records too).
  */
-export const COORDINATION_TAX = { wallMs: 70, rows: 13 } as const
+export const COORDINATION_TAX = { wallMs: 70, rowsPerAgent: 3 } as const
 
 export type Placement = { inline: true; agent: string | null; reason: string } | { inline: false; reason: string }
 
