@@ -4,6 +4,8 @@
  * - Coordination tax: N trivial packages run by an orchestration vs the same N sessions run
  *   directly with the same provider turns (two prompts, each one tool call and one summary
  *   turn), N = 1, 10, 50: wall time and ledger rows written per package.
+ * - Fan-out only when it pays: N small packages run inline in one agent (they state an expected
+ *   work below the break-even) vs the same N fanned out to N agents: wall time and rows.
  * - Fan-out: 20 independent packages vs the same 20 chained in series; the physical limit is
  *   the longest single package, measured in the same run.
  */
@@ -18,7 +20,7 @@ beforeAll(async () => {
 })
 afterAll(async () => dev?.stop())
 
-type View = { status: string; packages: { id: string; agent: string | null; session: string | null }[] }
+type View = { status: string; packages: { id: string; agent: string | null; session: string | null; inline: string | null }[] }
 let run = 0
 
 const post = (path: string, body: unknown) =>
@@ -42,7 +44,7 @@ async function count(path: string): Promise<number> {
 
 const TRIVIAL = '/beat declare /tool declare {}\n/beat execute /tool report {"result":"ok"}'
 
-async function orchestrate(packages: { id: string; needs?: string[]; instructions: string }[]): Promise<{ ms: number; id: string; view: View }> {
+async function orchestrate(packages: { id: string; needs?: string[]; instructions: string; expect?: { ms: number } }[]): Promise<{ ms: number; id: string; view: View }> {
   const id = `bench-${run++}`
   const start = performance.now()
   const res = await post('/v1/orchestrations', { id, goal: 'bench', plan: packages })
@@ -59,9 +61,10 @@ async function orchestrationRows(id: string, view: View): Promise<number> {
   // Let late step-boundary burn reports land before counting.
   await new Promise((r) => setTimeout(r, 500))
   let rows = (await count(`/v1/orchestrations/${id}/history`)) + (await count(`/v1/orchestrations/${id}/history?address=control`))
-  for (const p of view.packages) {
-    rows += await count(`/v1/orchestrations/${id}/history?address=agent.${p.agent}`)
-    rows += (await get<{ lastSequence: number }>(`/v1/sessions/${p.session}`)).lastSequence
+  // Once per agent: an inline agent's session and address hold several packages.
+  for (const agent of new Set(view.packages.map((p) => p.agent))) {
+    rows += await count(`/v1/orchestrations/${id}/history?address=agent.${agent}`)
+    rows += (await get<{ lastSequence: number }>(`/v1/sessions/orchestration.${id}.agent.${agent}`)).lastSequence
   }
   return rows
 }
@@ -100,6 +103,30 @@ describe('orchestration', () => {
         (oRows / n).toFixed(1).padStart(15),
         (d.rows / n).toFixed(1).padStart(17),
         `${(oRows / d.rows).toFixed(2)}×`.padStart(8),
+      ]
+      console.log(line.join(''))
+    }
+  })
+
+  it('fan-out only when it pays: N small packages inline in one agent vs fanned out to N agents', async () => {
+    await orchestrate([{ id: 'warm', instructions: TRIVIAL, expect: { ms: 5 } }])
+    console.log('\nsmall packages inline in one agent vs fanned out (wall time and ledger rows)')
+    console.log('    N   inline ms   fanned-out ms   wall ×   rows inline   rows fanned-out   rows/pkg saved   agents inline')
+    for (const n of [1, 10, 50]) {
+      const plan = (expect?: { ms: number }) => Array.from({ length: n }, (_, i) => ({ id: `p${i}`, instructions: TRIVIAL, ...(expect ? { expect } : {}) }))
+      const inline = await orchestrate(plan({ ms: 5 }))
+      const inlineRows = await orchestrationRows(inline.id, inline.view)
+      const fanned = await orchestrate(plan())
+      const fannedRows = await orchestrationRows(fanned.id, fanned.view)
+      const line = [
+        String(n).padStart(5),
+        inline.ms.toFixed(0).padStart(12),
+        fanned.ms.toFixed(0).padStart(16),
+        `${(inline.ms / fanned.ms).toFixed(2)}×`.padStart(9),
+        String(inlineRows).padStart(14),
+        String(fannedRows).padStart(18),
+        ((fannedRows - inlineRows) / n).toFixed(1).padStart(17),
+        String(new Set(inline.view.packages.map((p) => p.agent)).size).padStart(16),
       ]
       console.log(line.join(''))
     }

@@ -8,6 +8,7 @@ import type { Env } from '../env.ts'
 import { register } from '../../worker/directory.ts'
 import type { Json } from '../ledger/json.ts'
 import { type BridgeDraft, bridge } from './bridge.ts'
+import { promptId } from './fanout.ts'
 import { declarePrompt, executePrompt, planPrompt } from './prompts.ts'
 import { agentSessionName, type OrchState } from './state.ts'
 
@@ -37,7 +38,7 @@ export class AgentChannel {
   /** ASSIGN: the first prompt, which creates the agent's session. */
   assign(state: OrchState, pkgId: string): void {
     const pkg = state.packages.get(pkgId)!
-    this.create(state, pkg.agent!, pkg.id, `declare-${pkg.agent}`, declarePrompt(state.goal, pkg.id, pkg.instructions))
+    this.create(state, pkg.agent!, pkg.id, promptId('declare', pkg.agent!, pkg.id), declarePrompt(state.goal, pkg.id, pkg.instructions))
   }
 
   /** The planning turn's prompt to the planner agent. */
@@ -50,7 +51,7 @@ export class AgentChannel {
   execute(state: OrchState, pkgId: string): void {
     const pkg = state.packages.get(pkgId)!
     const token = pkg.agent!
-    this.send(token, 'orchestration.agent.prompt', { messageId: `execute-${token}`, text: executePrompt(pkg.id, pkg.instructions) })
+    this.send(token, 'orchestration.agent.prompt', { messageId: promptId('execute', token, pkg.id), text: executePrompt(pkg.id, pkg.instructions) })
   }
 
   /** Interrupts an agent's running turn through its session's interrupt entry point. */

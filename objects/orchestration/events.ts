@@ -16,6 +16,7 @@ export const ORCH = {
   created: 'orchestration.created',
   plannerAssigned: 'orchestration.planner.assigned',
   planned: 'orchestration.planned',
+  inlined: 'orchestration.package.inlined',
   assigned: 'orchestration.package.assigned',
   declared: 'orchestration.package.declared',
   refused: 'orchestration.package.refused',
@@ -47,6 +48,8 @@ export interface OrchPayloads {
   [ORCH.created]: { goal: string; owner: string; share: string[]; model: string; plan: PackageSpec[] | null; budget: Budget; maxAttempts: number; timeoutMs: number }
   [ORCH.plannerAssigned]: { token: string }
   [ORCH.planned]: { plan: PackageSpec[]; source: string }
+  /** The fan-out rule put the package in the inline agent `agent`, which runs its packages one at a time. */
+  [ORCH.inlined]: { package: string; agent: string; reason: string; expectedMs: number; breakEvenMs: number }
   [ORCH.assigned]: { package: string; token: string; attempt: number }
   [ORCH.declared]: { package: string; token: string; declaration: Declaration; source: string }
   [ORCH.refused]: { package: string; conflicts: Conflict[]; edges: [string, string][] }

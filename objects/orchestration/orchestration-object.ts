@@ -23,10 +23,12 @@ import { Subscribers } from '../session/streams.ts'
 import { parseOrThrow } from '../validate.ts'
 import { AgentChannel } from './agents.ts'
 import type { BridgeDraft } from './bridge.ts'
+import { budgetBreach } from './budgets.ts'
 import { type CancelEntry, INPUT, ORCH, type OrchEvent, type OrchPayloads } from './events.ts'
+import { packageOfAgent, packageOfPrompts, promptsOf } from './fanout.ts'
 import { checkPlan, PlanSchema } from './plan.ts'
 import { BurnInput, CancelSchema, CLEARANCE_CLAIM, ClearanceSchema, CreateOrchestrationSchema, DeclareInput, FailedInput, ReportInput } from './schemas.ts'
-import { activePackages, type Decision, nextDecision } from './schedule.ts'
+import { activePackages, answerOf, unfinishedPackages, type Decision, nextDecision } from './schedule.ts'
 import { emptyOrchestration, type OrchestrationView, type OrchState, reduceOrchestration, viewOfOrchestration } from './state.ts'
 import { openStream, socketMessage } from './streams.ts'
 
@@ -107,7 +109,7 @@ export class OrchestrationObject extends DurableObject<Env> {
     const decision = this.check(caller)
     const body = parseOrThrow(CancelSchema, input, 'INVALID_REQUEST')
     if (body.package !== undefined && !this.state.packages.has(body.package)) throw packageNotFound(this.name, body.package)
-    const targets = this.unfinished(body.package ?? null)
+    const targets = unfinishedPackages(this.state, body.package ?? null)
     if (targets.length === 0 && (body.package !== undefined || this.state.status !== 'running')) return { cancelled: [], entry: null }
     const entry: CancelEntry = { package: body.package ?? null, reason: body.reason, principal: caller.id }
     const stored = this.bus.publish(this.control, INPUT.cancel, entry, { headers: gateHeaders(caller, decision) }) as Stored
@@ -147,9 +149,10 @@ export class OrchestrationObject extends DurableObject<Env> {
     const token = this.tokenOf(input.topic)
     const { envelope, duplicate } = this.ledger.append(input)
     if (token === this.state.planner?.token) return this.receivePlan(envelope, duplicate)
-    const pkg = [...this.state.packages.values()].find((p) => p.agent === token)
-    if (!duplicate && envelope.type === INPUT.burn) return this.receiveBurn(envelope, token)
-    if (duplicate) return { duplicate: true, answer: this.answerFor(pkg?.id) }
+    const prompts = promptsOf(envelope.payload)
+    const pkg = packageOfAgent(this.state, token, prompts)
+    if (!duplicate && envelope.type === INPUT.burn) return this.receiveBurn(envelope, token, prompts)
+    if (duplicate) return { duplicate: true, answer: answerOf(this.state, pkg?.id) }
     if (!pkg) return { duplicate: false, answer: { accepted: false, reason: 'this agent has no package (it was replaced or never assigned)' } }
     const source = envelope.id
     const payload = envelope.payload
@@ -159,7 +162,7 @@ export class OrchestrationObject extends DurableObject<Env> {
         const declaration = parseOrThrow(DeclareInput, payload, 'INVALID_DECLARATION')
         this.record(ORCH.declared, { package: pkg.id, token, declaration, source })
         this.advance()
-        return { duplicate: false, answer: this.answerFor(pkg.id) }
+        return { duplicate: false, answer: answerOf(this.state, pkg.id) }
       }
       case INPUT.report: {
         if (pkg.beat !== 'executing') return { duplicate: false, answer: { accepted: false, reason: `package ${pkg.id} is ${pkg.beat}` } }
@@ -180,9 +183,12 @@ export class OrchestrationObject extends DurableObject<Env> {
     }
   }
 
-  /** Burn counts for whichever package the token ever worked on: a replaced agent's last steps were spent too. */
-  private receiveBurn(envelope: Stored, token: string): { duplicate: boolean; answer: Json } {
-    const pkgId = this.state.tokens.get(token)
+  /**
+   * Burn counts for the package the step's prompt named (an inline agent works on several), else
+   * the last the token worked on: a replaced agent's last steps were spent too.
+   */
+  private receiveBurn(envelope: Stored, token: string, prompts: string[]): { duplicate: boolean; answer: Json } {
+    const pkgId = packageOfPrompts(token, prompts) ?? this.state.tokens.get(token)
     if (pkgId === undefined) return { duplicate: false, answer: { accepted: false, reason: 'unknown agent' } }
     const burn = parseOrThrow(BurnInput, envelope.payload, 'INVALID_BURN')
     this.record(ORCH.burned, { package: pkgId, token, step: burn.step, tokens: burn.tokens, cost: burn.cost, source: envelope.id })
@@ -298,9 +304,15 @@ export class OrchestrationObject extends DurableObject<Env> {
         this.record(ORCH.plannerAssigned, { token: `plan-${crypto.randomUUID()}` })
         this.agents.plan(this.state)
         return
+      case 'inline': {
+        const { package: pkg, reason, expectedMs, breakEvenMs } = decision
+        this.record(ORCH.inlined, { package: pkg, agent: decision.agent ?? crypto.randomUUID(), reason, expectedMs, breakEvenMs })
+        return
+      }
       case 'assign': {
         const pkg = this.state.packages.get(decision.package)!
-        const token = crypto.randomUUID()
+        // An inline package is assigned to its shared agent; any other to a fresh one.
+        const token = pkg.inline?.agent ?? crypto.randomUUID()
         this.record(ORCH.assigned, { package: pkg.id, token, attempt: pkg.attempts + 1 })
         this.agents.assign(this.state, pkg.id)
         return
@@ -341,7 +353,7 @@ export class OrchestrationObject extends DurableObject<Env> {
     for (const entry of entries) {
       const cancel = entry.payload as unknown as CancelEntry
       const reason = `cancelled by ${cancel.principal}: ${cancel.reason}`
-      for (const id of this.unfinished(cancel.package)) {
+      for (const id of unfinishedPackages(this.state, cancel.package)) {
         const agent = this.state.packages.get(id)!.agent
         this.record(ORCH.cancelled, { package: id, reason, source: entry.id })
         this.agents.stop(agent, reason)
@@ -354,34 +366,19 @@ export class OrchestrationObject extends DurableObject<Env> {
     this.advance()
   }
 
-  private unfinished(pkg: string | null): string[] {
-    return [...this.state.packages.values()].filter((p) => (pkg === null || p.id === pkg) && !['reported', 'failed', 'blocked', 'cancelled'].includes(p.beat)).map((p) => p.id)
-  }
-
   /** Budgets: crossing a package's cap cancels it; crossing the orchestration's cancels everything, durably. */
   private enforceBudgets(pkgId: string | null): void {
-    const over = (used: { tokens: number; cost: number }, cap: { tokens?: number; cost?: number }) =>
-      cap.tokens !== undefined && used.tokens > cap.tokens ? { limit: 'tokens', used: used.tokens, cap: cap.tokens } : cap.cost !== undefined && used.cost > cap.cost ? { limit: 'cost', used: used.cost, cap: cap.cost } : null
-    const whole = this.state.status === 'running' ? over(this.state.burn, this.state.budget) : null
-    if (whole) {
-      this.record(ORCH.budgetExceeded, { scope: 'orchestration', ...whole })
-      const reason = `orchestration budget exceeded: ${whole.used} ${whole.limit} > ${whole.cap}`
-      for (const id of this.unfinished(null)) {
-        const agent = this.state.packages.get(id)!.agent
-        this.record(ORCH.cancelled, { package: id, reason, source: `budget:${id}` })
-        this.agents.stop(agent, reason)
-      }
-      this.record(ORCH.finished, { status: 'failed', reason })
-      return
+    const breach = budgetBreach(this.state, pkgId)
+    if (!breach) return
+    this.record(ORCH.budgetExceeded, breach)
+    const reason = `${breach.scope} budget exceeded: ${breach.used} ${breach.limit} > ${breach.cap}`
+    for (const id of unfinishedPackages(this.state, breach.package ?? null)) {
+      const agent = this.state.packages.get(id)!.agent
+      this.record(ORCH.cancelled, { package: id, reason, source: `budget:${id}` })
+      this.agents.stop(agent, reason)
     }
-    const pkg = pkgId === null ? undefined : this.state.packages.get(pkgId)
-    const own = pkg && this.unfinished(pkg.id).length > 0 ? over(pkg.burn, pkg.budget) : null
-    if (!pkg || !own) return
-    this.record(ORCH.budgetExceeded, { scope: 'package', package: pkg.id, ...own })
-    const reason = `package budget exceeded: ${own.used} ${own.limit} > ${own.cap}`
-    this.record(ORCH.cancelled, { package: pkg.id, reason, source: `budget:${pkg.id}` })
-    this.agents.stop(pkg.agent, reason)
-    this.advance()
+    if (breach.scope === 'orchestration') this.record(ORCH.finished, { status: 'failed', reason })
+    else this.advance()
   }
 
   private tokenOf(topic: string): string {
@@ -390,15 +387,6 @@ export class OrchestrationObject extends DurableObject<Env> {
     if (!/^[A-Za-z0-9_:-]+$/.test(token)) throw new NeuronError('INVALID_ADDRESS', `${topic} is not an agent address of ${this.topic}`, { status: 400 })
     return token
   }
-
-  /** What an agent is told about its package: the beat, and why it waits if it does. */
-  private answerFor(pkgId: string | undefined): Json {
-    const pkg = pkgId ? this.state.packages.get(pkgId) : undefined
-    if (!pkg) return { accepted: false, reason: 'unknown package' }
-    const waitingFor = pkg.needs.filter((id) => this.state.packages.get(id)?.beat !== 'reported')
-    return { package: pkg.id, beat: pkg.beat, cleared: pkg.beat === 'executing', waitingFor, added: pkg.added, reason: pkg.reason }
-  }
-
 }
 
 export function orchestrationNotFound(id: string): NeuronError {

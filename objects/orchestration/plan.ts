@@ -24,6 +24,12 @@ export const PackageSchema = z.strictObject({
   /** `human`: after the DAG clears it, a holder of `role:clearance` must grant it too. */
   clearance: z.enum(['dag', 'human']).default('dag'),
   budget: BudgetSchema.optional(),
+  /**
+   * The package's expected work, as the wall time of its agent's turns. Below the measured
+   * coordination tax of an agent it runs inline in one shared agent (see fanout.ts); without it
+   * the package gets an agent of its own.
+   */
+  expect: z.strictObject({ ms: z.number().nonnegative().max(86_400_000) }).optional(),
 })
 export type PackageSpec = z.infer<typeof PackageSchema>
 

@@ -10,7 +10,8 @@ export function planPrompt(goal: string): string {
     'beat: plan',
     'Split the goal below into work packages for separate agents. Answer with one `plan` tool call:',
     '{ "packages": [{ "id", "needs": [ids it waits for], "instructions" }] }. The packages and their',
-    'needs must form a DAG. Small steps that share files belong in one package.',
+    'needs must form a DAG. Small steps that share files belong in one package. A package may add',
+    '"expect": { "ms": its expected wall time }: small ones then run inline in one shared agent.',
     'Goal:',
     goal,
   ].join('\n')

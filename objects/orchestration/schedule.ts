@@ -4,13 +4,18 @@
  * over, block packages whose dependencies can never report (saying why), and
  * finish when every package is final. The object records each decision and
  * asks again until there is nothing to do, so the orchestration never hangs on
- * a package that cannot run.
+ * a package that cannot run. A ready package is first placed by the fan-out
+ * rule (fanout.ts): inline in the shared agent, which takes one at a time, or
+ * in an agent of its own.
  */
 import { type ClearanceDecision, clear, type Declaration } from './clearance.ts'
+import { COORDINATION_TAX, inlineAgentBusy, openInlineAgent, placement } from './fanout.ts'
+import type { Json } from '../ledger/json.ts'
 import { FINAL_BEATS, type OrchState, type PackageState } from './state.ts'
 
 export type Decision =
   | { kind: 'plan' }
+  | { kind: 'inline'; package: string; agent: string | null; reason: string; expectedMs: number; breakEvenMs: number }
   | { kind: 'assign'; package: string }
   | { kind: 'block'; package: string; reason: string }
   | { kind: 'clear'; package: string; decision: ClearanceDecision; human: boolean }
@@ -32,7 +37,15 @@ export function nextDecision(state: OrchState): Decision | null {
     const deadNeed = pkg.needs.map((id) => state.packages.get(id)).find((need) => need && DEAD_END.has(need.beat))
     if (deadNeed) return { kind: 'block', package: pkg.id, reason: `needs ${deadNeed.id}, which ${deadNeed.beat === 'failed' ? 'failed' : `is ${deadNeed.beat}`}${deadNeed.reason ? `: ${deadNeed.reason}` : ''}` }
     if (!pkg.needs.every((id) => state.packages.get(id)?.beat === 'reported')) continue
-    if (pkg.beat === 'waiting') return { kind: 'assign', package: pkg.id }
+    if (pkg.beat === 'waiting') {
+      if (pkg.inline !== null) {
+        if (inlineAgentBusy(state, pkg.inline.agent)) continue
+        return { kind: 'assign', package: pkg.id }
+      }
+      const place = placement(pkg, openInlineAgent(state))
+      if (!place.inline) return { kind: 'assign', package: pkg.id }
+      return { kind: 'inline', package: pkg.id, agent: place.agent, reason: place.reason, expectedMs: pkg.expect!.ms, breakEvenMs: COORDINATION_TAX.wallMs }
+    }
     return { kind: 'clear', package: pkg.id, decision: clearanceOf(state, pkg), human: pkg.clearance === 'human' }
   }
   const packages = [...state.packages.values()]
@@ -55,7 +68,25 @@ export function clearanceOf(state: OrchState, pkg: PackageState): ClearanceDecis
   return clear(needs, pkg.id, pkg.declaration ?? { reads: [], writes: [] }, others)
 }
 
+/** The ids of the packages not yet final: all of them, or the one named. */
+export function unfinishedPackages(state: OrchState, pkg: string | null): string[] {
+  return [...state.packages.values()].filter((p) => (pkg === null || p.id === pkg) && !FINAL_BEATS.has(p.beat)).map((p) => p.id)
+}
+
 /** Packages an agent is working on (assigned through executing). */
 export function activePackages(state: OrchState): PackageState[] {
   return [...state.packages.values()].filter((p) => p.agent !== null && !FINAL_BEATS.has(p.beat) && p.beat !== 'waiting')
+}
+
+/**
+ * What an agent is told about its package: the beat, and why it waits if it does.
+ *
+ * @example
+ * answerOf(state, 'b') // { package: 'b', beat: 'declared', cleared: false, waitingFor: ['a'], added: ['a'], reason: null }
+ */
+export function answerOf(state: OrchState, pkgId: string | undefined): Json {
+  const pkg = pkgId ? state.packages.get(pkgId) : undefined
+  if (!pkg) return { accepted: false, reason: 'unknown package' }
+  const waitingFor = pkg.needs.filter((id) => state.packages.get(id)?.beat !== 'reported')
+  return { package: pkg.id, beat: pkg.beat, cleared: pkg.beat === 'executing', waitingFor, added: pkg.added, reason: pkg.reason }
 }

@@ -22,6 +22,10 @@ export interface PackageState {
   instructions: string
   clearance: 'dag' | 'human'
   budget: Budget
+  /** The expected work the plan stated, which the fan-out rule weighs; null when it stated none. */
+  expect: { ms: number } | null
+  /** Set when the fan-out rule ran the package inline: the shared agent and why. */
+  inline: { agent: string; reason: string } | null
   beat: Beat
   agent: string | null
   attempts: number
@@ -87,6 +91,8 @@ function packageOf(spec: PackageSpec): PackageState {
     instructions: spec.instructions,
     clearance: spec.clearance,
     budget: spec.budget ?? {},
+    expect: spec.expect ?? null,
+    inline: null,
     beat: 'waiting',
     agent: null,
     attempts: 0,
@@ -122,6 +128,11 @@ export function reduceOrchestration(state: OrchState, envelope: Stored): OrchSta
     case ORCH.planned: {
       for (const spec of (p as OrchPayloads[typeof ORCH.planned]).plan) state.packages.set(spec.id, packageOf(spec))
       return { ...next, planned: true }
+    }
+    case ORCH.inlined: {
+      const i = p as OrchPayloads[typeof ORCH.inlined]
+      pkg(i.package, { inline: { agent: i.agent, reason: i.reason } })
+      return next
     }
     case ORCH.assigned: {
       const a = p as OrchPayloads[typeof ORCH.assigned]
@@ -165,7 +176,7 @@ export function reduceOrchestration(state: OrchState, envelope: Stored): OrchSta
     }
     case ORCH.failed: {
       const f = p as OrchPayloads[typeof ORCH.failed]
-      pkg(f.package, f.retry ? { beat: 'waiting', agent: null, declaration: null, reason: f.reason } : { beat: 'failed', reason: f.reason })
+      pkg(f.package, f.retry ? { beat: 'waiting', agent: null, declaration: null, inline: null, reason: f.reason } : { beat: 'failed', reason: f.reason })
       return next
     }
     case ORCH.blocked: {
@@ -208,6 +219,8 @@ export interface OrchestrationView {
     beat: Beat
     agent: string | null
     session: string | null
+    /** Why the package ran inline in a shared agent (the fan-out rule), or null when it had its own. */
+    inline: string | null
     attempts: number
     declaration: Declaration | null
     burn: { tokens: number; cost: number }
@@ -238,6 +251,7 @@ export function viewOfOrchestration(id: string, state: OrchState): Orchestration
       beat: p.beat,
       agent: p.agent,
       session: p.agent ? agentSessionName(id, p.agent) : null,
+      inline: p.inline?.reason ?? null,
       attempts: p.attempts,
       declaration: p.declaration,
       burn: p.burn,

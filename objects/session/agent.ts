@@ -66,6 +66,13 @@ export class AgentLink {
   readonly report: Tool
   /** Only the planner (a token starting `plan-`) is given the `plan` tool. */
   readonly plan: Tool | null
+  /**
+   * The prompt ids of the running turn, named on everything the agent sends, so an inline agent
+   * (several packages, one after another) books each input and each step's burn to the package
+   * whose prompt it answers. Held in memory (one turn's ids); after a wake it is empty until the
+   * next turn and the orchestration falls back to the package the agent holds.
+   */
+  private turn: string[] = []
 
   constructor(
     readonly address: AgentAddress,
@@ -101,6 +108,7 @@ export class AgentLink {
 
   /** Step boundaries: each step's exact burn, and a halt after a failure, go to the orchestration. */
   observe<T extends EventType>(type: T, payload: EventPayloads[T]): Promise<Json> | null {
+    if (type === EVENT.prompted) this.turn = (payload as EventPayloads[typeof EVENT.prompted]).messageIds.slice(0, 16)
     if (type === EVENT.stepEnded) {
       const step = payload as EventPayloads[typeof EVENT.stepEnded]
       const tokens = step.usage ? step.usage.inputTokens + step.usage.outputTokens : 0
@@ -112,7 +120,8 @@ export class AgentLink {
     return null
   }
 
-  private draft(type: string, payload: Json): BridgeDraft {
-    return { topic: `orchestration.${this.address.orchestration}.agent.${this.address.token}`, type, author: `agent:${this.address.token}`, time: Date.now(), payload }
+  private draft(type: string, payload: Record<string, Json>): BridgeDraft {
+    const topic = `orchestration.${this.address.orchestration}.agent.${this.address.token}`
+    return { topic, type, author: `agent:${this.address.token}`, time: Date.now(), payload: { ...payload, prompts: this.turn } }
   }
 }
