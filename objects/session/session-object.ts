@@ -40,6 +40,8 @@ import { skillIndex, skillsOf, skillTool } from '../config/skills.ts'
 import { budgetOf } from './budget.ts'
 import { defaultSources } from './context-sources.ts'
 import { OwnerCatalog } from './owner-catalog.ts'
+import { SessionConfig } from './session-config.ts'
+import type { ConfigVersion } from '../config/versions.ts'
 import { ChainWriter } from './chain-writer.ts'
 import { EVENT, type EventPayloads, type EventType } from './events.ts'
 import { artifactRefsOf, copiesOf, ForkSchema, prefix, scanPrefix, TruncateSchema } from './fork.ts'
@@ -65,6 +67,8 @@ export class SessionObject extends DurableObject<Env> {
   protected readonly catalog: Catalog
   /** The catalog with the owner's stored provider keys, for providers the env leaves unkeyed. */
   private readonly owned: OwnerCatalog
+  /** This session's config overrides, merged over its owner's document. */
+  private readonly overrides: SessionConfig
   protected readonly tools = new ToolRegistry()
   /** What the model is told besides the conversation; `memory.pinned` and the like register here. */
   protected readonly sources = defaultSources()
@@ -117,7 +121,9 @@ export class SessionObject extends DurableObject<Env> {
       tools: this.tools,
     })
     // The owner's config instructions, read from its config object; slow or failing never blocks a turn.
-    const ownerConfig = async () => (await this.env.CONFIGS.getByName(this.state.owner).current()).document
+    // The owner's document with this session's overrides laid over it (session-config.ts).
+    this.overrides = new SessionConfig(this.ledger, this.topic, async () => (await this.env.CONFIGS.getByName(this.state.owner).current()).document)
+    const ownerConfig = () => this.overrides.effective()
     this.sources.register('config.instructions', async () => instructionsOf(await ownerConfig()))
     this.sources.register('skills.index', async () => skillIndex(await skillsOf(await ownerConfig())))
     this.tools.register('skill', skillTool(async () => skillsOf(await ownerConfig())))
@@ -159,6 +165,18 @@ export class SessionObject extends DurableObject<Env> {
     const decision = authorize({ owner: caller.id, share: body.share }, caller)
     this.record(EVENT.created, { ...wanted, owner: caller.id, share: body.share }, gateHeaders(caller, decision))
     return { session: viewOf(this.name, this.state), created: true }
+  }
+
+  /** This session's config overrides (version 0: none), for a caller the policy allows. */
+  config(caller: Caller): ConfigVersion {
+    this.access.check(this.state, caller, 'read')
+    return this.overrides.current()
+  }
+
+  /** Stores a new version of the overrides; it reaches the model at the next turn boundary. */
+  putConfig(caller: Caller, input: unknown, ifMatch?: string): ConfigVersion {
+    this.access.check(this.state, caller, 'configure')
+    return this.overrides.put(caller.id, input, ifMatch)
   }
 
   /** The projection, for a caller the session's policy allows. */
@@ -518,7 +536,7 @@ export class SessionObject extends DurableObject<Env> {
 
 // Expected failures of the RPC surface are answers, not uncaught errors (objects/rpc.ts);
 // a call to one of these from inside the object goes through `settle`.
-answerFailures(SessionObject, ['create', 'view', 'prompt', 'interrupt', 'history', 'denials', 'forkFrom', 'truncate', 'writeChain', 'artifact'])
+answerFailures(SessionObject, ['create', 'view', 'config', 'putConfig', 'prompt', 'interrupt', 'history', 'denials', 'forkFrom', 'truncate', 'writeChain', 'artifact'])
 
 /** A client's WebSocket message as JSON, under the same size and nesting limits as an HTTP body. */
 function readMessage(message: string | ArrayBuffer): unknown {
