@@ -25,4 +25,6 @@ export interface Env {
   AUTH_JWKS?: string
   TICKET_SECRET?: string
   DEV_AUTH_SECRET?: string
+  /** Seals principals' stored provider keys (objects/config/credentials.ts); without it none can be stored. */
+  CREDENTIALS_SECRET?: string
 }

@@ -42,3 +42,6 @@ export const MAX_PENDING = 1000
 
 /** Graph and memory request bodies (nodes, edges, remember, recall, forget). Node text itself is at most 16 KiB. */
 export const MAX_GRAPH_BODY = 256 * 1024
+
+/** The largest stored-provider-key body: a vendor key is a few hundred bytes. */
+export const MAX_CREDENTIAL_BYTES = 8 * 1024

@@ -1,29 +1,27 @@
 /**
  * ConfigObject: one per principal. Its config document is append-only: every
- * PUT is a new version in the object's ledger, the current one is the latest,
- * and its ETag names the version. A PUT whose `If-Match` names an older version
- * is refused (412), so two clients cannot overwrite each other unknowingly.
+ * PUT is a new version in the object's ledger (see versions.ts). It also keeps
+ * the principal's sealed provider keys (credentials.ts), append-only too: each
+ * change stores the whole sealed set as a new version; plaintext never reaches
+ * storage, and only `apiKeys` (called by the principal's own sessions) opens them.
  */
 import { DurableObject } from 'cloudflare:workers'
 import type { Env } from '../env.ts'
-import { NeuronError } from '../errors.ts'
-import type { Json, JsonObject } from '../ledger/json.ts'
+import type { Json } from '../ledger/json.ts'
 import { Ledger, migrateLedger } from '../ledger/ledger.ts'
-import { parseOrThrow } from '../validate.ts'
-import { ConfigSchema } from './schema.ts'
+import { keyedProvider, openKey, type SealedKey, sealKey } from './credentials.ts'
+import { type ConfigVersion, currentVersion, putVersion } from './versions.ts'
+
+export { type ConfigVersion, etagOf } from './versions.ts'
 
 const TOPIC = 'config.document'
+const KEYS = 'config.credentials'
 
-/** A version of the document; version 0 is the empty document nobody wrote. */
-export interface ConfigVersion {
-  version: number
-  etag: string
-  /** A `ConfigDocument`, as plain JSON (what crosses RPC). */
-  document: JsonObject
+/** What a listing says about a stored key: never the key. */
+export interface CredentialInfo {
+  provider: string
+  setAt: string
 }
-
-/** The ETag of a version: a strong validator naming it. */
-export const etagOf = (version: number) => `"v${version}"`
 
 export class ConfigObject extends DurableObject<Env> {
   protected readonly ledger: Ledger
@@ -36,9 +34,7 @@ export class ConfigObject extends DurableObject<Env> {
 
   /** The current version. */
   current(): ConfigVersion {
-    const latest = this.ledger.latest(TOPIC)
-    if (!latest) return { version: 0, etag: etagOf(0), document: {} }
-    return { version: latest.seq, etag: etagOf(latest.seq), document: this.ledger.payload(latest) as JsonObject }
+    return currentVersion(this.ledger, TOPIC)
   }
 
   /**
@@ -48,15 +44,52 @@ export class ConfigObject extends DurableObject<Env> {
    * stub.put('user#ada', { instructions: ['Answer in French.'] }, '"v0"')
    */
   put(author: string, input: unknown, ifMatch?: string): ConfigVersion {
-    const document = parseOrThrow(ConfigSchema, input, 'INVALID_CONFIG')
-    const current = this.current()
-    if (ifMatch !== undefined && ifMatch !== '*' && !ifMatch.split(',').map((tag) => tag.trim()).includes(current.etag)) {
-      throw new NeuronError('CONFIG_VERSION_MISMATCH', `If-Match ${ifMatch} does not name the current version ${current.etag}; GET it, merge, and PUT again`, {
-        status: 412,
-        details: { current: current.etag },
-      })
+    return putVersion(this.ledger, TOPIC, author, input, ifMatch)
+  }
+
+  /** Which providers have a stored key, and when it was set. */
+  credentials(): CredentialInfo[] {
+    return Object.entries(this.sealed()).map(([provider, { setAt }]) => ({ provider, setAt }))
+  }
+
+  /**
+   * Seals and stores `principal`'s key for `provider` as a new version of the set.
+   *
+   * @example
+   * await stub.setCredential('user#ada', 'anthropic', 'sk-ant-…') // { provider: 'anthropic', setAt: '…' }
+   */
+  async setCredential(principal: string, provider: string, apiKey: string): Promise<CredentialInfo> {
+    const sealed = await sealKey(this.env.CREDENTIALS_SECRET, principal, keyedProvider(provider), apiKey)
+    // Read after the await: a concurrent change is kept, not overwritten.
+    this.storeSealed(principal, { ...this.sealed(), [provider]: sealed })
+    return { provider, setAt: sealed.setAt }
+  }
+
+  /** Removes the key for `provider` (a new version without it); a key that is not there is no change. */
+  deleteCredential(principal: string, provider: string): { deleted: boolean } {
+    const { [keyedProvider(provider)]: gone, ...rest } = this.sealed()
+    if (!gone) return { deleted: false }
+    this.storeSealed(principal, rest)
+    return { deleted: true }
+  }
+
+  /** The opened keys, for the principal's own sessions only (never an API answer). */
+  async apiKeys(principal: string): Promise<Record<string, string>> {
+    const keys: Record<string, string> = {}
+    for (const [provider, sealed] of Object.entries(this.sealed())) {
+      const key = this.env.CREDENTIALS_SECRET ? await openKey(this.env.CREDENTIALS_SECRET, principal, provider, sealed) : null
+      if (key !== null) keys[provider] = key
     }
-    const { envelope } = this.ledger.append({ topic: TOPIC, type: 'config.put', author, payload: document as unknown as Json })
-    return { version: envelope.seq, etag: etagOf(envelope.seq), document: document as JsonObject }
+    return keys
+  }
+
+  private sealed(): Record<string, SealedKey> {
+    const latest = this.ledger.latest(KEYS)
+    return latest ? (this.ledger.payload(latest) as unknown as Record<string, SealedKey>) : {}
+  }
+
+  private storeSealed(author: string, set: Record<string, SealedKey>): void {
+    this.ledger.append({ topic: KEYS, type: 'config.credentials', author, payload: set as unknown as Json })
   }
 }
+

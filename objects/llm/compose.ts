@@ -4,7 +4,7 @@
  * bottom:
  *
  * 1. rows: `CATALOG_SNAPSHOT`
- * 2. data from env: API keys, base URL overrides, `NEURON_DISABLED_PROVIDERS`,
+ * 2. data from env: API keys (else the principal's stored key, `stored`), base URL overrides, `NEURON_DISABLED_PROVIDERS`,
  *    per-model request options `NEURON_MODEL_OPTIONS`
  * 3. vendor-specific registration code, explicit, in `registerVendor` below
  * 4. the default model: `NEURON_MODEL`, else the first vendor that has a key,
@@ -24,6 +24,9 @@ import { localFetch } from './local/fetch.ts'
  */
 export type EnvVars = Record<string, string | undefined>
 
+/** A principal's opened provider keys by provider id (objects/config/credentials.ts). */
+export type StoredKeys = Record<string, string>
+
 const ModelOptionsSchema = z.record(z.string(), z.record(z.string(), z.json()))
 
 /**
@@ -33,21 +36,24 @@ const ModelOptionsSchema = z.record(z.string(), z.record(z.string(), z.json()))
  * const catalog = composeCatalog({ ANTHROPIC_API_KEY: 'sk-ant-…' })
  * catalog.default().model.id // 'claude-sonnet-4-5'
  * composeCatalog({}).default().model.id // 'echo-1'
+ * composeCatalog({}, CATALOG_SNAPSHOT, { openai: 'sk-…' }).get('openai', 'gpt-5')!.provider.enabled // true
  */
-export function composeCatalog(vars: EnvVars, rows: ProviderRow[] = CATALOG_SNAPSHOT): Catalog {
+export function composeCatalog(vars: EnvVars, rows: ProviderRow[] = CATALOG_SNAPSHOT, stored: StoredKeys = {}): Catalog {
   const env = strings(vars)
   const disabled = new Set(words(env.NEURON_DISABLED_PROVIDERS))
   const options = modelOptions(env.NEURON_MODEL_OPTIONS)
   const providers = rows
-    .map((row) => fromEnv(row, env, options))
+    .map((row) => fromEnv(row, env, options, stored))
     .map((provider) => registerVendor(provider, env))
     .map((provider) => (disabled.has(provider.id) ? { ...provider, enabled: false } : provider))
   return createCatalog(providers, defaultModel(providers, env.NEURON_MODEL))
 }
 
 /** Keys, base URL and options: plain data lookups, nothing vendor-specific. */
-function fromEnv(row: ProviderRow, env: EnvVars, options: Map<string, JsonObject>): Provider {
-  const apiKey = row.env.map((name) => env[name]).find((value) => value !== undefined && value !== '')
+function fromEnv(row: ProviderRow, env: EnvVars, options: Map<string, JsonObject>, stored: StoredKeys): Provider {
+  // The deployment's key wins; a principal's stored key serves only a provider the env leaves unkeyed.
+  const envKey = row.env.map((name) => env[name]).find((value) => value !== undefined && value !== '')
+  const apiKey = envKey ?? (row.env.length > 0 ? stored[row.id] : undefined)
   const baseUrl = (row.baseUrlEnv && env[row.baseUrlEnv]) || row.baseUrl
   const baseUrlSet = row.baseUrlEnv !== undefined && !!env[row.baseUrlEnv]
   return {

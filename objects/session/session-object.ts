@@ -25,7 +25,6 @@ import type { Page } from '../ledger/page.ts'
 import { type Catalog, resolveModelRef } from '../llm/catalog.ts'
 import { composeCatalog, type EnvVars } from '../llm/compose.ts'
 import { costOf } from '../llm/cost.ts'
-import { streamModelBatches } from '../llm/stream.ts'
 import type { Usage } from '../llm/types.ts'
 import { calculator } from '../tools/builtins/calculator.ts'
 import { memoryTools } from '../tools/builtins/memory.ts'
@@ -40,6 +39,9 @@ import { instructionsOf } from '../config/instructions.ts'
 import { skillIndex, skillsOf, skillTool } from '../config/skills.ts'
 import { budgetOf } from './budget.ts'
 import { defaultSources } from './context-sources.ts'
+import { OwnerCatalog } from './owner-catalog.ts'
+import { SessionConfig } from './session-config.ts'
+import type { ConfigVersion } from '../config/versions.ts'
 import { ChainWriter } from './chain-writer.ts'
 import { EVENT, type EventPayloads, type EventType } from './events.ts'
 import { artifactRefsOf, copiesOf, ForkSchema, prefix, scanPrefix, TruncateSchema } from './fork.ts'
@@ -63,6 +65,10 @@ const WATCHDOG_MS = 30_000
 export class SessionObject extends DurableObject<Env> {
   protected readonly ledger: Ledger
   protected readonly catalog: Catalog
+  /** The catalog with the owner's stored provider keys, for providers the env leaves unkeyed. */
+  private readonly owned: OwnerCatalog
+  /** This session's config overrides, merged over its owner's document. */
+  private readonly overrides: SessionConfig
   protected readonly tools = new ToolRegistry()
   /** What the model is told besides the conversation; `memory.pinned` and the like register here. */
   protected readonly sources = defaultSources()
@@ -84,6 +90,7 @@ export class SessionObject extends DurableObject<Env> {
     this.ledger = new Ledger(ctx.storage)
     this.transcript = new History(this.ledger, this.topic)
     this.catalog = composeCatalog(env as unknown as EnvVars)
+    this.owned = new OwnerCatalog(env, this.catalog)
     this.access = new SessionAccess(this.ledger, `${this.topic}.denials`, () => this.name)
     this.receipts = new Receipts(ctx.storage.kv)
     this.subscribers = new Subscribers(ctx, this.ledger, this.topic, () => this.state.lastSeq)
@@ -108,13 +115,15 @@ export class SessionObject extends DurableObject<Env> {
         const row = this.catalog.get(this.state.provider, this.state.model)?.model
         return row ? budgetOf(row.limits) : null
       },
-      stream: (request, signal) => streamModelBatches(request, { catalog: this.catalog, signal }),
+      stream: (request, signal) => this.owned.stream(this.state.owner, request, signal),
       cost: (provider, model, usage) => this.costOf(provider, model, usage),
       keepArtifact: (text, kind = 'text/plain') => this.ledger.artifacts.put(new TextEncoder().encode(text), kind).ref,
       tools: this.tools,
     })
     // The owner's config instructions, read from its config object; slow or failing never blocks a turn.
-    const ownerConfig = async () => (await this.env.CONFIGS.getByName(this.state.owner).current()).document
+    // The owner's document with this session's overrides laid over it (session-config.ts).
+    this.overrides = new SessionConfig(this.ledger, this.topic, async () => (await this.env.CONFIGS.getByName(this.state.owner).current()).document)
+    const ownerConfig = () => this.overrides.effective()
     this.sources.register('config.instructions', async () => instructionsOf(await ownerConfig()))
     this.sources.register('skills.index', async () => skillIndex(await skillsOf(await ownerConfig())))
     this.tools.register('skill', skillTool(async () => skillsOf(await ownerConfig())))
@@ -141,9 +150,10 @@ export class SessionObject extends DurableObject<Env> {
   // ── RPC surface (the worker's routes call these) ─────────────────────────
 
   /** Creates the session owned by `caller`; the same request again is a no-op, a different one a conflict. */
-  create(caller: Caller, input: unknown): { session: SessionView; created: boolean } {
+  async create(caller: Caller, input: unknown): Promise<{ session: SessionView; created: boolean }> {
     const body = parseOrThrow(CreateSessionSchema, input, 'INVALID_REQUEST')
-    const resolved = body.model ? this.resolveModel(body.model) : this.catalog.default()
+    // The only await: everything after it runs as one step, so two creates cannot interleave.
+    const resolved = body.model ? resolveModelRef(await this.owned.catalogFor(caller.id, body.model.split('/')[0]!), body.model) : this.catalog.default()
     const wanted = { provider: resolved.provider.id, model: resolved.model.id, title: body.title ?? null, system: body.system ?? null }
     if (this.state.exists) {
       const { provider, model, title, system, owner, share } = this.state
@@ -155,6 +165,18 @@ export class SessionObject extends DurableObject<Env> {
     const decision = authorize({ owner: caller.id, share: body.share }, caller)
     this.record(EVENT.created, { ...wanted, owner: caller.id, share: body.share }, gateHeaders(caller, decision))
     return { session: viewOf(this.name, this.state), created: true }
+  }
+
+  /** This session's config overrides (version 0: none), for a caller the policy allows. */
+  config(caller: Caller): ConfigVersion {
+    this.access.check(this.state, caller, 'read')
+    return this.overrides.current()
+  }
+
+  /** Stores a new version of the overrides; it reaches the model at the next turn boundary. */
+  putConfig(caller: Caller, input: unknown, ifMatch?: string): ConfigVersion {
+    this.access.check(this.state, caller, 'configure')
+    return this.overrides.put(caller.id, input, ifMatch)
   }
 
   /** The projection, for a caller the session's policy allows. */
@@ -514,7 +536,7 @@ export class SessionObject extends DurableObject<Env> {
 
 // Expected failures of the RPC surface are answers, not uncaught errors (objects/rpc.ts);
 // a call to one of these from inside the object goes through `settle`.
-answerFailures(SessionObject, ['create', 'view', 'prompt', 'interrupt', 'history', 'denials', 'forkFrom', 'truncate', 'writeChain', 'artifact'])
+answerFailures(SessionObject, ['create', 'view', 'config', 'putConfig', 'prompt', 'interrupt', 'history', 'denials', 'forkFrom', 'truncate', 'writeChain', 'artifact'])
 
 /** A client's WebSocket message as JSON, under the same size and nesting limits as an HTTP body. */
 function readMessage(message: string | ArrayBuffer): unknown {

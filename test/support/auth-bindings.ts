@@ -14,4 +14,5 @@ export const TEST_AUTH_BINDINGS = {
   TICKET_SECRET: 'test-ticket-secret-0123456789abcdef',
   DEV_AUTH_SECRET: 'test-dev-secret-0123456789abcdef',
   NEURON_ENV: 'development',
+  CREDENTIALS_SECRET: 'test-credentials-secret-0123456789abcdef',
 }

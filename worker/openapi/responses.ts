@@ -128,6 +128,11 @@ export const Interrupted: Schema = {
   properties: { interrupted: { type: 'boolean' }, step: { type: ['string', 'null'] }, request: { type: ['string', 'null'] }, pending: int, message: str, duplicate: { const: true } },
 }
 
+const CredentialInfo = { type: 'object', required: ['provider', 'setAt'], properties: { provider: str, setAt: str } }
+/** Which providers have a stored key and when it was set: never the key. */
+export const Credentials: Schema = { type: 'object', required: ['items'], properties: { items: { type: 'array', items: CredentialInfo } } }
+export const Credential: Schema = CredentialInfo
+export const CredentialDeleted: Schema = { type: 'object', required: ['provider', 'deleted'], properties: { provider: str, deleted: { type: 'boolean' } } }
 export const ConfigVersion: Schema = { type: 'object', required: ['version', 'etag', 'document'], properties: { version: int, etag: str, document: { type: 'object' } } }
 
 export const JsonSchema: Schema = { type: 'object', required: ['$schema'], properties: { $schema: str, $id: str } }

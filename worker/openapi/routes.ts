@@ -7,6 +7,7 @@
  */
 import type { z } from 'zod'
 import { ConfigSchema } from '../../objects/config/schema.ts'
+import { CredentialBody } from '../../objects/config/credentials.ts'
 import { EdgeBody, FoldQuery, ForgetBody, NeighbourQuery, NodeBody, PathQuery, PruneBody, RecallBody, RememberBody, ScopeQuery } from '../../objects/graph/inputs.ts'
 import { EnvelopeDraftSchema } from '../../objects/ledger/envelope.ts'
 import { InterruptSchema } from '../../objects/session/control.ts'
@@ -15,7 +16,7 @@ import { CreateSessionSchema, PageQuery, PromptSchema, StreamQuery } from '../..
 import { ListQuery, SchemaBody, WalkQuery } from '../routes/ledgers.ts'
 import { CancelSchema, ClearanceSchema, CreateOrchestrationSchema } from '../../objects/orchestration/schemas.ts'
 import { OrchestrationHistoryQuery } from '../routes/orchestrations.ts'
-import { MAX_APPEND_BYTES, MAX_BODY_BYTES, MAX_GRAPH_BODY, MAX_SCHEMA_BYTES } from '../../objects/limits.ts'
+import { MAX_APPEND_BYTES, MAX_BODY_BYTES, MAX_CREDENTIAL_BYTES, MAX_GRAPH_BODY, MAX_SCHEMA_BYTES } from '../../objects/limits.ts'
 import * as R from './responses.ts'
 
 export type Auth = 'none' | 'bearer' | 'bearer-or-ticket'
@@ -24,7 +25,7 @@ export type Auth = 'none' | 'bearer' | 'bearer-or-ticket'
 export type ResponseBody = Record<string, unknown> | { mediaType: string; schema: Record<string, unknown> }
 
 export interface RouteDoc {
-  method: 'get' | 'post' | 'put'
+  method: 'get' | 'post' | 'put' | 'delete'
   path: string
   /** Unique, stable name of the operation (what generated clients call it). */
   operationId: string
@@ -70,6 +71,20 @@ export const ROUTES: RouteDoc[] = [
     errors: [...BODY_ERRORS, 'INVALID_CONFIG', 'CONFIG_VERSION_MISMATCH'],
   },
   { method: 'get', path: '/v1/config/schema.json', operationId: 'getConfigSchema', summary: 'The JSON Schema of the config document (generated from the schema that validates it)', auth: 'bearer', ok: { 200: 'a JSON Schema' }, response: R.JsonSchema, errors: [] },
+  { method: 'get', path: '/v1/config/credentials', operationId: 'listCredentials', summary: 'Which providers have a stored API key of the caller, and when it was set (never the key)', auth: 'bearer', ok: { 200: 'the list' }, response: R.Credentials, errors: [] },
+  {
+    method: 'put',
+    path: '/v1/config/credentials/{provider}',
+    operationId: 'putCredential',
+    summary: "Store the caller's API key for a provider, sealed with the deployment secret; write-only",
+    auth: 'bearer',
+    body: CredentialBody,
+    maxBodyBytes: MAX_CREDENTIAL_BYTES,
+    ok: { 200: 'which provider and when (never the key)' },
+    response: R.Credential,
+    errors: [...REQUEST_ERRORS, 'UNKNOWN_PROVIDER', 'CREDENTIALS_NOT_CONFIGURED'],
+  },
+  { method: 'delete', path: '/v1/config/credentials/{provider}', operationId: 'deleteCredential', summary: "Remove the caller's stored key for a provider (a new version without it)", auth: 'bearer', ok: { 200: '{ provider, deleted }' }, response: R.CredentialDeleted, errors: ['UNKNOWN_PROVIDER'] },
   { method: 'get', path: '/v1/me/usage', operationId: 'getUsage', summary: "The principal's metered requests and model usage", auth: 'bearer', ok: { 200: 'totals' }, response: R.Usage, errors: [] },
   {
     method: 'post',
@@ -107,6 +122,19 @@ export const ROUTES: RouteDoc[] = [
     ok: { 200: 'whether a turn was interrupted, which, and the control entry id' },
     response: R.Interrupted,
     errors: [...SESSION_ERRORS, ...BODY_ERRORS, 'INVALID_REQUEST'],
+  },
+  { method: 'get', path: '/v1/sessions/{id}/config', operationId: 'getSessionConfig', summary: "The session's config overrides (merged over its owner's document), their version and ETag", auth: 'bearer', ok: { 200: 'the current version' }, response: R.ConfigVersion, errors: SESSION_ERRORS },
+  {
+    method: 'put',
+    path: '/v1/sessions/{id}/config',
+    operationId: 'putSessionConfig',
+    summary: "Store a new version of the session's overrides; it reaches the model at the next turn boundary",
+    auth: 'bearer',
+    body: ConfigSchema,
+    maxBodyBytes: MAX_BODY_BYTES,
+    ok: { 200: 'the stored version, with its ETag' },
+    response: R.ConfigVersion,
+    errors: [...SESSION_ERRORS, ...BODY_ERRORS, 'INVALID_CONFIG', 'CONFIG_VERSION_MISMATCH'],
   },
   { method: 'get', path: '/v1/sessions/{id}/history', operationId: 'getSessionHistory', summary: 'A finite page of durable events', auth: 'bearer', query: PageQuery, ok: { 200: 'a page' }, response: R.Page, errors: [...SESSION_ERRORS, 'INVALID_QUERY'] },
   {

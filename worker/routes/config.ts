@@ -1,12 +1,15 @@
 /**
  * `/v1/config`: the caller's config document (one per principal, append-only
- * versions, ETag / If-Match) and the JSON Schema it follows.
+ * versions, ETag / If-Match), the JSON Schema it follows, and the caller's
+ * stored provider keys, which are write-only: a listing says which providers
+ * have one and when it was set, never the key.
  */
 import { Hono } from 'hono'
 import { etagOf } from '../../objects/config/config-object.ts'
 import { ConfigSchema, configJsonSchema } from '../../objects/config/schema.ts'
+import { CredentialBody, keyedProvider } from '../../objects/config/credentials.ts'
 import { parseOrThrow } from '../../objects/validate.ts'
-import { MAX_BODY_BYTES } from '../../objects/limits.ts'
+import { MAX_BODY_BYTES, MAX_CREDENTIAL_BYTES } from '../../objects/limits.ts'
 import { limitBody } from '../body-limit.ts'
 import { callerOf } from '../caller.ts'
 import type { AppEnv } from '../env.ts'
@@ -31,4 +34,21 @@ export const config = new Hono<AppEnv>()
     const stored = await c.env.CONFIGS.getByName(caller.id).put(caller.id, body, c.req.header('if-match'))
     c.header('etag', stored.etag)
     return c.json(stored)
+  })
+  .get('/credentials', async (c) => {
+    const id = callerOf(c).id
+    return c.json({ items: (await exists(c.env, `config:${id}`)) ? await c.env.CONFIGS.getByName(id).credentials() : [] })
+  })
+  .put('/credentials/:provider', limitBody(MAX_CREDENTIAL_BYTES), async (c) => {
+    const caller = callerOf(c)
+    const provider = keyedProvider(c.req.param('provider'))
+    const { apiKey } = parseOrThrow(CredentialBody, await readJson(c.req.raw), 'INVALID_REQUEST')
+    await register(c.env, `config:${caller.id}`)
+    return c.json(await c.env.CONFIGS.getByName(caller.id).setCredential(caller.id, provider, apiKey))
+  })
+  .delete('/credentials/:provider', async (c) => {
+    const caller = callerOf(c)
+    const provider = keyedProvider(c.req.param('provider'))
+    const deleted = (await exists(c.env, `config:${caller.id}`)) && (await c.env.CONFIGS.getByName(caller.id).deleteCredential(caller.id, provider)).deleted
+    return c.json({ provider, deleted })
   })

@@ -1,5 +1,5 @@
 /**
- * `/v1/sessions`: create, read, prompt, interrupt, history, denials, stream
+ * `/v1/sessions`: create, read, prompt, interrupt, history, denials, config overrides, stream
  * tickets, and the two live streams (SSE and WebSocket). Each call carries the
  * authenticated caller to the session's Durable Object, which authorizes it
  * against the session's policy. Only sessions the directory knows are
@@ -71,6 +71,17 @@ export const sessions = new Hono<AppEnv>()
   .post('/:id/truncate', limitBody(MAX_BODY_BYTES), async (c) => {
     const body = await readJson(c.req.raw)
     return c.json(await (await stub(c.env, c.req.param('id'))).truncate(callerOf(c), body))
+  })
+  .get('/:id/config', async (c) => {
+    const current = await (await stub(c.env, c.req.param('id'))).config(callerOf(c))
+    c.header('etag', current.etag)
+    return c.json(current)
+  })
+  .put('/:id/config', limitBody(MAX_BODY_BYTES), async (c) => {
+    const body = await readJson(c.req.raw)
+    const stored = await (await stub(c.env, c.req.param('id'))).putConfig(callerOf(c), body, c.req.header('if-match'))
+    c.header('etag', stored.etag)
+    return c.json(stored)
   })
   .get('/:id/events', (c) => forward(c))
   .get('/:id/ws', (c) => forward(c))

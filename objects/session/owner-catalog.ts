@@ -1,0 +1,39 @@
+/**
+ * The catalog a session's model calls go through: the deployment's catalog,
+ * or, when the session's provider has no env key, the same catalog composed
+ * with its owner's stored keys (composeCatalog decides which key wins). Keys
+ * are read from the owner's ConfigObject per use and kept nowhere else, so a
+ * deleted key stops being used at the next turn and no key is ever recorded.
+ */
+import type { Env } from '../env.ts'
+import type { Catalog } from '../llm/catalog.ts'
+import { composeCatalog, type EnvVars } from '../llm/compose.ts'
+import { CATALOG_SNAPSHOT } from '../llm/catalog-snapshot.ts'
+import type { LlmRequest } from '../llm/types.ts'
+import { streamModelBatches } from '../llm/stream.ts'
+
+export class OwnerCatalog {
+  constructor(
+    private readonly env: Env,
+    /** The deployment's catalog (env keys only). */
+    readonly base: Catalog,
+  ) {}
+
+  /**
+   * The catalog for `owner` calling `provider`: the base one unless that provider lacks an env key.
+   *
+   * @example
+   * resolveModelRef(await owned.catalogFor('user#ada', 'anthropic'), 'anthropic/claude-sonnet-4-5')
+   */
+  async catalogFor(owner: string | null, provider: string): Promise<Catalog> {
+    const known = this.base.providers().find((candidate) => candidate.id === provider)
+    if (!owner || !known || known.enabled) return this.base
+    const keys = await this.env.CONFIGS.getByName(owner).apiKeys(owner)
+    return composeCatalog(this.env as unknown as EnvVars, CATALOG_SNAPSHOT, keys)
+  }
+
+  /** The runner's `stream` stage, through `catalogFor`. */
+  async *stream(owner: string | null, request: LlmRequest, signal: AbortSignal) {
+    yield* streamModelBatches(request, { catalog: await this.catalogFor(owner, request.provider), signal })
+  }
+}
