@@ -21,24 +21,22 @@ export function inspectorOf(port: number, workerUrl: string): Inspector {
   let session: Promise<Session> | null = null
   return {
     async liveHeapMb() {
-      // A call that gets no answer reconnects and asks again (twice at most).
+      // wrangler's proxy wires an inspector connection to the runtime when a request passes through
+      // it, and may drop that wiring while only WebSocket traffic flows (seen here: calls then go
+      // unanswered). So every measurement sends a request first, and a call that gets no answer
+      // reconnects and asks again.
       for (let attempt = 0; ; attempt++) {
-        if (!session) {
-          session = connect(port)
-          // wrangler's proxy wires a new inspector connection to the runtime when a request passes
-          // through it (seen here: without one, calls go unanswered). Stay connected afterwards.
-          await session
-          await (await fetch(`${workerUrl}/health`)).text()
-        }
+        session ??= connect(port)
         const current = await session
         try {
+          await (await fetch(`${workerUrl}/health`)).text()
           await current.call('HeapProfiler.collectGarbage')
           const usage = (await current.call('Runtime.getHeapUsage')) as { usedSize: number }
           return usage.usedSize / (1024 * 1024)
         } catch (error) {
           current.close()
           session = null
-          if (attempt === 2) throw error
+          if (attempt === 4) throw error
         }
       }
     },
