@@ -69,7 +69,7 @@ export function specsOf(snapshot: Map<string, Registration>): ToolSpec[] {
     let spec = specs.get(registration)
     if (!spec) {
       const { name, tool } = registration
-      const inputSchema = z.toJSONSchema(tool.input, { target: 'draft-2020-12', io: 'input' }) as Record<string, unknown>
+      const inputSchema = tool.inputSchema ?? (z.toJSONSchema(tool.input, { target: 'draft-2020-12', io: 'input' }) as Record<string, unknown>)
       spec = { name, description: tool.description, inputSchema }
       specs.set(registration, spec)
     }

@@ -19,6 +19,8 @@ export interface ToolDefinition<I extends z.ZodType, O extends z.ZodType> {
   description: string
   input: I
   output: O
+  /** The JSON Schema the model is shown, when the input is described by one rather than derived from `input`. */
+  inputSchema?: Record<string, unknown>
   execute(input: z.output<I>, context: ToolContext): Promise<z.input<O>> | z.input<O>
   /** The text the model sees; defaults to the output's JSON. */
   toModelOutput?(output: z.output<O>): string
