@@ -7,14 +7,20 @@
  * await session.prompt('hello')
  * for await (const frame of session.events()) if (frame.kind === 'event') console.log(frame.envelope.type)
  */
+import { ConfigClient, OwnerConfigClient } from './config.ts'
+import { GraphClient, MemoryClient } from './graph.ts'
 import { type ClientOptions, Http } from './http.ts'
+import { OrchestrationHandle } from './orchestration.ts'
 import { SessionHandle } from './session.ts'
 import { SessionSocket, type SocketOptions } from './socket.ts'
-import type { CreateSessionInput, SessionView } from './types.ts'
+import type { CreateOrchestrationInput, CreateSessionInput, OrchestrationView, SessionView } from './types.ts'
 
 export { NeuronApiError } from './errors.ts'
+export type { ConfigClient, OwnerConfigClient } from './config.ts'
+export type { GraphClient, MemoryClient } from './graph.ts'
 export type { ClientOptions } from './http.ts'
-export type { FollowOptions, SessionHandle } from './session.ts'
+export type { OrchestrationFrame, OrchestrationHandle } from './orchestration.ts'
+export type { SessionHandle } from './session.ts'
 export type { SessionSocket, SocketOptions } from './socket.ts'
 export type * from './types.ts'
 
@@ -43,6 +49,42 @@ export class NeuronClient {
   /** A handle on an existing session (nothing is fetched until you call it). */
   session(id: string): SessionHandle {
     return new SessionHandle(this.#http, id)
+  }
+
+  /** A session's config overrides, merged over its owner's document. */
+  sessionConfig(id: string): ConfigClient {
+    return new ConfigClient(this.#http, `/v1/sessions/${encodeURIComponent(id)}/config`)
+  }
+
+  /** The caller's config document, its schema and the stored provider keys. */
+  get config(): OwnerConfigClient {
+    return new OwnerConfigClient(this.#http)
+  }
+
+  /**
+   * Starts an orchestration (with a plan, or a goal a planning turn plans) and
+   * returns its handle. The same id again is a no-op.
+   *
+   * @example
+   * const run = await neuron.createOrchestration({ goal: 'ship it', plan: { packages: [{ id: 'a', goal: 'write' }] } })
+   */
+  async createOrchestration(input: CreateOrchestrationInput): Promise<OrchestrationHandle & { created: OrchestrationView }> {
+    const view = await this.#http.json<OrchestrationView>('POST', '/v1/orchestrations', input)
+    return Object.assign(new OrchestrationHandle(this.#http, view.id), { created: view })
+  }
+
+  orchestration(id: string): OrchestrationHandle {
+    return new OrchestrationHandle(this.#http, id)
+  }
+
+  /** The caller's graph, or with `scope` (e.g. `org:acme`) the graph of a claim the caller holds. */
+  graph(scope?: string): GraphClient {
+    return new GraphClient(this.#http, scope)
+  }
+
+  /** The caller's memory, or a claim's with `scope`. */
+  memory(scope?: string): MemoryClient {
+    return new MemoryClient(this.#http, scope)
   }
 
   /** WebSocket mode for a session, authenticated by tickets. */

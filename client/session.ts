@@ -4,18 +4,10 @@
  * history, and follow its events with an iterator that reconnects by itself.
  */
 import { NeuronApiError } from './errors.ts'
+import { follow } from './follow.ts'
 import { backoffMs, type Http, sleep } from './http.ts'
-import { readSse } from './sse.ts'
-import type { InterruptResult, Page, PromptInput, PromptResult, SessionFrame, SessionView, Stored } from './types.ts'
+import type { FollowOptions, InterruptResult, Page, PromptInput, PromptResult, SessionFrame, SessionView, Stored } from './types.ts'
 
-export interface FollowOptions {
-  /** Yield durable events after this sequence (default 0: from the start). */
-  after?: number
-  /** Stop following (the iterator then ends). */
-  signal?: AbortSignal
-  /** Called before each reconnect, with the sequence it resumes after. */
-  onReconnect?: (after: number, cause: unknown) => void
-}
 
 export class SessionHandle {
   readonly id: string
@@ -92,36 +84,10 @@ export class SessionHandle {
    * for await (const frame of session.events({ after: 0, signal })) if (frame.kind === 'event') console.log(frame.envelope.type)
    */
   async *events(options: FollowOptions = {}): AsyncGenerator<SessionFrame> {
-    let last = options.after ?? 0
-    const { signal } = options
-    for (let attempt = 0; !signal?.aborted; attempt++) {
-      let cause: unknown
-      try {
-        const res = await this.#http.send('GET', `${this.#path}/events`, undefined, {
-          headers: { accept: 'text/event-stream', 'last-event-id': String(last) },
-          ...(signal ? { signal } : {}),
-        })
-        for await (const message of readSse(res.body!)) {
-          attempt = 0
-          if (message.event === 'delta') yield { kind: 'delta', delta: JSON.parse(message.data) }
-          else if (message.event === 'replay-end') yield { kind: 'replay-end', seq: (JSON.parse(message.data) as { seq: number }).seq }
-          else if (message.id !== undefined) {
-            const seq = Number(message.id)
-            // Exactly-once for the consumer, whatever the server or a proxy replays.
-            if (seq <= last) continue
-            last = seq
-            yield { kind: 'event', envelope: JSON.parse(message.data) as Stored }
-          }
-        }
-        cause = new Error('the server ended the stream')
-      } catch (error) {
-        if (signal?.aborted) return
-        if (error instanceof NeuronApiError && !error.retryable) throw error
-        cause = error
-      }
-      if (signal?.aborted) return
-      options.onReconnect?.(last, cause)
-      await sleep(backoffMs(attempt), signal)
+    for await (const item of follow(this.#http, `${this.#path}/events`, options)) {
+      if (item.kind === 'event') yield item
+      else if (item.message.event === 'delta') yield { kind: 'delta', delta: JSON.parse(item.message.data) }
+      else if (item.message.event === 'replay-end') yield { kind: 'replay-end', seq: (JSON.parse(item.message.data) as { seq: number }).seq }
     }
   }
 

@@ -11,10 +11,42 @@ import type { Receipt } from '../objects/session/admission.ts'
 import type { Frame } from '../objects/session/frames.ts'
 import type { SessionView } from '../objects/session/projection.ts'
 import type { CreateSessionSchema, PromptSchema } from '../objects/session/schemas.ts'
+import type { ConfigSchema } from '../objects/config/schema.ts'
+import type { ConfigVersion, CredentialInfo } from '../objects/config/views.ts'
+import type { EdgeView, NodeState, NodeView } from '../objects/graph/node-state.ts'
+import type { Forgotten, Linked, NodeFold, Paged, PutNode, Reached, Recalled } from '../objects/graph/views.ts'
+import type { EdgeBody, FoldQuery, ForgetBody, NeighbourQuery, NodeBody, PathQuery, RecallBody, RememberBody } from '../objects/graph/inputs.ts'
+import type { CancelSchema, ClearanceSchema, CreateOrchestrationSchema } from '../objects/orchestration/schemas.ts'
+import type { CancelOutcome, OrchestrationView } from '../objects/orchestration/state.ts'
 
 export type CreateSessionInput = z.input<typeof CreateSessionSchema>
 export type PromptInput = z.input<typeof PromptSchema>
-export type { Page, Receipt, SessionView, Stored }
+export type { ConfigVersion, OrchestrationView, Page, Receipt, SessionView, Stored }
+
+export type CreateOrchestrationInput = z.input<typeof CreateOrchestrationSchema>
+export type CancelInput = z.input<typeof CancelSchema>
+export type CancelResult = CancelOutcome
+export type ClearanceInput = z.input<typeof ClearanceSchema>
+/** The config document as written (`PUT /v1/config`, `PUT /v1/sessions/{id}/config`). */
+export type ConfigInput = z.input<typeof ConfigSchema>
+export type CredentialEntry = CredentialInfo
+
+export type NodeInput = z.input<typeof NodeBody>
+export type EdgeInput = z.input<typeof EdgeBody>
+export type RememberInput = z.input<typeof RememberBody>
+export type RecallInput = z.input<typeof RecallBody>
+export type ForgetInput = z.input<typeof ForgetBody>
+export type FoldOptions = Omit<z.output<typeof FoldQuery>, 'scope'>
+export type NeighbourOptions = Omit<z.output<typeof NeighbourQuery>, 'scope'>
+export type PathOptions = Omit<z.output<typeof PathQuery>, 'scope'>
+export type { EdgeView, Forgotten, NodeState, NodeView, Reached, Recalled }
+export type GraphEdge = EdgeView
+export type PutNodeResult = PutNode
+export type LinkResult = Linked
+export type { NodeFold }
+export type NeighbourPage = Paged<EdgeView>
+export type PathPage = Paged<Reached>
+export type Remembered = Recalled
 /** What a session stream yields: durable events (with `seq`), live deltas, and where replay ended. */
 export type SessionFrame = Frame
 export interface PromptResult {
@@ -26,4 +58,13 @@ export interface InterruptResult {
   interrupted: boolean
   pending: number
   message: string
+}
+
+export interface FollowOptions {
+  /** Yield durable events after this sequence (default 0: from the start). */
+  after?: number
+  /** Stop following (the iterator then ends). */
+  signal?: AbortSignal
+  /** Called before each reconnect, with the sequence it resumes after. */
+  onReconnect?: (after: number, cause: unknown) => void
 }

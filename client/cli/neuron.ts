@@ -8,16 +8,19 @@
  *   neuron chat [ID] [--model P/M]           a REPL; a new session without ID
  *   neuron tail ID [--after N] [--json]      follow a session's events
  *   neuron history ID [--json]               every durable event
+ *   neuron run PLAN.json [--json]            an orchestration, one progress line per package
  *
  * Exit codes: 0 done, 1 the server refused or failed (its code is printed),
  * 2 a usage or configuration error, 130 left with Ctrl-C.
  */
+import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { NeuronApiError, NeuronClient } from '../index.ts'
 import type { SessionView } from '../types.ts'
 import { chat } from './chat.ts'
 import { type Config, readConfig, rememberSession, writeConfig } from './config.ts'
 import { Renderer, styleFor } from './render.ts'
+import { run } from './run.ts'
 
 const DEFAULT_URL = 'http://127.0.0.1:8787'
 
@@ -34,6 +37,7 @@ Commands:
   chat       chat with a session, streaming the answer (a new session without an id)
   tail       follow a session's events as they happen
   history    print a session's durable events
+  run        start an orchestration from a file and follow it to the end
 
 Options for every command:
   --url URL  the server (default: the one you logged in to last, else ${DEFAULT_URL})
@@ -62,6 +66,13 @@ JSON frame per line.`,
   history: `Usage: neuron history ID [--json] [--url URL]
 
 Prints every durable event of the session. With --json, one envelope per line (NDJSON).`,
+  run: `Usage: neuron run PLAN.json [--json] [--url URL]
+
+Starts an orchestration from PLAN.json (the body of POST /v1/orchestrations: "goal", and a
+"plan" of packages, or none for a planning turn) and prints one line per package each time its
+beat or burn changes, until it ends. With --json, one JSON object per line. Exit 0 when it
+completed, 1 when it failed or was cancelled. Ctrl-C cancels it; a second Ctrl-C exits and leaves
+it running.`,
 }
 
 const COMMON = {
@@ -150,6 +161,16 @@ async function main(argv: string[]): Promise<number> {
         process.stdout.write(json ? `${JSON.stringify(event)}\n` : `#${event.seq} ${style.dim(new Date(event.time).toISOString())} ${event.type.replace('session.next.', '')} ${style.dim(JSON.stringify(event.payload ?? null).slice(0, 100))}\n`)
       }
       return 0
+    }
+    case 'run': {
+      const file = required(positionals[0], 'PLAN.json')
+      let body: unknown
+      try {
+        body = JSON.parse(readFileSync(file, 'utf8'))
+      } catch (error) {
+        throw new UsageError(`cannot read ${file}: ${(error as Error).message}`)
+      }
+      return run(client, body as Parameters<typeof run>[1], { json, style, write: (text) => process.stdout.write(text) })
     }
   }
   return 2

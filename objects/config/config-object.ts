@@ -11,17 +11,12 @@ import type { Json } from '../ledger/json.ts'
 import { Ledger, migrateLedger } from '../ledger/ledger.ts'
 import { keyedProvider, openKey, type SealedKey, sealKey } from './credentials.ts'
 import { type ConfigVersion, currentVersion, putVersion } from './versions.ts'
+import type { CredentialInfo } from './views.ts'
 
 export { type ConfigVersion, etagOf } from './versions.ts'
 
 const TOPIC = 'config.document'
 const KEYS = 'config.credentials'
-
-/** What a listing says about a stored key: never the key. */
-export interface CredentialInfo {
-  provider: string
-  setAt: string
-}
 
 export class ConfigObject extends DurableObject<Env> {
   protected readonly ledger: Ledger

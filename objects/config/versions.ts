@@ -10,16 +10,12 @@ import type { Json, JsonObject } from '../ledger/json.ts'
 import type { Ledger } from '../ledger/ledger.ts'
 import { parseOrThrow } from '../validate.ts'
 import { ConfigSchema } from './schema.ts'
+import type { ConfigVersion } from './views.ts'
 
-/** A version of a document; version 0 is the empty document nobody wrote. */
-export interface ConfigVersion {
-  version: number
-  etag: string
-  /** A `ConfigDocument`, as plain JSON (what crosses RPC). */
-  document: JsonObject
-}
 
 /** The ETag of a version: a strong validator naming it. */
+export type { ConfigVersion }
+
 export const etagOf = (version: number) => `"v${version}"`
 
 /**

@@ -13,11 +13,12 @@ import type { Env } from '../env.ts'
 import type { Caller } from '../access/authorize.ts'
 import { Ledger } from '../ledger/ledger.ts'
 import { parseOrThrow } from '../validate.ts'
-import { type EdgeDraft, Graph, type NodeDraft, type Paged, type Reached } from './graph.ts'
+import { type EdgeDraft, Graph, type NodeDraft } from './graph.ts'
 import { EdgeBody, FoldQuery, ForgetBody, NeighbourQuery, NodeBody, PathQuery, PruneBody, RecallBody, RememberBody } from './inputs.ts'
-import { Memory, type Recalled } from './memory.ts'
+import { Memory } from './memory.ts'
+import type { Forgotten, Linked, NodeFold, Paged, PutNode, Reached, Recalled } from './views.ts'
 import { authorizeGraph } from './namespace.ts'
-import type { EdgeView, NodeState, NodeView } from './node-state.ts'
+import type { EdgeView } from './node-state.ts'
 import type { ChainOp } from './turns.ts'
 import { Address } from './vocabulary.ts'
 
@@ -34,19 +35,19 @@ export class GraphObject extends DurableObject<Env> {
     void ctx.blockConcurrencyWhile(() => migrate(drizzle(ctx.storage), migrations))
   }
 
-  putNode(caller: Caller, input: unknown): { node: NodeView; created: boolean } {
+  putNode(caller: Caller, input: unknown): PutNode {
     this.authorize(caller)
     const body = parseOrThrow(NodeBody, input, 'INVALID_REQUEST')
     return this.graph.putNode({ ...body, author: caller.id } as NodeDraft)
   }
 
-  fold(caller: Caller, address: string, query: unknown = {}): NodeState & { next: number | null } {
+  fold(caller: Caller, address: string, query: unknown = {}): NodeFold {
     this.authorize(caller)
     const q = parseOrThrow(FoldQuery, query, 'INVALID_QUERY')
     return this.graph.fold(validAddress(address), q)
   }
 
-  link(caller: Caller, input: unknown): { edge: EdgeView; duplicate: boolean } {
+  link(caller: Caller, input: unknown): Linked {
     this.authorize(caller)
     const body = parseOrThrow(EdgeBody, input, 'INVALID_REQUEST')
     return this.graph.link({ ...body, author: caller.id } as EdgeDraft)
@@ -86,7 +87,7 @@ export class GraphObject extends DurableObject<Env> {
     return { items: this.memory.recall(body) }
   }
 
-  forget(caller: Caller, input: unknown): ReturnType<Memory['forget']> {
+  forget(caller: Caller, input: unknown): Forgotten {
     this.authorize(caller)
     const body = parseOrThrow(ForgetBody, input, 'INVALID_REQUEST')
     return this.memory.forget({ ...body, author: caller.id })

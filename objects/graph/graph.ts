@@ -17,6 +17,7 @@ import { clampLimit, cutPage, fromSqlRow, type Ledger } from '../ledger/ledger.t
 import { MAX_PAGE } from '../limits.ts'
 import { type EdgeView, emptyNodeState, type NodeState, type NodeView, reduceNode, type Retirement } from './node-state.ts'
 import { addressOf, checkSelfEdge, checkText, MAX_PATH_DEPTH, MAX_WALK_ROWS, ruleOf } from './vocabulary.ts'
+import type { Paged, Reached } from './views.ts'
 
 export const NODE = 'node'
 export const RETIRED = 'edge.retired'
@@ -42,18 +43,6 @@ export interface EdgeDraft {
   supersedes?: string
   reason?: string
   time?: number
-}
-
-export interface Paged<T> {
-  items: T[]
-  next: number | null
-}
-
-/** One node reached by a walk: how deep, and the edges that led there. */
-export interface Reached {
-  address: string
-  depth: number
-  edges: string[]
 }
 
 const EDGE_COLUMNS = `l.id, l.seq, e.type, e.source, e.target, l.author, l.time, l.parent, l.payload,

@@ -21,6 +21,7 @@ import type { Json } from '../ledger/json.ts'
 import type { Graph } from './graph.ts'
 import type { EdgeView } from './node-state.ts'
 import { addressOf, checkText } from './vocabulary.ts'
+import type { Forgotten, Recalled } from './views.ts'
 
 export const MEMORY_NODE = addressOf('memory', 'main')
 /** Memory edge types and their weight in ranking: a pinned memory outranks a remembered one. */
@@ -32,19 +33,6 @@ export const MAX_RECALL = 50
 const MAX_SOURCES = 16
 /** BM25 candidates per result that recency and edge type re-rank. */
 const CANDIDATES = 3
-
-/** One recalled memory: the knowledge node, its text and where it came from. */
-export interface Recalled {
-  address: string
-  text: string
-  /** The memory edge that holds it (forget names the node; history names this). */
-  edge: string
-  type: string
-  time: number
-  score: number
-  /** Addresses of the nodes it regards: the conversation, turn or artifact it came from. */
-  sources: string[]
-}
 
 export interface RememberInput {
   text: string
@@ -130,7 +118,7 @@ export class Memory {
    * Forgets the memory of `address`: prunes its memory edge, or, with `replacement`,
    * supersedes it with a corrected memory. `UNKNOWN_MEMORY` when nothing holds it.
    */
-  forget(input: { address: string; reason: string; author: string; replacement?: string }): { forgotten: EdgeView; replacement: Recalled | null } {
+  forget(input: { address: string; reason: string; author: string; replacement?: string }): Forgotten {
     const live = this.liveEdge(input.address)
     if (!live) throw new NeuronError('UNKNOWN_MEMORY', `nothing in memory holds ${input.address}`, { status: 404, details: { address: input.address } })
     if (input.replacement === undefined) {

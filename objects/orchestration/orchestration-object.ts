@@ -29,7 +29,7 @@ import { packageOfAgent, packageOfPrompts, promptsOf } from './fanout.ts'
 import { checkPlan, PlanSchema } from './plan.ts'
 import { BurnInput, CancelSchema, CLEARANCE_CLAIM, ClearanceSchema, CreateOrchestrationSchema, DeclareInput, FailedInput, ReportInput } from './schemas.ts'
 import { activePackages, answerOf, unfinishedPackages, type Decision, nextDecision } from './schedule.ts'
-import { emptyOrchestration, type OrchestrationView, type OrchState, reduceOrchestration, viewOfOrchestration } from './state.ts'
+import { type CancelOutcome, emptyOrchestration, type OrchestrationView, type OrchState, reduceOrchestration, viewOfOrchestration } from './state.ts'
 import { openStream, socketMessage } from './streams.ts'
 
 /** While packages run, the object wakes this often to re-deliver and to time packages out. */
@@ -105,7 +105,7 @@ export class OrchestrationObject extends DurableObject<Env> {
    * unfinished one) is cancelled and its agent interrupted. Idempotent: cancelling what is
    * already final records nothing.
    */
-  cancel(caller: Caller, input: unknown): { cancelled: string[]; entry: number | null } {
+  cancel(caller: Caller, input: unknown): CancelOutcome {
     const decision = this.check(caller)
     const body = parseOrThrow(CancelSchema, input, 'INVALID_REQUEST')
     if (body.package !== undefined && !this.state.packages.has(body.package)) throw packageNotFound(this.name, body.package)

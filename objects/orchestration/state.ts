@@ -198,6 +198,12 @@ export function reduceOrchestration(state: OrchState, envelope: Stored): OrchSta
   }
 }
 
+/** What a cancel answers: the packages it cancelled, and the control entry it wrote (null: nothing left to cancel). */
+export interface CancelOutcome {
+  cancelled: string[]
+  entry: number | null
+}
+
 /** The public view: the DAG with each package's beat, agent and burn. */
 export interface OrchestrationView {
   id: string
