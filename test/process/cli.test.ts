@@ -5,16 +5,15 @@
  * turn and a second Ctrl-C exits; plus the script-facing behaviour (--json,
  * exit codes, no colour off a TTY, no stack traces for expected errors).
  */
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CLI, runCli } from '../support/cli.ts'
 import { type Proxy, startProxy } from '../support/proxy.ts'
 import { devToken, startWrangler, type Wrangler } from '../support/wrangler.ts'
 
-const ROOT = resolve(import.meta.dirname, '../..')
-const CLI = join(ROOT, 'client/cli/neuron.ts')
 const TMUX = ['-L', `neuron-cli-test-${process.pid}`]
 
 describe('neuron CLI against a real server', () => {
@@ -22,18 +21,7 @@ describe('neuron CLI against a real server', () => {
   let proxy: Proxy
   const config = join(mkdtempSync(join(tmpdir(), 'neuron-cli-')), 'config.json')
   const env = { ...process.env, NEURON_CONFIG: config, NO_COLOR: '' }
-  /** Runs the CLI without blocking this process (the proxy it talks through lives here). */
-  function cli(args: string[], input = ''): Promise<{ status: number | null; stdout: string; stderr: string }> {
-    return new Promise((done) => {
-      const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env })
-      let stdout = ''
-      let stderr = ''
-      child.stdout.on('data', (chunk) => (stdout += chunk))
-      child.stderr.on('data', (chunk) => (stderr += chunk))
-      child.on('close', (status) => done({ status, stdout, stderr }))
-      child.stdin.end(input)
-    })
-  }
+  const cli = (args: string[], input = '') => runCli(args, { env, input })
   const run = (...args: string[]) => cli(args)
   const tmux = (...args: string[]) => execFileSync('tmux', [...TMUX, ...args], { encoding: 'utf8' })
   const screen = () => tmux('capture-pane', '-p', '-t', 'chat')

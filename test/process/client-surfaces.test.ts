@@ -4,17 +4,14 @@
  * TCP proxy the test cuts mid-run): each method reaches its route and answers
  * the server's shapes, errors arrive as `NeuronApiError` with the server's code.
  */
-import { spawn } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { NeuronApiError, NeuronClient, type Stored } from '../../client/index.ts'
+import { runCli } from '../support/cli.ts'
 import { type Proxy, startProxy } from '../support/proxy.ts'
 import { devToken, startWrangler, type Wrangler } from '../support/wrangler.ts'
-
-const ROOT = resolve(import.meta.dirname, '../..')
-const CLI = join(ROOT, 'client/cli/neuron.ts')
 
 /** Instructions the local model runs as an agent: declare, work `ms`, report. */
 const work = (name: string, ms: number) =>
@@ -126,17 +123,7 @@ describe('client surfaces against a real wrangler dev', () => {
   describe('neuron run', () => {
     const dir = mkdtempSync(join(tmpdir(), 'neuron-run-'))
     const env = { ...process.env, NEURON_CONFIG: join(dir, 'config.json'), NO_COLOR: '' }
-    function cli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-      return new Promise((done) => {
-        const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env })
-        let stdout = ''
-        let stderr = ''
-        child.stdout.on('data', (chunk) => (stdout += chunk))
-        child.stderr.on('data', (chunk) => (stderr += chunk))
-        child.on('close', (status) => done({ status, stdout, stderr }))
-        child.stdin.end()
-      })
-    }
+    const cli = (args: string[]) => runCli(args, { env })
     const planFile = (name: string, body: unknown) => {
       const file = join(dir, name)
       writeFileSync(file, JSON.stringify(body))
