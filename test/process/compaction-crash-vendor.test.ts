@@ -9,31 +9,20 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, describe, expect, it } from 'vitest'
 import { planTurn, type ChatBody } from '../../objects/llm/local/reply.ts'
 import { sseEvents } from '../../objects/llm/local/wire.ts'
-import { devToken, startWrangler, tempPersistDir, type Wrangler } from '../support/wrangler.ts'
-
-type Event = { seq: number; type: string; payload: Record<string, unknown> }
+import { Restartable, until } from '../support/restartable.ts'
 
 describe('kill -9 inside a compaction turn (real wrangler dev, fake vendor)', () => {
-  const persistTo = tempPersistDir()
-  let dev: Wrangler | undefined
+  const server = new Restartable()
   let vendor: Server | undefined
-  let auth: Record<string, string> = {}
   let compactions = 0
   afterAll(async () => {
-    await dev?.stop()
+    await server.stop()
     vendor?.close()
   })
 
-  const post = (path: string, body: unknown) =>
-    fetch(`${dev!.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify(body) })
-  const history = async (): Promise<Event[]> => ((await (await fetch(`${dev!.url}/v1/sessions/vendored/history?limit=1000`, { headers: auth })).json()) as { items: Event[] }).items
-  async function until(check: () => Promise<boolean>, what: string, timeoutMs = 90_000) {
-    const deadline = Date.now() + timeoutMs
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-      await new Promise((r) => setTimeout(r, 25))
-    }
-  }
+  const history = () => server.history('vendored')
+  /** Polls every 25 ms: the kill must land inside the compaction turn. */
+  const soon = (check: () => Promise<boolean>, what: string, timeoutMs = 90_000) => until(check, what, timeoutMs, 25)
 
   /** Every answer says the prompt filled 36,000 of the 40,960-token window; summaries trickle out. */
   async function startVendor(): Promise<string> {
@@ -60,20 +49,16 @@ describe('kill -9 inside a compaction turn (real wrangler dev, fake vendor)', ()
 
   it('the interrupted compaction is invisible after restart; the next one completes; the drain finishes; sequences contiguous', { timeout: 240_000 }, async () => {
     const vars = { OLLAMA_BASE_URL: await startVendor() }
-    dev = await startWrangler({ persistTo, vars })
-    auth = { authorization: `Bearer ${await devToken()}` }
-    expect((await post('/v1/sessions', { id: 'vendored', model: 'ollama/qwen3:8b' })).status).toBe(201)
-    expect((await post('/v1/sessions/vendored/prompt', { id: 'one', text: 'first question' })).status).toBe(202)
-    await until(async () => (await history()).some((e) => e.type === 'session.next.step.ended'), 'the first turn')
-    expect((await post('/v1/sessions/vendored/prompt', { id: 'two', text: 'second question' })).status).toBe(202)
-    await until(async () => (await history()).some((e) => e.type === 'session.next.compaction.started'), 'a compaction to start')
-    await dev.crash() // the summary takes seconds to stream: this lands inside the compaction turn
+    await server.start(vars)
+    expect((await server.post('/v1/sessions', { id: 'vendored', model: 'ollama/qwen3:8b' })).status).toBe(201)
+    expect((await server.post('/v1/sessions/vendored/prompt', { id: 'one', text: 'first question' })).status).toBe(202)
+    await soon(async () => (await history()).some((e) => e.type === 'session.next.step.ended'), 'the first turn')
+    expect((await server.post('/v1/sessions/vendored/prompt', { id: 'two', text: 'second question' })).status).toBe(202)
+    await soon(async () => (await history()).some((e) => e.type === 'session.next.compaction.started'), 'a compaction to start')
+    await server.crash() // the summary takes seconds to stream: this lands inside the compaction turn
 
-    dev = await startWrangler({ persistTo, vars })
-    await until(async () => {
-      const view = (await (await fetch(`${dev!.url}/v1/sessions/vendored`, { headers: auth })).json()) as { status: string }
-      return view.status === 'idle'
-    }, 'the drain to finish after restart', 120_000)
+    await server.start(vars)
+    await soon(async () => (await server.get<{ status: string }>('/v1/sessions/vendored')).status === 'idle', 'the drain to finish after restart', 120_000)
     const log = await history()
     const ended = log.filter((e) => e.type === 'session.next.compaction.ended').map((e) => e.payload)
     expect(ended[0], JSON.stringify(ended)).toMatchObject({ outcome: 'failed', error: { code: 'ABANDONED' } })

@@ -1,52 +1,27 @@
 import { afterAll, describe, expect, it } from 'vitest'
-import { devToken, startWrangler, tempPersistDir, type Wrangler } from '../support/wrangler.ts'
-
-type Event = { seq: number; type: string; payload: Record<string, unknown> }
+import { Restartable, until } from '../support/restartable.ts'
 
 describe('kill -9 around a compaction turn (real wrangler dev, local/echo-small)', () => {
-  const persistTo = tempPersistDir()
-  let dev: Wrangler | undefined
-  let auth: Record<string, string> = {}
-  afterAll(async () => dev?.stop())
-
-  const post = (path: string, body: unknown) =>
-    fetch(`${dev!.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify(body) })
-  async function history(id: string): Promise<Event[]> {
-    const all: Event[] = []
-    for (let after = 0; ; ) {
-      const page = (await (await fetch(`${dev!.url}/v1/sessions/${id}/history?after=${after}&limit=1000`, { headers: auth })).json()) as { items: Event[]; next: number | null }
-      all.push(...page.items)
-      if (page.next === null) return all
-      after = page.next
-    }
-  }
-  async function until(check: () => Promise<boolean>, what: string, timeoutMs = 90_000) {
-    const deadline = Date.now() + timeoutMs
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-      await new Promise((r) => setTimeout(r, 20))
-    }
-  }
+  const server = new Restartable()
+  afterAll(() => server.stop())
+  /** Polls every 20 ms: the kill must land while a compaction runs. */
+  const soon = (check: () => Promise<boolean>, what: string) => until(check, what, 90_000, 20)
 
   it('after a restart the compaction either completed or is invisible; the drain finishes; sequences are contiguous', { timeout: 240_000 }, async () => {
-    dev = await startWrangler({ persistTo })
-    auth = { authorization: `Bearer ${await devToken()}` }
-    expect((await post('/v1/sessions', { id: 'compacty', model: 'local/echo-small' })).status).toBe(201)
+    await server.start()
+    expect((await server.post('/v1/sessions', { id: 'compacty', model: 'local/echo-small' })).status).toBe(201)
     const PROMPTS = 80
     for (let i = 1; i <= PROMPTS; i++) {
       const text = `prompt ${i}: the quick brown fox jumps over the lazy dog while the ledger folds every event`
-      expect((await post('/v1/sessions/compacty/prompt', { id: `p${i}`, text })).status).toBe(202)
+      expect((await server.post('/v1/sessions/compacty/prompt', { id: `p${i}`, text })).status).toBe(202)
     }
     // Kill the moment a compaction has started (it may have finished by the time the signal lands).
-    await until(async () => (await history('compacty')).some((e) => e.type === 'session.next.compaction.started'), 'a compaction to start')
-    await dev.crash()
-    dev = await startWrangler({ persistTo })
+    await soon(async () => (await server.history('compacty')).some((e) => e.type === 'session.next.compaction.started'), 'a compaction to start')
+    await server.crash()
+    await server.start()
 
-    await until(async () => {
-      const view = (await (await fetch(`${dev!.url}/v1/sessions/compacty`, { headers: auth })).json()) as { status: string }
-      return view.status === 'idle'
-    }, 'the drain to finish after restart')
-    const log = await history('compacty')
+    await soon(async () => (await server.get<{ status: string }>('/v1/sessions/compacty')).status === 'idle', 'the drain to finish after restart')
+    const log = await server.history('compacty')
     // Every compaction that started has ended: completed, or failed as abandoned by the restart (invisible).
     const started = log.filter((e) => e.type === 'session.next.compaction.started').map((e) => e.payload.id)
     const ended = new Map(log.filter((e) => e.type === 'session.next.compaction.ended').map((e) => [e.payload.id, e.payload]))

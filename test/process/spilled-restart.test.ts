@@ -5,41 +5,20 @@
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { promptBody } from '../support/prompt-body.ts'
-import { devToken, startWrangler, tempPersistDir, type Wrangler } from '../support/wrangler.ts'
+import { Restartable, until } from '../support/restartable.ts'
 
 const MiB = 1024 * 1024
 type Event = { seq: number; type: string; payload: { messageId?: string; text?: string }; payloadRef?: unknown }
 
 describe('spilled payloads across a process restart (real wrangler dev)', () => {
-  const persistTo = tempPersistDir()
-  let dev: Wrangler | undefined
-  let auth: Record<string, string> = {}
-  afterAll(async () => dev?.stop())
+  const server = new Restartable()
+  afterAll(() => server.stop())
 
-  const prompt = (id: string, body: string) => fetch(`${dev!.url}/v1/sessions/${id}/prompt`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body })
-  async function history(id: string): Promise<Event[]> {
-    const all: Event[] = []
-    let after = 0
-    for (;;) {
-      const res = await fetch(`${dev!.url}/v1/sessions/${id}/history?after=${after}&limit=1000`, { headers: auth })
-      expect(res.status).toBe(200)
-      const page = (await res.json()) as { items: Event[]; next: number | null }
-      all.push(...page.items)
-      if (page.next === null) return all
-      after = page.next
-    }
-  }
-  async function idle(id: string) {
-    const deadline = Date.now() + 90_000
-    for (;;) {
-      const view = (await (await fetch(`${dev!.url}/v1/sessions/${id}`, { headers: auth })).json()) as { status: string }
-      if (view.status === 'idle') return
-      if (Date.now() > deadline) throw new Error(`session ${id} still busy`)
-      await new Promise((r) => setTimeout(r, 200))
-    }
-  }
+  const prompt = (id: string, body: string) => server.post(`/v1/sessions/${id}/prompt`, body)
+  const history = (id: string) => server.history<Event>(id)
+  const idle = (id: string) => until(async () => (await server.get<{ status: string }>(`/v1/sessions/${id}`)).status === 'idle', `session ${id} to be idle`, 90_000, 200)
   function socket(id: string) {
-    const ws = new WebSocket(`${dev!.url.replace('http', 'ws')}/v1/sessions/${id}/ws`, { headers: auth } as never)
+    const ws = new WebSocket(`${server.url.replace('http', 'ws')}/v1/sessions/${id}/ws`, { headers: server.auth } as never)
     const messages: Record<string, unknown>[] = []
     ws.addEventListener('message', (e) => messages.push(JSON.parse(String(e.data))))
     const opened = new Promise((resolve, reject) => {
@@ -57,9 +36,8 @@ describe('spilled payloads across a process restart (real wrangler dev)', () => 
   }
 
   it('prompts at 1 MiB on HTTP and WebSocket, a turn over 1 MiB, then restart: everything reads back and the next prompt works', async () => {
-    dev = await startWrangler({ persistTo })
-    auth = { authorization: `Bearer ${await devToken()}` }
-    expect((await fetch(`${dev.url}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: '{"id":"spilly"}' })).status).toBe(201)
+    await server.start()
+    expect((await server.post('/v1/sessions', { id: 'spilly' })).status).toBe(201)
     expect((await prompt('spilly', promptBody(MiB, { id: 'http-big', prefix: '/tokens 250000\\n' }))).status).toBe(202)
     expect((await prompt('spilly', promptBody(MiB + 1, { id: 'http-over' }))).status).toBe(413)
     await idle('spilly')
@@ -74,10 +52,10 @@ describe('spilled payloads across a process restart (real wrangler dev)', () => 
     await idle('spilly')
     const before = await history('spilly')
 
-    await dev.stop()
-    dev = await startWrangler({ persistTo })
+    await server.stop()
+    await server.start()
 
-    const view = await fetch(`${dev.url}/v1/sessions/spilly`, { headers: auth })
+    const view = await server.fetch('/v1/sessions/spilly')
     expect(view.status).toBe(200)
     const after = await history('spilly')
     expect(after.map((e) => e.seq)).toEqual(before.map((e) => e.seq))
@@ -89,7 +67,7 @@ describe('spilled payloads across a process restart (real wrangler dev)', () => 
     expect(after.filter((e) => e.type === 'session.next.step.failed' || e.type === 'session.next.halted')).toEqual([])
 
     // SSE replay carries the spilled payloads.
-    const sse = await fetch(`${dev.url}/v1/sessions/spilly/events`, { headers: auth })
+    const sse = await server.fetch('/v1/sessions/spilly/events')
     const reader = sse.body!.getReader()
     let text = ''
     while (!text.includes('event: replay-end')) {
