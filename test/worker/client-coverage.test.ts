@@ -1,0 +1,122 @@
+/**
+ * The typed client stays in step with the API: every operation in the route
+ * table is either called by a client method (checked by running the method
+ * against a recording fetch and matching the request it makes to the route's
+ * method and path), or listed below with the reason the client leaves it out.
+ * A new route fails this test until it gets a client method or a reason.
+ */
+import { describe, expect, it } from 'vitest'
+import { NeuronClient } from '../../client/index.ts'
+import { ROUTES } from '../../worker/openapi/routes.ts'
+
+/** Operations the client does not offer, and why. */
+const NOT_IN_CLIENT: Record<string, string> = {
+  getOpenApi: 'the document itself: generators read it, the client is written from the same table',
+  getDocs: 'an HTML page for people',
+  getUsage: 'metering totals for operators; read with fetch',
+  openOrchestrationSocket: 'the client follows orchestrations over SSE only',
+  forkSession: 'not yet in the client: fork and truncate are operator tools (curl in docs/sessions.md)',
+  truncateSession: 'not yet in the client: fork and truncate are operator tools (curl in docs/sessions.md)',
+  getSessionDenials: 'an operator view; read with fetch',
+  appendEnvelope: 'raw named ledgers are the seed layer below sessions; reached with fetch (docs/api.md)',
+  listEnvelopes: 'raw named ledgers: see appendEnvelope',
+  getEnvelope: 'raw named ledgers: see appendEnvelope',
+  listAncestors: 'raw named ledgers: see appendEnvelope',
+  listDescendants: 'raw named ledgers: see appendEnvelope',
+  getLedgerHead: 'raw named ledgers: see appendEnvelope',
+  registerSchema: 'raw named ledgers: see appendEnvelope',
+}
+
+type Call = (neuron: NeuronClient) => Promise<unknown>
+
+/** One call of the client per operation it covers; ids are placeholders, the fetch below answers everything. */
+const CALLS: Record<string, Call> = {
+  getMe: (n) => n.me(),
+  getConfig: (n) => n.config.get(),
+  putConfig: (n) => n.config.put({}),
+  getConfigSchema: (n) => n.config.schema(),
+  listCredentials: (n) => n.config.credentials(),
+  putCredential: (n) => n.config.setCredential('anthropic', 'k'),
+  deleteCredential: (n) => n.config.deleteCredential('anthropic'),
+  createSession: (n) => n.createSession({}),
+  getSession: (n) => n.session('s1').view(),
+  promptSession: (n) => n.session('s1').prompt('hi'),
+  interruptSession: (n) => n.session('s1').interrupt(),
+  getSessionConfig: (n) => n.sessionConfig('s1').get(),
+  putSessionConfig: (n) => n.sessionConfig('s1').put({}),
+  getSessionHistory: (n) => n.session('s1').history(),
+  mintStreamTicket: (n) => n.session('s1').ticket(),
+  streamSessionEvents: (n) => first(n.session('s1').events()),
+  openSessionSocket: (n) => socketUrl(n),
+  createNode: (n) => n.graph().putNode({ kind: 'person', id: 'ada' }),
+  getNode: (n) => n.graph().node('node.person.ada'),
+  listNeighbours: (n) => n.graph().neighbours('node.person.ada'),
+  listPaths: (n) => n.graph().paths('node.person.ada'),
+  createEdge: (n) => n.graph().link({ source: 'node.a.b', target: 'node.c.d', type: 'regards' }),
+  getEdge: (n) => n.graph().edge('e1'),
+  pruneEdge: (n) => n.graph().prune('e1', 'because'),
+  remember: (n) => n.memory().remember({ text: 'x' }),
+  recall: (n) => n.memory().recall({ query: 'x' }),
+  forget: (n) => n.memory().forget({ address: 'node.knowledge.k', reason: 'r' }),
+  listPinned: (n) => n.memory().pinned(),
+  createOrchestration: (n) => n.createOrchestration({ goal: 'g' }),
+  getOrchestration: (n) => n.orchestration('o1').view(),
+  getOrchestrationHistory: (n) => n.orchestration('o1').history(),
+  cancelOrchestration: (n) => n.orchestration('o1').cancel(),
+  decideClearance: (n) => n.orchestration('o1').clearance('p1', { decision: 'grant' }),
+  streamOrchestrationEvents: (n) => first(n.orchestration('o1').events()),
+}
+
+async function first(iterator: AsyncGenerator<unknown>): Promise<void> {
+  await iterator.next()
+  await iterator.return(undefined)
+}
+
+/** Opens the session's socket with a WebSocket that records the URL it is given and opens at once. */
+async function socketUrl(neuron: NeuronClient): Promise<void> {
+  class RecordingSocket extends EventTarget {
+    constructor(url: string) {
+      super()
+      requests.push({ method: 'GET', path: new URL(url).pathname })
+      queueMicrotask(() => this.dispatchEvent(new Event('open')))
+    }
+    send(): void {}
+    close(): void {}
+  }
+  const socket = neuron.socket('s1', { WebSocket: RecordingSocket as unknown as typeof WebSocket })
+  await socket.open()
+  socket.close()
+}
+
+let requests: { method: string; path: string }[] = []
+
+/** Answers every request as the route would on success, with a body general enough for each method. */
+const recording: typeof fetch = async (input, init) => {
+  const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url)
+  requests.push({ method: (init?.method ?? 'GET').toUpperCase(), path: url.pathname })
+  if (url.pathname.endsWith('/events')) return new Response('id: 1\nevent: x\ndata: {"seq":1}\n\n', { headers: { 'content-type': 'text/event-stream' } })
+  return Response.json({ id: 'x', items: [], next: null, node: {}, edge: {}, memory: {}, ticket: 't', expiresAt: 0 }, { status: 200 })
+}
+
+function matches(route: { method: string; path: string }, request: { method: string; path: string }): boolean {
+  const pattern = new RegExp(`^${route.path.replace(/\{[^}]+\}/g, '[^/]+')}$`)
+  return route.method.toUpperCase() === request.method && pattern.test(request.path)
+}
+
+describe('the client covers the route table', () => {
+  it('every operation has a client call or a reason to be left out, and no reason names a covered one', () => {
+    const ids = ROUTES.map((r) => r.operationId)
+    expect(ids.filter((id) => !(id in CALLS) && !(id in NOT_IN_CLIENT))).toEqual([])
+    expect(Object.keys(CALLS).filter((id) => id in NOT_IN_CLIENT)).toEqual([])
+    expect([...Object.keys(CALLS), ...Object.keys(NOT_IN_CLIENT)].filter((id) => !ids.includes(id))).toEqual([])
+  })
+
+  for (const route of ROUTES.filter((r) => r.operationId in CALLS)) {
+    it(`${route.operationId}: ${route.method.toUpperCase()} ${route.path}`, async () => {
+      requests = []
+      const neuron = new NeuronClient({ url: 'http://neuron.test', token: 't', fetch: recording })
+      await CALLS[route.operationId]!(neuron)
+      expect(requests.some((request) => matches(route, request)), JSON.stringify(requests)).toBe(true)
+    })
+  }
+})
