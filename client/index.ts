@@ -13,7 +13,7 @@ import { type ClientOptions, Http } from './http.ts'
 import { OrchestrationHandle } from './orchestration.ts'
 import { SessionHandle } from './session.ts'
 import { SessionSocket, type SocketOptions } from './socket.ts'
-import type { CreateOrchestrationInput, CreateSessionInput, OrchestrationView, SessionView } from './types.ts'
+import type { CreateOrchestrationInput, CreateSessionInput, OrchestrationView, SessionListing, SessionView } from './types.ts'
 
 export { NeuronApiError } from './errors.ts'
 export type { ConfigClient, OwnerConfigClient } from './config.ts'
@@ -44,6 +44,26 @@ export class NeuronClient {
   async createSession(input: CreateSessionInput = {}): Promise<SessionHandle & { created: SessionView }> {
     const view = await this.#http.json<SessionView>('POST', '/v1/sessions', input)
     return Object.assign(new SessionHandle(this.#http, view.id), { created: view })
+  }
+
+  /** One page of the caller's own sessions, oldest first (what each was created with). */
+  sessions(page: { after?: number; limit?: number } = {}): Promise<{ items: SessionListing[]; next: number | null }> {
+    const query = new URLSearchParams({ after: String(page.after ?? 0), limit: String(page.limit ?? 100) })
+    return this.#http.json('GET', `/v1/sessions?${query}`)
+  }
+
+  /**
+   * Every session of the caller, page by page.
+   *
+   * @example
+   * for await (const listed of neuron.allSessions()) console.log(listed.id, listed.title)
+   */
+  async *allSessions(): AsyncGenerator<SessionListing> {
+    for (let after: number | null = 0; after !== null; ) {
+      const page = await this.sessions({ after, limit: 500 })
+      yield* page.items
+      after = page.next
+    }
   }
 
   /** A handle on an existing session (nothing is fetched until you call it). */

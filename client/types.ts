@@ -13,6 +13,7 @@ import type { SessionView } from '../objects/session/projection.ts'
 import type { CreateSessionSchema, PromptSchema } from '../objects/session/schemas.ts'
 import type { ConfigSchema } from '../objects/config/schema.ts'
 import type { ConfigVersion, CredentialInfo } from '../objects/config/views.ts'
+import type { SessionListing } from '../objects/directory/listing.ts'
 import type { EdgeView, NodeState, NodeView } from '../objects/graph/node-state.ts'
 import type { Forgotten, Linked, NodeFold, Paged, PutNode, Reached, Recalled } from '../objects/graph/views.ts'
 import type { EdgeBody, FoldQuery, ForgetBody, NeighbourQuery, NodeBody, PathQuery, RecallBody, RememberBody } from '../objects/graph/inputs.ts'
@@ -21,7 +22,7 @@ import type { CancelOutcome, OrchestrationView } from '../objects/orchestration/
 
 export type CreateSessionInput = z.input<typeof CreateSessionSchema>
 export type PromptInput = z.input<typeof PromptSchema>
-export type { ConfigVersion, OrchestrationView, Page, Receipt, SessionView, Stored }
+export type { ConfigVersion, OrchestrationView, Page, Receipt, SessionListing, SessionView, Stored }
 
 export type CreateOrchestrationInput = z.input<typeof CreateOrchestrationSchema>
 export type CancelInput = z.input<typeof CancelSchema>

@@ -5,6 +5,7 @@
  * the files a flood of unknown ids can touch are bounded by `DIRECTORY_SHARDS`), and each
  * isolate remembers the keys it has seen exist (entries are never removed).
  */
+import type { SessionListing } from '../objects/directory/listing.ts'
 import { sha256Hex } from '../objects/ledger/hash.ts'
 import { DIRECTORY_SHARDS } from '../objects/limits.ts'
 import type { Env } from '../objects/env.ts'
@@ -45,4 +46,24 @@ export async function register(env: Env, key: string): Promise<void> {
   if (known.has(key)) return
   await shardOf(env, key).add(key)
   remember(key)
+}
+
+/**
+ * Lists a session among its owner's (idempotent: the listing of a session never changes).
+ *
+ * @example
+ * await listSession(c.env, caller.id, { id, title: null, model: 'local/echo-1', createdAt })
+ */
+export async function listSession(env: Env, owner: string, session: SessionListing): Promise<void> {
+  await shardOf(env, `owner:${owner}`).listSession(owner, session)
+}
+
+/**
+ * One page of `owner`'s sessions, oldest first.
+ *
+ * @example
+ * const { items, next } = await sessionsOf(c.env, caller.id, { after: 0, limit: 50 })
+ */
+export function sessionsOf(env: Env, owner: string, page: { after?: number | undefined; limit?: number | undefined }): Promise<{ items: SessionListing[]; next: number | null }> {
+  return shardOf(env, `owner:${owner}`).sessionsOf(owner, page.after, page.limit)
 }

@@ -1,8 +1,7 @@
 /**
  * Where `neuron login` keeps its tokens: one JSON file, `$NEURON_CONFIG` or
  * `~/.config/neuron/config.json`, readable by its owner only. Per server URL:
- * the token, and the sessions this CLI created there (the API has no session
- * listing yet, so `neuron sessions` shows these).
+ * the token.
  */
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
@@ -10,7 +9,6 @@ import { dirname, join } from 'node:path'
 
 export interface ServerEntry {
   token: string
-  sessions: string[]
 }
 
 export interface Config {
@@ -35,13 +33,4 @@ export function writeConfig(config: Config): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
   writeFileSync(path, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 })
   chmodSync(path, 0o600)
-}
-
-/** Remembers a session this CLI created on `url`. */
-export function rememberSession(url: string, id: string): void {
-  const config = readConfig()
-  const entry = config.servers[url]
-  if (!entry || entry.sessions.includes(id)) return
-  entry.sessions.push(id)
-  writeConfig(config)
 }

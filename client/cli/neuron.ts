@@ -4,7 +4,7 @@
  * (client/) and the public API only.
  *
  *   neuron login [--url URL] [--token JWT]   store a token (loopback: the local dev identity)
- *   neuron sessions [--json]                 sessions this CLI created, with their status
+ *   neuron sessions [--json]                 your sessions, with their status
  *   neuron chat [ID] [--model P/M]           a REPL; a new session without ID
  *   neuron tail ID [--after N] [--json]      follow a session's events
  *   neuron history ID [--json]               every durable event
@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util'
 import { NeuronApiError, NeuronClient } from '../index.ts'
 import type { SessionView } from '../types.ts'
 import { chat } from './chat.ts'
-import { type Config, readConfig, rememberSession, writeConfig } from './config.ts'
+import { type Config, readConfig, writeConfig } from './config.ts'
 import { Renderer, styleFor } from './render.ts'
 import { run } from './run.ts'
 
@@ -33,7 +33,7 @@ Usage: neuron <command> [options]
 
 Commands:
   login      store a token for a server (on loopback: the local dev identity)
-  sessions   list the sessions this CLI created, with their status
+  sessions   list your sessions, with their status
   chat       chat with a session, streaming the answer (a new session without an id)
   tail       follow a session's events as they happen
   history    print a session's durable events
@@ -52,8 +52,7 @@ and checks it with GET /v1/me. Without --token on a loopback URL it signs the lo
 from this checkout's .dev.vars (what \`npm run -s token\` prints).`,
   sessions: `Usage: neuron sessions [--url URL] [--json]
 
-Lists the sessions this CLI created on the server, with status and model (the API has no
-listing of its own yet).`,
+Lists your sessions on the server (oldest first), with status and model.`,
   chat: `Usage: neuron chat [ID] [--model PROVIDER/MODEL] [--title TEXT] [--url URL]
 
 Each line you type is a prompt; the answer streams as it arrives, tool calls and results show
@@ -119,7 +118,7 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'sessions': {
       const views: (SessionView | { id: string; error: string })[] = []
-      for (const id of entry.sessions) {
+      for await (const { id } of client.allSessions()) {
         views.push(await client.session(id).view().catch((error: unknown) => ({ id, error: error instanceof NeuronApiError ? error.code : String(error) })))
       }
       if (json) process.stdout.write(`${JSON.stringify(views)}\n`)
@@ -135,7 +134,6 @@ async function main(argv: string[]): Promise<number> {
           ...(typeof values.title === 'string' ? { title: values.title } : {}),
         })
         id = created.id
-        rememberSession(url, id)
       }
       return chat(client.session(id), style)
     }
@@ -191,8 +189,7 @@ async function login(url: string, token: string | undefined, config: Config, jso
     token = (await signDevToken({ secret, sub: process.env.USER || 'dev' })) as string
   }
   const me = await new NeuronClient({ url, token }).me()
-  const entry = config.servers[url]
-  config.servers[url] = { token, sessions: entry?.sessions ?? [] }
+  config.servers[url] = { token }
   config.current = url
   writeConfig(config)
   process.stdout.write(json ? `${JSON.stringify({ url, ...me })}\n` : `logged in to ${url} as ${me.id}\n`)

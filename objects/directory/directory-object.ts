@@ -8,11 +8,19 @@
  * An entry is an envelope whose content is just its key, at a fixed time: its
  * content id is a function of the key, so `has` is one primary-key lookup and
  * adding a key twice is the ledger's ordinary duplicate no-op.
+ *
+ * The directory also lists each principal's sessions: one envelope per session
+ * on a topic of the principal's, in the shard its principal hashes to, so a
+ * listing is one indexed page read. Its content is the session's listing, which
+ * never changes, so listing a session again is a duplicate no-op too.
  */
 import { DurableObject } from 'cloudflare:workers'
 import type { Env } from '../env.ts'
 import { seal } from '../ledger/envelope.ts'
+import { sha256Hex } from '../ledger/hash.ts'
+import type { Json } from '../ledger/json.ts'
 import { Ledger, migrateLedger } from '../ledger/ledger.ts'
+import type { SessionListing } from './listing.ts'
 
 const TOPIC = 'directory.entries'
 
@@ -44,4 +52,20 @@ export class DirectoryObject extends DurableObject<Env> {
   has(key: string): boolean {
     return this.ledger.get(seal(entry(key)).envelope.id) !== undefined
   }
+
+  /** Lists `session` among `owner`'s sessions; idempotent. */
+  listSession(owner: string, session: SessionListing): void {
+    this.ledger.append({ topic: listingTopic(owner), type: 'directory.session', author: 'object:directory', time: session.createdAt, payload: session as unknown as Json })
+  }
+
+  /** `owner`'s sessions, oldest first, one page after `after` (a sequence of this shard). */
+  sessionsOf(owner: string, after = 0, limit = 50): { items: SessionListing[]; next: number | null } {
+    const page = this.ledger.byTopic(listingTopic(owner), { after, limit })
+    return { items: page.items.map((envelope) => envelope.payload as unknown as SessionListing), next: page.next }
+  }
+}
+
+/** A principal's listing topic: principal ids may hold characters an address segment cannot. */
+function listingTopic(owner: string): string {
+  return `directory.sessions.${sha256Hex(owner).slice(0, 32)}`
 }

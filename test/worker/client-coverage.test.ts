@@ -39,6 +39,7 @@ const CALLS: Record<string, Call> = {
   putCredential: (n) => n.config.setCredential('anthropic', 'k'),
   deleteCredential: (n) => n.config.deleteCredential('anthropic'),
   createSession: (n) => n.createSession({}),
+  listSessions: (n) => n.sessions(),
   getSession: (n) => n.session('s1').view(),
   promptSession: (n) => n.session('s1').prompt('hi'),
   interruptSession: (n) => n.session('s1').interrupt(),

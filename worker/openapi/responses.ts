@@ -48,6 +48,22 @@ export const RegisteredSchema: Schema = {
   properties: { ref: str, plane: { enum: [1, 2, 3] }, hash: str, jsonSchema: { type: 'object' } },
 }
 
+export const SessionListings: Schema = {
+  type: 'object',
+  required: ['items', 'next'],
+  properties: {
+    items: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'title', 'model', 'createdAt'],
+        properties: { id: str, title: { type: ['string', 'null'] }, model: str, createdAt: int, forkedFrom: { ...str, description: 'the session it was forked from' } },
+      },
+    },
+    next: { type: ['integer', 'null'], description: 'pass as `after` for the next page' },
+  },
+}
+
 export const SessionView: Schema = {
   type: 'object',
   required: ['id', 'title', 'owner', 'share', 'model', 'status', 'step', 'createdAt', 'pending', 'counts', 'lastSequence'],

@@ -98,6 +98,7 @@ export const ROUTES: RouteDoc[] = [
     response: R.SessionView,
     errors: [...BODY_ERRORS, 'INVALID_REQUEST', 'UNKNOWN_MODEL', 'PROVIDER_NOT_CONFIGURED', 'SESSION_EXISTS', 'SPAWN_REFUSED'],
   },
+  { method: 'get', path: '/v1/sessions', operationId: 'listSessions', summary: "The caller's own sessions, oldest first, paged (live state: each session's view)", auth: 'bearer', query: PageQuery, ok: { 200: 'a page of listings' }, response: R.SessionListings, errors: ['INVALID_QUERY'] },
   { method: 'get', path: '/v1/sessions/{id}', operationId: 'getSession', summary: 'The session projection, folded from its log', auth: 'bearer', ok: { 200: 'the session' }, response: R.SessionView, errors: SESSION_ERRORS },
   {
     method: 'post',

@@ -1,14 +1,16 @@
 /**
- * `/v1/sessions`: create, read, prompt, interrupt, history, denials, config overrides, stream
+ * `/v1/sessions`: create, list the caller's own, read, prompt, interrupt, history, denials, config overrides, stream
  * tickets, and the two live streams (SSE and WebSocket). Each call carries the
  * authenticated caller to the session's Durable Object, which authorizes it
  * against the session's policy. Only sessions the directory knows are
  * addressed: an unknown id is 404 without creating the object's storage.
  */
 import { Hono } from 'hono'
+import type { SessionListing } from '../../objects/directory/listing.ts'
 import { notFound } from '../../objects/session/access.ts'
 import { ForkSchema } from '../../objects/session/fork.ts'
 import { CreateSessionSchema, PageQuery, StreamQuery } from '../../objects/session/schemas.ts'
+import type { SessionView } from '../../objects/session/projection.ts'
 import { CALLER_HEADER, TICKET_HEADER } from '../../objects/session/ws-protocol.ts'
 import { settled } from '../../objects/rpc.ts'
 import { Identifier, parseOrThrow } from '../../objects/validate.ts'
@@ -16,7 +18,7 @@ import { parseJson } from '../../objects/parse-json.ts'
 import { limitBody } from '../body-limit.ts'
 import { MAX_BODY_BYTES } from '../../objects/limits.ts'
 import { callerOf } from '../caller.ts'
-import { exists, register } from '../directory.ts'
+import { exists, listSession, register, sessionsOf } from '../directory.ts'
 import type { Env } from '../../objects/env.ts'
 import type { AppEnv } from '../env.ts'
 import { authenticatorFor } from '../gate/authenticate.ts'
@@ -32,7 +34,13 @@ export const sessions = new Hono<AppEnv>()
     parseOrThrow(CreateSessionSchema, body, 'INVALID_REQUEST')
     await register(c.env, `session:${id}`)
     const { session, created } = await settled(c.env.SESSIONS.getByName(id)).create(callerOf(c), body)
+    // Listed after it exists; an exact retry lists it again, a no-op, so a crash in between heals.
+    if (session.owner === callerOf(c).id) await listSession(c.env, session.owner, listingOf(session))
     return c.json(session, created ? 201 : 200)
+  })
+  .get('/', async (c) => {
+    const q = parseOrThrow(PageQuery, c.req.query(), 'INVALID_QUERY')
+    return c.json(await sessionsOf(c.env, callerOf(c).id, q))
   })
   .get('/:id', async (c) => c.json(await (await stub(c.env, c.req.param('id'))).view(callerOf(c))))
   .post('/:id/prompt', limitBody(MAX_BODY_BYTES), async (c) => {
@@ -66,7 +74,9 @@ export const sessions = new Hono<AppEnv>()
     const { id = crypto.randomUUID() } = parseOrThrow(ForkSchema, body, 'INVALID_REQUEST')
     // Registered before the new object's first write, like a created session.
     await register(c.env, `session:${id}`)
-    return c.json(await settled(c.env.SESSIONS.getByName(id)).forkFrom(callerOf(c), c.req.param('id'), body), 201)
+    const fork = await settled(c.env.SESSIONS.getByName(id)).forkFrom(callerOf(c), c.req.param('id'), body)
+    await listSession(c.env, fork.owner, { ...listingOf(fork), forkedFrom: c.req.param('id') })
+    return c.json(fork, 201)
   })
   .post('/:id/truncate', limitBody(MAX_BODY_BYTES), async (c) => {
     const body = await readJson(c.req.raw)
@@ -102,4 +112,9 @@ async function forward(c: import('hono').Context<AppEnv>): Promise<Response> {
   const ticket = c.get('ticket')
   if (ticket) headers.set(TICKET_HEADER, JSON.stringify(ticket))
   return (await stub(c.env, c.req.param('id')!)).fetch(new Request(c.req.raw, { headers }))
+}
+
+/** What the owner's listing keeps of a session: what it was created with. */
+function listingOf(view: SessionView): SessionListing {
+  return { id: view.id, title: view.title, model: view.model, createdAt: view.createdAt }
 }
