@@ -18,6 +18,7 @@ import { isContextOverflow } from '../llm/overflow.ts'
 import type { FinishReason, LlmEvent, LlmMessage, LlmRequest, Usage } from '../llm/types.ts'
 import { type Registration, specsOf, type ToolRegistry } from '../tools/registry.ts'
 import { type Settlement, settle } from '../tools/settle.ts'
+import type { ToolContext } from '../tools/tool.ts'
 import { AirBuffer, type Delta } from './air.ts'
 import { type Budget, TokenEstimator } from './budget.ts'
 import { type CompactionOutcome, compactionTurn } from './compaction-turn.ts'
@@ -332,7 +333,13 @@ export class Runner {
     step: string,
     signal: AbortSignal,
   ): Promise<Settlement | 'cancelled'> {
-    const context = { sessionId: this.host.sessionId, assistantMessageId: step, toolCallId: call.id, signal }
+    const context: ToolContext = {
+      sessionId: this.host.sessionId,
+      assistantMessageId: step,
+      toolCallId: call.id,
+      signal,
+      progress: (update) => this.host.air({ type: 'tool-progress', step, toolCallId: call.id, ...update }),
+    }
     return settle(call, shown, this.host.tools, context).catch((error: unknown): Settlement | 'cancelled' => {
       if (signal.aborted) return 'cancelled'
       return { ok: false, error: { code: 'TOOL_FAILED', message: error instanceof Error ? error.message : String(error) } }
