@@ -75,8 +75,8 @@ export class Runner {
   private draining: Promise<void> | null = null
   private turn: { step: string; controller: AbortController } | null = null
   private readonly tokens = new TokenEstimator()
-  /** The offered tool specs' size and artifact, measured and stored again only when the tool set changes. */
-  private offered: { key: string; chars: number; ref: string } | null = null
+  /** The offered tool specs' size and artifact, measured and stored again only when the registrations shown change. */
+  private offered: { shown: Registration[]; chars: number; ref: string } | null = null
 
   constructor(private readonly host: RunnerHost) {}
 
@@ -193,11 +193,13 @@ export class Runner {
 
   /** The offered specs' size and artifact ref, for the tool set `shown`. */
   private tools(shown: Map<string, Registration>): { chars: number; ref: string } {
-    const key = [...shown.keys()].join('\n')
-    if (this.offered?.key !== key) {
-      const json = JSON.stringify(specsOf(shown))
-      this.offered = { key, chars: json.length, ref: this.host.keepArtifact(json, 'application/json') }
-    }
+    // By registration, not by name: a layered tool registered again under the same name (an MCP
+    // server's changed schema) is a different offer and is recorded again.
+    const registrations = [...shown.values()]
+    const last = this.offered
+    if (last && last.shown.length === registrations.length && registrations.every((registration, i) => last.shown[i] === registration)) return last
+    const json = JSON.stringify(specsOf(shown))
+    this.offered = { shown: registrations, chars: json.length, ref: this.host.keepArtifact(json, 'application/json') }
     return this.offered
   }
 

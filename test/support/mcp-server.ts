@@ -5,6 +5,7 @@
  *   /sse/mcp    McpServer, stateful (an `Mcp-Session-Id` per client), answers as SSE streams
  *   /json/mcp   McpServer, stateless, answers as plain JSON
  *   /paged/mcp  the SDK's low-level Server: tools/list in pages of two (`nextCursor`)
+ *   /__calls    JSON: how many requests each endpoint got, by JSON-RPC method (`"/sse/mcp tools/list": 2`)
  *
  * Tools: `echo` (fast), `slow` (sends progress, then answers), `hang` (silent until it answers),
  * `fail` (an `isError` result),
@@ -42,7 +43,7 @@ function toolServer(): McpServer {
       const token = extra._meta?.progressToken
       const steps = Math.max(1, Math.floor(ms / 100))
       for (let i = 1; i <= steps; i++) {
-        await new Promise((resolve) => setTimeout(resolve, ms / steps))
+        await new Promise((resolve) => setTimeout(resolve, ms / steps).unref())
         if (extra.signal.aborted) return { content: [{ type: 'text', text: 'cancelled' }], isError: true }
         if (token !== undefined) {
           await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: steps, message: `step ${i} of ${steps}` } })
@@ -53,7 +54,7 @@ function toolServer(): McpServer {
   )
   server.registerTool('hang', { description: 'Answer after `ms` milliseconds, silently', inputSchema: { ms: z.number().int().min(0).max(120_000) } }, async ({ ms }, extra) => {
     await new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms)
+      const timer = setTimeout(resolve, ms).unref()
       extra.signal.addEventListener('abort', () => (clearTimeout(timer), resolve(null)), { once: true })
     })
     return { content: [{ type: 'text', text: `hung ${ms} ms` }] }
@@ -110,6 +111,7 @@ export async function startMcpServer(port = 0): Promise<TestMcpServer> {
     const text = Buffer.concat(chunks).toString('utf8')
     const body: unknown = text ? JSON.parse(text) : undefined
     const path = (req.url ?? '').split('?')[0]
+    if (path === '/__calls') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(counts))
     for (const message of [body].flat()) {
       const method = (message as { method?: string } | undefined)?.method
       if (method) counts[`${path} ${method}`] = (counts[`${path} ${method}`] ?? 0) + 1
@@ -137,11 +139,13 @@ export async function startMcpServer(port = 0): Promise<TestMcpServer> {
   return {
     url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
     calls: () => ({ ...counts }),
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      await Promise.all([...sessions.values()].map((transport) => transport.close().catch(() => {})))
+      await new Promise<void>((resolve) => {
         http.closeAllConnections()
         http.close(() => resolve())
-      }),
+      })
+    },
   }
 }
 

@@ -104,8 +104,7 @@ export class McpConnection {
     this.client ??= (async () => {
       const transport = new StreamableHTTPClientTransport(checkMcpUrl(this.server.url, this.policy), {
         requestInit: { headers: this.headers },
-        // The standalone GET stream is not needed (no server-initiated requests are served), so it is not retried.
-        reconnectionOptions: { maxReconnectionDelay: 1000, initialReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1, maxRetries: 0 },
+        fetch: withoutStandaloneStream,
       })
       const client = new Client({ name: 'neuron', version: '1' }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() })
       await client.connect(transport, { timeout: MCP_LIST_TIMEOUT_MS })
@@ -130,3 +129,12 @@ export class McpConnection {
     return new NeuronError('MCP_UNAVAILABLE', `${name} is unreachable: ${error instanceof Error ? error.message : String(error)}`, { status: 502, details, cause: error })
   }
 }
+
+/**
+ * The transport's fetch, minus the standalone GET stream the SDK opens after initializing. Neuron
+ * serves no server-initiated requests, and an open response body would keep the session's Durable
+ * Object awake (and billed) for as long as the server holds it; answering 405 is what the protocol
+ * lets a server say when it offers no such stream, and the SDK then goes on without one.
+ */
+const withoutStandaloneStream: typeof fetch = (input, init) =>
+  init?.method === 'GET' ? Promise.resolve(new Response(null, { status: 405 })) : fetch(input, init)

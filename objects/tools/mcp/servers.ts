@@ -33,6 +33,18 @@ export const McpServers = z
 
 export type McpServerConfig = z.output<typeof McpServerEntry>
 
+/**
+ * The servers a config document lists; a document that does not validate lists none (it was
+ * validated when stored, so this is only a guard).
+ *
+ * @example
+ * mcpServersOf({ mcpServers: [{ name: 'notes', url: 'https://notes.example/mcp' }] }) // one server
+ */
+export function mcpServersOf(document: Record<string, unknown>): McpServerConfig[] {
+  const parsed = McpServers.safeParse(document.mcpServers ?? [])
+  return parsed.success ? parsed.data : []
+}
+
 /** The body of `PUT /v1/config/mcp/:server/headers`: what every request to that server carries. */
 export const McpHeadersBody = z.strictObject({
   headers: z.record(z.string().regex(/^[A-Za-z0-9-]{1,64}$/, 'an HTTP header name'), z.string().min(1).max(4096).regex(/^[\x20-\x7e]+$/, 'printable ASCII')).refine(

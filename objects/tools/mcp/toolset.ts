@@ -78,7 +78,10 @@ export class McpToolset {
   }
 
   private async sync(): Promise<void> {
-    const [servers, headers] = await Promise.all([this.deps.servers(), this.deps.headers()])
+    const servers = await this.deps.servers()
+    // No servers, now or before: nothing to read, not even the sealed headers.
+    if (servers.length === 0 && this.entries.size === 0) return
+    const headers = servers.length === 0 ? {} : await this.deps.headers()
     const wanted = new Set(servers.map((server) => server.name))
     for (const [name, entry] of this.entries) if (!wanted.has(name)) this.drop(name, entry)
     await Promise.all(servers.map((server) => this.syncServer(server, headers[server.name] ?? {})))
