@@ -30,6 +30,9 @@ export const Envelope: Schema = {
   },
 }
 
+/** A JSON-RPC 2.0 response (or a batch of them), as MCP defines them. */
+export const JsonRpc: Schema = { type: ['object', 'array'], description: 'JSON-RPC 2.0: { jsonrpc, id, result } or { jsonrpc, id, error }' }
+
 export const Page: Schema = {
   type: 'object',
   required: ['items', 'next'],

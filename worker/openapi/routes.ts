@@ -9,6 +9,7 @@ import type { z } from 'zod'
 import { ConfigSchema } from '../../objects/config/schema.ts'
 import { CredentialBody } from '../../objects/config/credentials.ts'
 import { McpHeadersBody } from '../../objects/tools/mcp/servers.ts'
+import { McpMessage } from '../mcp/message.ts'
 import { EdgeBody, FoldQuery, ForgetBody, NeighbourQuery, NodeBody, PathQuery, PruneBody, RecallBody, RememberBody, ScopeQuery } from '../../objects/graph/inputs.ts'
 import { EnvelopeDraftSchema } from '../../objects/ledger/envelope.ts'
 import { InterruptSchema } from '../../objects/session/control.ts'
@@ -100,6 +101,19 @@ export const ROUTES: RouteDoc[] = [
     errors: [...REQUEST_ERRORS, 'CREDENTIALS_NOT_CONFIGURED'],
   },
   { method: 'delete', path: '/v1/config/mcp/{server}/headers', operationId: 'deleteMcpHeaders', summary: "Remove the stored headers of the caller's MCP server (a new version without them)", auth: 'bearer', ok: { 200: '{ server, deleted }' }, response: R.McpHeadersDeleted, errors: ['INVALID_REQUEST'] },
+  {
+    method: 'post',
+    path: '/v1/mcp',
+    operationId: 'mcp',
+    summary: 'Neuron as an MCP server (Streamable HTTP, stateless, JSON answers): tools session_create, session_prompt, session_history, session_list, session_interrupt, acting as the caller',
+    auth: 'bearer',
+    body: McpMessage,
+    maxBodyBytes: MAX_BODY_BYTES,
+    ok: { 200: 'a JSON-RPC response (a tool failure is a result with isError and { error: { code, message } })', 202: 'a notification or response, accepted' },
+    response: R.JsonRpc,
+    errors: [...BODY_ERRORS],
+  },
+  { method: 'get', path: '/v1/mcp', operationId: 'mcpStream', summary: 'Not offered: the MCP endpoint is stateless and has no GET stream (405, Allow: POST)', auth: 'bearer', ok: {}, errors: ['METHOD_NOT_ALLOWED'] },
   { method: 'get', path: '/v1/me/usage', operationId: 'getUsage', summary: "The principal's metered requests and model usage", auth: 'bearer', ok: { 200: 'totals' }, response: R.Usage, errors: [] },
   {
     method: 'post',
