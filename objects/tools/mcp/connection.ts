@@ -107,6 +107,12 @@ export class McpConnection {
         fetch: withoutStandaloneStream,
       })
       const client = new Client({ name: 'neuron', version: '1' }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() })
+      // A call's answer stream that breaks (the server died) is lost: the SDK resumes only streams the
+      // server made resumable, and otherwise waits for the timeout. Closing the connection fails the
+      // calls in flight at once (`MCP_UNAVAILABLE`); the SDK reports the break only as this message.
+      client.onerror = (error) => {
+        if (/SSE stream disconnected/.test(error.message)) void this.close()
+      }
       await client.connect(transport, { timeout: MCP_LIST_TIMEOUT_MS })
       return client
     })()
