@@ -17,8 +17,9 @@ export default defineConfig({
           name: 'workers',
           include: ['test/**/*.test.ts'],
           exclude: ['test/process/**', 'test/browser/**'],
-          // Node side of the provider tests: a fake vendor over real HTTP (inject('fakeVendorUrl'))
-          globalSetup: ['test/llm/fake-vendor.setup.ts'],
+          // Node side of the provider tests: a fake vendor over real HTTP (inject('fakeVendorUrl')),
+          // and the official SDK's MCP server (inject('mcpServerUrl'))
+          globalSetup: ['test/llm/fake-vendor.setup.ts', 'test/tools/mcp-server.setup.ts'],
         },
       },
       {

@@ -45,3 +45,5 @@ export const MAX_GRAPH_BODY = 256 * 1024
 
 /** The largest stored-provider-key body: a vendor key is a few hundred bytes. */
 export const MAX_CREDENTIAL_BYTES = 8 * 1024
+/** The body of `PUT /v1/config/mcp/:server/headers`: up to 8 headers of up to 4 KiB each. */
+export const MAX_MCP_HEADERS_BYTES = 40 * 1024

@@ -4,6 +4,8 @@
  * the principal's sealed provider keys (credentials.ts), append-only too: each
  * change stores the whole sealed set as a new version; plaintext never reaches
  * storage, and only `apiKeys` (called by the principal's own sessions) opens them.
+ * The headers of the principal's MCP servers (bearer tokens) are sealed the same
+ * way, bound to `mcp:<server>`, under their own topic; `mcpHeaders` opens them.
  */
 import { DurableObject } from 'cloudflare:workers'
 import type { Env } from '../env.ts'
@@ -17,6 +19,14 @@ export { type ConfigVersion, etagOf } from './versions.ts'
 
 const TOPIC = 'config.document'
 const KEYS = 'config.credentials'
+const MCP_HEADERS = 'config.mcp-headers'
+
+/** What a listing says about an MCP server's stored headers: never their values. */
+export interface McpHeaderInfo {
+  server: string
+  setAt: string
+  names: string[]
+}
 
 export class ConfigObject extends DurableObject<Env> {
   protected readonly ledger: Ledger
@@ -78,13 +88,48 @@ export class ConfigObject extends DurableObject<Env> {
     return keys
   }
 
-  private sealed(): Record<string, SealedKey> {
-    const latest = this.ledger.latest(KEYS)
-    return latest ? (this.ledger.payload(latest) as unknown as Record<string, SealedKey>) : {}
+  /** Which MCP servers have stored headers, when they were set, and the headers' names (never their values). */
+  mcpHeaderInfo(): McpHeaderInfo[] {
+    return Object.entries(this.sealed(MCP_HEADERS)).map(([server, { setAt, names }]) => ({ server, setAt, names: names ?? [] }))
   }
 
-  private storeSealed(author: string, set: Record<string, SealedKey>): void {
-    this.ledger.append({ topic: KEYS, type: 'config.credentials', author, payload: set as unknown as Json })
+  /**
+   * Seals and stores the headers every request to MCP server `server` carries, as a new version of the set.
+   *
+   * @example
+   * await stub.setMcpHeaders('user#ada', 'notes', { authorization: 'Bearer …' })
+   */
+  async setMcpHeaders(principal: string, server: string, headers: Record<string, string>): Promise<McpHeaderInfo> {
+    const sealed = { ...(await sealKey(this.env.CREDENTIALS_SECRET, principal, `mcp:${server}`, JSON.stringify(headers))), names: Object.keys(headers).sort() }
+    this.storeSealed(principal, { ...this.sealed(MCP_HEADERS), [server]: sealed }, MCP_HEADERS)
+    return { server, setAt: sealed.setAt, names: sealed.names }
+  }
+
+  /** Removes the stored headers of `server`; none stored is no change. */
+  deleteMcpHeaders(principal: string, server: string): { deleted: boolean } {
+    const { [server]: gone, ...rest } = this.sealed(MCP_HEADERS)
+    if (!gone) return { deleted: false }
+    this.storeSealed(principal, rest, MCP_HEADERS)
+    return { deleted: true }
+  }
+
+  /** The opened MCP headers by server, for the principal's own sessions only (never an API answer). */
+  async mcpHeaders(principal: string): Promise<Record<string, Record<string, string>>> {
+    const opened: Record<string, Record<string, string>> = {}
+    for (const [server, sealed] of Object.entries(this.sealed(MCP_HEADERS))) {
+      const text = this.env.CREDENTIALS_SECRET ? await openKey(this.env.CREDENTIALS_SECRET, principal, `mcp:${server}`, sealed) : null
+      if (text !== null) opened[server] = JSON.parse(text) as Record<string, string>
+    }
+    return opened
+  }
+
+  private sealed(topic = KEYS): Record<string, SealedKey & { names?: string[] }> {
+    const latest = this.ledger.latest(topic)
+    return latest ? (this.ledger.payload(latest) as unknown as Record<string, SealedKey & { names?: string[] }>) : {}
+  }
+
+  private storeSealed(author: string, set: Record<string, SealedKey>, topic = KEYS): void {
+    this.ledger.append({ topic, type: topic, author, payload: set as unknown as Json })
   }
 }
 

@@ -4,10 +4,13 @@
  * - `instructions`: ambient context for every session, inline text or a URL the worker fetches
  * - `skills`: discovery sources; a skill is a name, a description and a body (or a URL)
  * - `references`: named URLs a client may show or load
+ * - `mcpServers`: remote MCP servers whose tools sessions are offered (objects/tools/mcp/);
+ *   their headers (bearer tokens) are sealed apart, never part of this document
  * - `shell`, `autoupdate`: accepted and stored for terminal clients; the server does not read them
  * Unknown keys are refused, naming the key.
  */
 import { z } from 'zod'
+import { McpServers } from '../tools/mcp/servers.ts'
 
 /** Where the document's JSON Schema is served. */
 export const CONFIG_SCHEMA_URL = '/v1/config/schema.json'
@@ -28,6 +31,7 @@ export const ConfigSchema = z.strictObject({
     .max(64)
     .optional(),
   references: z.array(z.strictObject({ name: z.string().min(1).max(256), url: Url })).max(64).optional(),
+  mcpServers: McpServers.optional(),
   /** Client-side only (a terminal client's settings). */
   shell: z.record(z.string(), z.unknown()).optional(),
   /** Client-side only. */

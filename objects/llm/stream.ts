@@ -10,6 +10,7 @@ import { dialectFor } from './dialects/registry.ts'
 import { errorFromResponse } from './http-error.ts'
 import { RETRY_DEFAULTS, retryDelay, sleep as defaultSleep } from './retry.ts'
 import { SseParser, type SseEvent } from './sse.ts'
+import { providerSafeNames } from './tool-names.ts'
 import type { DialectParser, LlmEvent, LlmRequest } from './types.ts'
 
 export interface StreamOptions {
@@ -61,6 +62,8 @@ export async function* streamModelBatches(
   const { provider, model, endpoint } = resolved
   if (!provider.enabled) throw new ProviderNotConfiguredError(provider.id, provider.env)
   const dialect = dialectFor(endpoint)
+  // A named stage: tool names leave in the form vendors accept and come back canonical.
+  const names = providerSafeNames(request)
   const send = provider.fetch ?? options.fetch ?? fetch
   const { signal } = options
   const maxAttempts = Math.max(1, options.maxAttempts ?? RETRY_DEFAULTS.maxAttempts)
@@ -70,7 +73,7 @@ export async function* streamModelBatches(
     try {
       signal?.throwIfAborted()
       const { baseUrl, apiKey, headers } = provider
-      const http = dialect.request({ request, model, baseUrl, apiKey, headers })
+      const http = dialect.request({ request: names.request, model, baseUrl, apiKey, headers })
       const response = await send(http, signal ? { signal } : {}).catch((cause: unknown) => {
         if (signal?.aborted) throw cause
         throw new ProviderError('PROVIDER_NETWORK', `fetch ${http.url} failed: ${String(cause)}`, { cause })
@@ -79,7 +82,7 @@ export async function* streamModelBatches(
       if (!response.body) throw new ProviderError('PROVIDER_PROTOCOL', `${dialect.kind}: response has no body`)
       for await (const events of readEvents(response.body, dialect.parser(), signal)) {
         yielded = true
-        yield events
+        yield names.inbound ? events.map(names.inbound) : events
       }
       return
     } catch (error) {

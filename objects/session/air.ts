@@ -5,6 +5,8 @@
  * send a network chunk per token or two; subscribers get a steady frame rate,
  * not one message per token.
  */
+import type { ToolProgress } from '../tools/tool.ts'
+
 export const AIR_INTERVAL_MS = 25
 
 /** Ephemeral deltas: broadcast live, never stored. */
@@ -12,6 +14,8 @@ export type Delta =
   | { type: 'text-delta'; step: string; text: string }
   | { type: 'reasoning-delta'; step: string; text: string }
   | { type: 'tool-input-delta'; step: string; toolCallId: string; name?: string; delta: string }
+  /** A running call's progress, as its tool reports it (an MCP server's progress notifications). */
+  | ({ type: 'tool-progress'; step: string; toolCallId: string } & ToolProgress)
 
 /**
  * @example

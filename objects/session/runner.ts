@@ -18,6 +18,7 @@ import { isContextOverflow } from '../llm/overflow.ts'
 import type { FinishReason, LlmEvent, LlmMessage, LlmRequest, Usage } from '../llm/types.ts'
 import { type Registration, specsOf, type ToolRegistry } from '../tools/registry.ts'
 import { type Settlement, settle } from '../tools/settle.ts'
+import type { ToolContext } from '../tools/tool.ts'
 import { AirBuffer, type Delta } from './air.ts'
 import { type Budget, TokenEstimator } from './budget.ts'
 import { type CompactionOutcome, compactionTurn } from './compaction-turn.ts'
@@ -74,8 +75,8 @@ export class Runner {
   private draining: Promise<void> | null = null
   private turn: { step: string; controller: AbortController } | null = null
   private readonly tokens = new TokenEstimator()
-  /** The offered tool specs' size and artifact, measured and stored again only when the tool set changes. */
-  private offered: { key: string; chars: number; ref: string } | null = null
+  /** The offered tool specs' size and artifact, measured and stored again only when the registrations shown change. */
+  private offered: { shown: Registration[]; chars: number; ref: string } | null = null
 
   constructor(private readonly host: RunnerHost) {}
 
@@ -192,11 +193,13 @@ export class Runner {
 
   /** The offered specs' size and artifact ref, for the tool set `shown`. */
   private tools(shown: Map<string, Registration>): { chars: number; ref: string } {
-    const key = [...shown.keys()].join('\n')
-    if (this.offered?.key !== key) {
-      const json = JSON.stringify(specsOf(shown))
-      this.offered = { key, chars: json.length, ref: this.host.keepArtifact(json, 'application/json') }
-    }
+    // By registration, not by name: a layered tool registered again under the same name (an MCP
+    // server's changed schema) is a different offer and is recorded again.
+    const registrations = [...shown.values()]
+    const last = this.offered
+    if (last && last.shown.length === registrations.length && registrations.every((registration, i) => last.shown[i] === registration)) return last
+    const json = JSON.stringify(specsOf(shown))
+    this.offered = { shown: registrations, chars: json.length, ref: this.host.keepArtifact(json, 'application/json') }
     return this.offered
   }
 
@@ -332,7 +335,13 @@ export class Runner {
     step: string,
     signal: AbortSignal,
   ): Promise<Settlement | 'cancelled'> {
-    const context = { sessionId: this.host.sessionId, assistantMessageId: step, toolCallId: call.id, signal }
+    const context: ToolContext = {
+      sessionId: this.host.sessionId,
+      assistantMessageId: step,
+      toolCallId: call.id,
+      signal,
+      progress: (update) => this.host.air({ type: 'tool-progress', step, toolCallId: call.id, ...update }),
+    }
     return settle(call, shown, this.host.tools, context).catch((error: unknown): Settlement | 'cancelled' => {
       if (signal.aborted) return 'cancelled'
       return { ok: false, error: { code: 'TOOL_FAILED', message: error instanceof Error ? error.message : String(error) } }

@@ -31,6 +31,8 @@ import { memoryTools } from '../tools/builtins/memory.ts'
 import { wait } from '../tools/builtins/wait.ts'
 import { answerFailures, settle, settled } from '../rpc.ts'
 import { ToolRegistry } from '../tools/registry.ts'
+import { McpToolset } from '../tools/mcp/toolset.ts'
+import { mcpServersOf } from '../tools/mcp/servers.ts'
 import { Identifier, parseOrThrow } from '../validate.ts'
 import { SessionAccess } from './access.ts'
 import { admit, type Receipt } from './admission.ts'
@@ -70,6 +72,8 @@ export class SessionObject extends DurableObject<Env> {
   /** This session's config overrides, merged over its owner's document. */
   private readonly overrides: SessionConfig
   protected readonly tools = new ToolRegistry()
+  /** The tools of the MCP servers the session's config lists (objects/tools/mcp/). */
+  protected readonly mcp: McpToolset
   /** What the model is told besides the conversation; `memory.pinned` and the like register here. */
   protected readonly sources = defaultSources()
   protected readonly runner: Runner
@@ -127,6 +131,13 @@ export class SessionObject extends DurableObject<Env> {
     this.sources.register('config.instructions', async () => instructionsOf(await ownerConfig()))
     this.sources.register('skills.index', async () => skillIndex(await skillsOf(await ownerConfig())))
     this.tools.register('skill', skillTool(async () => skillsOf(await ownerConfig())))
+    // MCP servers the effective config lists, layered over the built-ins; refreshed before each drain.
+    this.mcp = new McpToolset({
+      registry: this.tools,
+      servers: async () => mcpServersOf(await ownerConfig()),
+      headers: async () => (this.state.owner ? await this.env.CONFIGS.getByName(this.state.owner).mcpHeaders(this.state.owner) : {}),
+      development: env.NEURON_ENV === 'development',
+    })
     this.chain = new ChainWriter({ ledger: this.ledger, storage: ctx.storage, env, topic: this.topic, session: () => this.name, owner: () => this.owner() })
     const memory = memoryTools({ env, caller: () => this.owner()!, conversation: (graph, caller) => this.openConversation(graph, caller) })
     this.tools.register('calculator', calculator)
@@ -481,6 +492,8 @@ export class SessionObject extends DurableObject<Env> {
 
   private async wake(): Promise<void> {
     await this.ctx.storage.setAlarm(Date.now() + WATCHDOG_MS)
+    // The MCP tool lists come from cache unless it expired; a listing is bounded in time and never throws.
+    await this.mcp.refresh()
     await this.runner.wake()
   }
 

@@ -13,6 +13,15 @@ export interface ToolContext {
   toolCallId: string
   /** Aborts when the session is interrupted. Cooperative tools stop their work. */
   signal: AbortSignal
+  /** Tells subscribers how far the call got (air: never stored, never shown to the model). */
+  progress?(update: ToolProgress): void
+}
+
+/** How far a running call got, as a long-running tool reports it. */
+export interface ToolProgress {
+  progress: number
+  total?: number
+  message?: string
 }
 
 export interface ToolDefinition<I extends z.ZodType, O extends z.ZodType> {

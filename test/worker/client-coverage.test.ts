@@ -25,6 +25,11 @@ const NOT_IN_CLIENT: Record<string, string> = {
   listDescendants: 'raw named ledgers: see appendEnvelope',
   getLedgerHead: 'raw named ledgers: see appendEnvelope',
   registerSchema: 'raw named ledgers: see appendEnvelope',
+  mcp: 'MCP clients speak to /v1/mcp with an MCP SDK (docs/mcp.md), not with this client',
+  mcpStream: 'MCP: see mcp (405: there is no GET stream)',
+  listMcpHeaders: 'not yet in the client: MCP server headers are set with fetch (docs/mcp.md)',
+  putMcpHeaders: 'not yet in the client: MCP server headers are set with fetch (docs/mcp.md)',
+  deleteMcpHeaders: 'not yet in the client: MCP server headers are set with fetch (docs/mcp.md)',
 }
 
 type Call = (neuron: NeuronClient) => Promise<unknown>

@@ -17,12 +17,22 @@ export const AGENT_CLAIM = 'role:agent'
  */
 export function refuseAgents(): MiddlewareHandler<AppEnv> {
   return async function refuseAgents(c, next) {
-    if (c.get('principal')?.claims.includes(AGENT_CLAIM)) {
-      throw new NeuronError('SPAWN_REFUSED', 'an agent cannot create sessions or orchestrations; only an orchestration assigns agents', {
-        status: 403,
-        details: { claim: AGENT_CLAIM },
-      })
-    }
+    refuseAgentClaims(c.get('principal')?.claims ?? [])
     await next()
+  }
+}
+
+/**
+ * The same decision for a caller that creates a session another way (the MCP tool `session_create`).
+ *
+ * @example
+ * refuseAgentClaims(caller.claims) // throws SPAWN_REFUSED for an agent
+ */
+export function refuseAgentClaims(claims: readonly string[]): void {
+  if (claims.includes(AGENT_CLAIM)) {
+    throw new NeuronError('SPAWN_REFUSED', 'an agent cannot create sessions or orchestrations; only an orchestration assigns agents', {
+      status: 403,
+      details: { claim: AGENT_CLAIM },
+    })
   }
 }

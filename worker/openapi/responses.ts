@@ -30,6 +30,9 @@ export const Envelope: Schema = {
   },
 }
 
+/** A JSON-RPC 2.0 response (or a batch of them), as MCP defines them. */
+export const JsonRpc: Schema = { type: ['object', 'array'], description: 'JSON-RPC 2.0: { jsonrpc, id, result } or { jsonrpc, id, error }' }
+
 export const Page: Schema = {
   type: 'object',
   required: ['items', 'next'],
@@ -148,6 +151,11 @@ const CredentialInfo = { type: 'object', required: ['provider', 'setAt'], proper
 /** Which providers have a stored key and when it was set: never the key. */
 export const Credentials: Schema = { type: 'object', required: ['items'], properties: { items: { type: 'array', items: CredentialInfo } } }
 export const Credential: Schema = CredentialInfo
+const McpHeaderInfo = { type: 'object', required: ['server', 'setAt', 'names'], properties: { server: str, setAt: str, names: { type: 'array', items: str } } }
+/** Which MCP servers have stored headers, when they were set and the headers' names: never their values. */
+export const McpHeaders: Schema = { type: 'object', required: ['items'], properties: { items: { type: 'array', items: McpHeaderInfo } } }
+export const McpHeaderSet: Schema = McpHeaderInfo
+export const McpHeadersDeleted: Schema = { type: 'object', required: ['server', 'deleted'], properties: { server: str, deleted: { type: 'boolean' } } }
 export const CredentialDeleted: Schema = { type: 'object', required: ['provider', 'deleted'], properties: { provider: str, deleted: { type: 'boolean' } } }
 export const ConfigVersion: Schema = { type: 'object', required: ['version', 'etag', 'document'], properties: { version: int, etag: str, document: { type: 'object' } } }
 

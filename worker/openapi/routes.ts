@@ -8,6 +8,8 @@
 import type { z } from 'zod'
 import { ConfigSchema } from '../../objects/config/schema.ts'
 import { CredentialBody } from '../../objects/config/credentials.ts'
+import { McpHeadersBody } from '../../objects/tools/mcp/servers.ts'
+import { McpMessage } from '../mcp/message.ts'
 import { EdgeBody, FoldQuery, ForgetBody, NeighbourQuery, NodeBody, PathQuery, PruneBody, RecallBody, RememberBody, ScopeQuery } from '../../objects/graph/inputs.ts'
 import { EnvelopeDraftSchema } from '../../objects/ledger/envelope.ts'
 import { InterruptSchema } from '../../objects/session/control.ts'
@@ -16,7 +18,7 @@ import { CreateSessionSchema, PageQuery, PromptSchema, StreamQuery } from '../..
 import { ListQuery, SchemaBody, WalkQuery } from '../routes/ledgers.ts'
 import { CancelSchema, ClearanceSchema, CreateOrchestrationSchema } from '../../objects/orchestration/schemas.ts'
 import { OrchestrationHistoryQuery } from '../routes/orchestrations.ts'
-import { MAX_APPEND_BYTES, MAX_BODY_BYTES, MAX_CREDENTIAL_BYTES, MAX_GRAPH_BODY, MAX_SCHEMA_BYTES } from '../../objects/limits.ts'
+import { MAX_APPEND_BYTES, MAX_BODY_BYTES, MAX_CREDENTIAL_BYTES, MAX_GRAPH_BODY, MAX_MCP_HEADERS_BYTES, MAX_SCHEMA_BYTES } from '../../objects/limits.ts'
 import * as R from './responses.ts'
 
 export type Auth = 'none' | 'bearer' | 'bearer-or-ticket'
@@ -85,6 +87,33 @@ export const ROUTES: RouteDoc[] = [
     errors: [...REQUEST_ERRORS, 'UNKNOWN_PROVIDER', 'CREDENTIALS_NOT_CONFIGURED'],
   },
   { method: 'delete', path: '/v1/config/credentials/{provider}', operationId: 'deleteCredential', summary: "Remove the caller's stored key for a provider (a new version without it)", auth: 'bearer', ok: { 200: '{ provider, deleted }' }, response: R.CredentialDeleted, errors: ['UNKNOWN_PROVIDER'] },
+  { method: 'get', path: '/v1/config/mcp', operationId: 'listMcpHeaders', summary: "Which of the caller's MCP servers have stored headers, when they were set and their names (never the values)", auth: 'bearer', ok: { 200: 'the list' }, response: R.McpHeaders, errors: [] },
+  {
+    method: 'put',
+    path: '/v1/config/mcp/{server}/headers',
+    operationId: 'putMcpHeaders',
+    summary: "Store the headers (e.g. a bearer token) every request to the caller's MCP server carries, sealed with the deployment secret; write-only",
+    auth: 'bearer',
+    body: McpHeadersBody,
+    maxBodyBytes: MAX_MCP_HEADERS_BYTES,
+    ok: { 200: 'which server, when, and the header names' },
+    response: R.McpHeaderSet,
+    errors: [...REQUEST_ERRORS, 'CREDENTIALS_NOT_CONFIGURED'],
+  },
+  { method: 'delete', path: '/v1/config/mcp/{server}/headers', operationId: 'deleteMcpHeaders', summary: "Remove the stored headers of the caller's MCP server (a new version without them)", auth: 'bearer', ok: { 200: '{ server, deleted }' }, response: R.McpHeadersDeleted, errors: ['INVALID_REQUEST'] },
+  {
+    method: 'post',
+    path: '/v1/mcp',
+    operationId: 'mcp',
+    summary: 'Neuron as an MCP server (Streamable HTTP, stateless, JSON answers): tools session_create, session_prompt, session_history, session_list, session_interrupt, acting as the caller',
+    auth: 'bearer',
+    body: McpMessage,
+    maxBodyBytes: MAX_BODY_BYTES,
+    ok: { 200: 'a JSON-RPC response (a tool failure is a result with isError and { error: { code, message } })', 202: 'a notification or response, accepted' },
+    response: R.JsonRpc,
+    errors: [...BODY_ERRORS],
+  },
+  { method: 'get', path: '/v1/mcp', operationId: 'mcpStream', summary: 'Not offered: the MCP endpoint is stateless and has no GET stream (405, Allow: POST)', auth: 'bearer', ok: {}, errors: ['METHOD_NOT_ALLOWED'] },
   { method: 'get', path: '/v1/me/usage', operationId: 'getUsage', summary: "The principal's metered requests and model usage", auth: 'bearer', ok: { 200: 'totals' }, response: R.Usage, errors: [] },
   {
     method: 'post',

@@ -2,14 +2,16 @@
  * `/v1/config`: the caller's config document (one per principal, append-only
  * versions, ETag / If-Match), the JSON Schema it follows, and the caller's
  * stored provider keys, which are write-only: a listing says which providers
- * have one and when it was set, never the key.
+ * have one and when it was set, never the key. The headers of the caller's MCP
+ * servers (bearer tokens) are write-only the same way, by server name.
  */
 import { Hono } from 'hono'
 import { etagOf } from '../../objects/config/config-object.ts'
 import { ConfigSchema, configJsonSchema } from '../../objects/config/schema.ts'
 import { CredentialBody, keyedProvider } from '../../objects/config/credentials.ts'
 import { parseOrThrow } from '../../objects/validate.ts'
-import { MAX_BODY_BYTES, MAX_CREDENTIAL_BYTES } from '../../objects/limits.ts'
+import { McpHeadersBody, McpServerName } from '../../objects/tools/mcp/servers.ts'
+import { MAX_BODY_BYTES, MAX_CREDENTIAL_BYTES, MAX_MCP_HEADERS_BYTES } from '../../objects/limits.ts'
 import { limitBody } from '../body-limit.ts'
 import { callerOf } from '../caller.ts'
 import type { AppEnv } from '../env.ts'
@@ -51,4 +53,21 @@ export const config = new Hono<AppEnv>()
     const provider = keyedProvider(c.req.param('provider'))
     const deleted = (await exists(c.env, `config:${caller.id}`)) && (await c.env.CONFIGS.getByName(caller.id).deleteCredential(caller.id, provider)).deleted
     return c.json({ provider, deleted })
+  })
+  .get('/mcp', async (c) => {
+    const id = callerOf(c).id
+    return c.json({ items: (await exists(c.env, `config:${id}`)) ? await c.env.CONFIGS.getByName(id).mcpHeaderInfo() : [] })
+  })
+  .put('/mcp/:server/headers', limitBody(MAX_MCP_HEADERS_BYTES), async (c) => {
+    const caller = callerOf(c)
+    const server = parseOrThrow(McpServerName, c.req.param('server'), 'INVALID_REQUEST')
+    const { headers } = parseOrThrow(McpHeadersBody, await readJson(c.req.raw), 'INVALID_REQUEST')
+    await register(c.env, `config:${caller.id}`)
+    return c.json(await c.env.CONFIGS.getByName(caller.id).setMcpHeaders(caller.id, server, headers))
+  })
+  .delete('/mcp/:server/headers', async (c) => {
+    const caller = callerOf(c)
+    const server = parseOrThrow(McpServerName, c.req.param('server'), 'INVALID_REQUEST')
+    const deleted = (await exists(c.env, `config:${caller.id}`)) && (await c.env.CONFIGS.getByName(caller.id).deleteMcpHeaders(caller.id, server)).deleted
+    return c.json({ server, deleted })
   })

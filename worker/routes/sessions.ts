@@ -6,20 +6,17 @@
  * addressed: an unknown id is 404 without creating the object's storage.
  */
 import { Hono } from 'hono'
-import type { SessionListing } from '../../objects/directory/listing.ts'
-import { notFound } from '../../objects/session/access.ts'
 import { ForkSchema } from '../../objects/session/fork.ts'
-import { CreateSessionSchema, PageQuery, StreamQuery } from '../../objects/session/schemas.ts'
-import type { SessionView } from '../../objects/session/projection.ts'
+import { PageQuery, StreamQuery } from '../../objects/session/schemas.ts'
 import { CALLER_HEADER, TICKET_HEADER } from '../../objects/session/ws-protocol.ts'
 import { settled } from '../../objects/rpc.ts'
-import { Identifier, parseOrThrow } from '../../objects/validate.ts'
+import { parseOrThrow } from '../../objects/validate.ts'
 import { parseJson } from '../../objects/parse-json.ts'
 import { limitBody } from '../body-limit.ts'
 import { MAX_BODY_BYTES } from '../../objects/limits.ts'
 import { callerOf } from '../caller.ts'
-import { exists, listSession, register, sessionsOf } from '../directory.ts'
-import type { Env } from '../../objects/env.ts'
+import { listSession, register } from '../directory.ts'
+import { createSession, listingOf, listSessions, sessionStub } from '../session-calls.ts'
 import type { AppEnv } from '../env.ts'
 import { authenticatorFor } from '../gate/authenticate.ts'
 import { readJson } from '../read-json.ts'
@@ -27,50 +24,42 @@ import { readJson } from '../read-json.ts'
 
 export const sessions = new Hono<AppEnv>()
   .post('/', limitBody(MAX_BODY_BYTES), async (c) => {
-    const body = await readJson(c.req.raw)
-    const requested = (body as { id?: unknown } | null)?.id
-    const id = requested === undefined ? crypto.randomUUID() : parseOrThrow(Identifier, requested, 'INVALID_REQUEST')
-    // Checked here, then registered before the object writes: a request never writes and then fails.
-    parseOrThrow(CreateSessionSchema, body, 'INVALID_REQUEST')
-    await register(c.env, `session:${id}`)
-    const { session, created } = await settled(c.env.SESSIONS.getByName(id)).create(callerOf(c), body)
-    // Listed after it exists; an exact retry lists it again, a no-op, so a crash in between heals.
-    if (session.owner === callerOf(c).id) await listSession(c.env, session.owner, listingOf(session))
+    const { session, created } = await createSession(c.env, callerOf(c), await readJson(c.req.raw))
     return c.json(session, created ? 201 : 200)
   })
   .get('/', async (c) => {
     const q = parseOrThrow(PageQuery, c.req.query(), 'INVALID_QUERY')
-    return c.json(await sessionsOf(c.env, callerOf(c).id, q))
+    return c.json(await listSessions(c.env, callerOf(c), q))
   })
-  .get('/:id', async (c) => c.json(await (await stub(c.env, c.req.param('id'))).view(callerOf(c))))
+  .get('/:id', async (c) => c.json(await (await sessionStub(c.env, c.req.param('id'))).view(callerOf(c))))
   .post('/:id/prompt', limitBody(MAX_BODY_BYTES), async (c) => {
     const body = await readJson(c.req.raw)
-    const { receipt, duplicate } = await (await stub(c.env, c.req.param('id'))).prompt(callerOf(c), body)
+    const { receipt, duplicate } = await (await sessionStub(c.env, c.req.param('id'))).prompt(callerOf(c), body)
     return c.json(receipt, duplicate ? 200 : 202)
   })
   .post('/:id/interrupt', limitBody(MAX_BODY_BYTES), async (c) => {
     // The body is optional: an empty one interrupts whatever runs now.
     const text = await c.req.text()
     const body = text === '' ? {} : parseJson(text)
-    return c.json(await (await stub(c.env, c.req.param('id'))).interrupt(callerOf(c), body))
+    return c.json(await (await sessionStub(c.env, c.req.param('id'))).interrupt(callerOf(c), body))
   })
   .get('/:id/history', async (c) => {
     const q = parseOrThrow(PageQuery, c.req.query(), 'INVALID_QUERY')
-    return c.json(await (await stub(c.env, c.req.param('id'))).history(callerOf(c), q.after, q.limit))
+    return c.json(await (await sessionStub(c.env, c.req.param('id'))).history(callerOf(c), q.after, q.limit))
   })
   .get('/:id/denials', async (c) => {
     const q = parseOrThrow(PageQuery, c.req.query(), 'INVALID_QUERY')
-    return c.json(await (await stub(c.env, c.req.param('id'))).denials(callerOf(c), q.after, q.limit))
+    return c.json(await (await sessionStub(c.env, c.req.param('id'))).denials(callerOf(c), q.after, q.limit))
   })
   .post('/:id/tickets', async (c) => {
     const id = c.req.param('id')
     // Minting is an authorized read of the session: the object decides, then the gate signs.
-    await (await stub(c.env, id)).view(callerOf(c))
+    await (await sessionStub(c.env, id)).view(callerOf(c))
     return c.json(await authenticatorFor(c.env).mintTicket(c.get('principal'), id), 201)
   })
   .post('/:id/fork', limitBody(MAX_BODY_BYTES), async (c) => {
     const body = await readJson(c.req.raw)
-    await stub(c.env, c.req.param('id'))
+    await sessionStub(c.env, c.req.param('id'))
     const { id = crypto.randomUUID() } = parseOrThrow(ForkSchema, body, 'INVALID_REQUEST')
     // Registered before the new object's first write, like a created session.
     await register(c.env, `session:${id}`)
@@ -80,28 +69,21 @@ export const sessions = new Hono<AppEnv>()
   })
   .post('/:id/truncate', limitBody(MAX_BODY_BYTES), async (c) => {
     const body = await readJson(c.req.raw)
-    return c.json(await (await stub(c.env, c.req.param('id'))).truncate(callerOf(c), body))
+    return c.json(await (await sessionStub(c.env, c.req.param('id'))).truncate(callerOf(c), body))
   })
   .get('/:id/config', async (c) => {
-    const current = await (await stub(c.env, c.req.param('id'))).config(callerOf(c))
+    const current = await (await sessionStub(c.env, c.req.param('id'))).config(callerOf(c))
     c.header('etag', current.etag)
     return c.json(current)
   })
   .put('/:id/config', limitBody(MAX_BODY_BYTES), async (c) => {
     const body = await readJson(c.req.raw)
-    const stored = await (await stub(c.env, c.req.param('id'))).putConfig(callerOf(c), body, c.req.header('if-match'))
+    const stored = await (await sessionStub(c.env, c.req.param('id'))).putConfig(callerOf(c), body, c.req.header('if-match'))
     c.header('etag', stored.etag)
     return c.json(stored)
   })
   .get('/:id/events', (c) => forward(c))
   .get('/:id/ws', (c) => forward(c))
-
-/** The stub of an existing session; an unknown id is `SESSION_NOT_FOUND` without addressing its object. */
-async function stub(env: Env, id: string) {
-  const valid = parseOrThrow(Identifier, id, 'INVALID_SESSION_ID')
-  if (!(await exists(env, `session:${valid}`))) throw notFound(valid)
-  return settled(env.SESSIONS.getByName(valid))
-}
 
 /** Streams go to the object's fetch with the caller set by the gate; clients cannot supply these headers. */
 async function forward(c: import('hono').Context<AppEnv>): Promise<Response> {
@@ -111,10 +93,5 @@ async function forward(c: import('hono').Context<AppEnv>): Promise<Response> {
   headers.set(CALLER_HEADER, JSON.stringify(callerOf(c)))
   const ticket = c.get('ticket')
   if (ticket) headers.set(TICKET_HEADER, JSON.stringify(ticket))
-  return (await stub(c.env, c.req.param('id')!)).fetch(new Request(c.req.raw, { headers }))
-}
-
-/** What the owner's listing keeps of a session: what it was created with. */
-function listingOf(view: SessionView): SessionListing {
-  return { id: view.id, title: view.title, model: view.model, createdAt: view.createdAt }
+  return (await sessionStub(c.env, c.req.param('id')!)).fetch(new Request(c.req.raw, { headers }))
 }

@@ -1,0 +1,146 @@
+/**
+ * One MCP server as a session reaches it: the official SDK's `Client` over its
+ * `StreamableHTTPClientTransport` (initialize, `Mcp-Session-Id`, JSON or SSE
+ * answers, progress notifications, cancellation), with the JSON Schema
+ * validator that runs in workerd (`CfWorkerJsonSchemaValidator`; the default
+ * one, Ajv, compiles code with `new Function`). The URL passes the outbound
+ * policy (outbound.ts) before anything is sent. Every request is bounded in
+ * time, and every failure is a `NeuronError` with an `MCP_*` code. A failed
+ * connection is dropped, so the next use initializes a new one.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
+import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker'
+import { NeuronError } from '../../errors.ts'
+import { type McpCallResult, resultText } from './content.ts'
+import { checkMcpUrl } from './outbound.ts'
+import { MCP_CALL_MAX_MS, MCP_CALL_TIMEOUT_MS, type McpServerConfig } from './servers.ts'
+
+/** How long connecting or one page of `tools/list` may take. */
+export const MCP_LIST_TIMEOUT_MS = 10_000
+/** Pages of `tools/list` read at most: a server cannot make a session read forever. */
+export const MCP_MAX_LIST_PAGES = 16
+
+/** A tool as the server listed it. */
+export interface McpListedTool {
+  name: string
+  description?: string
+  inputSchema: Record<string, unknown>
+}
+
+export interface Progress {
+  progress: number
+  total?: number
+  message?: string
+}
+
+/**
+ * @example
+ * const server = new McpConnection({ name: 'notes', url: 'https://notes.example/mcp' }, { authorization: 'Bearer …' }, { development: false })
+ * const tools = await server.listTools()
+ * const text = await server.callTool('search', { q: 'x' }, { signal, progress: (p) => show(p) })
+ */
+export class McpConnection {
+  private client: Promise<Client> | null = null
+
+  constructor(
+    readonly server: McpServerConfig,
+    private readonly headers: Record<string, string> = {},
+    /** Whether loopback may be reached (see outbound.ts). */
+    private readonly policy: { development: boolean } = { development: false },
+  ) {}
+
+  /** Every tool the server lists, across pages. */
+  async listTools(): Promise<McpListedTool[]> {
+    return this.use(async (client) => {
+      const tools: McpListedTool[] = []
+      let cursor: string | undefined
+      for (let page = 0; page < MCP_MAX_LIST_PAGES; page++) {
+        const listed = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: MCP_LIST_TIMEOUT_MS })
+        tools.push(...(listed.tools as McpListedTool[]))
+        cursor = listed.nextCursor
+        if (cursor === undefined) return tools
+      }
+      throw new NeuronError('MCP_ERROR', `${this.server.name} listed more than ${MCP_MAX_LIST_PAGES} pages of tools`, { status: 502 })
+    })
+  }
+
+  /** Calls `tool`; its result as text, or `MCP_TOOL_ERROR` with the server's text when it reports an error. */
+  async callTool(tool: string, input: unknown, options: { signal: AbortSignal; progress?(update: Progress): void }): Promise<string> {
+    const result = (await this.use((client) =>
+      client.callTool({ name: tool, arguments: (input ?? {}) as Record<string, unknown> }, undefined, {
+        signal: options.signal,
+        timeout: this.server.timeoutMs ?? MCP_CALL_TIMEOUT_MS,
+        resetTimeoutOnProgress: true,
+        maxTotalTimeout: MCP_CALL_MAX_MS,
+        onprogress: (update) => options.progress?.({ progress: update.progress, ...(update.total === undefined ? {} : { total: update.total }), ...(update.message === undefined ? {} : { message: update.message }) }),
+      }),
+    )) as McpCallResult
+    const text = resultText(result)
+    if (result.isError) throw new NeuronError('MCP_TOOL_ERROR', text || `${this.server.name}.${tool} reported an error`, { status: 502 })
+    return text
+  }
+
+  /** Closes the connection (ends the server's session when it has one). */
+  async close(): Promise<void> {
+    const client = this.client
+    this.client = null
+    await client?.then((c) => c.close()).catch(() => {})
+  }
+
+  /** Runs `work` on a connected client; a failure that is the connection's drops it and is coded. */
+  private async use<T>(work: (client: Client) => Promise<T>): Promise<T> {
+    try {
+      return await work(await this.connect())
+    } catch (error) {
+      const coded = this.coded(error)
+      if (coded.code !== 'MCP_TOOL_ERROR' && coded.code !== 'MCP_ERROR') void this.close()
+      throw coded
+    }
+  }
+
+  private connect(): Promise<Client> {
+    this.client ??= (async () => {
+      const transport = new StreamableHTTPClientTransport(checkMcpUrl(this.server.url, this.policy), {
+        requestInit: { headers: this.headers },
+        fetch: withoutStandaloneStream,
+      })
+      const client = new Client({ name: 'neuron', version: '1' }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() })
+      // A call's answer stream that breaks (the server died) is lost: the SDK resumes only streams the
+      // server made resumable, and otherwise waits for the timeout. Closing the connection fails the
+      // calls in flight at once (`MCP_UNAVAILABLE`); the SDK reports the break only as this message.
+      client.onerror = (error) => {
+        if (/SSE stream disconnected/.test(error.message)) void this.close()
+      }
+      await client.connect(transport, { timeout: MCP_LIST_TIMEOUT_MS })
+      return client
+    })()
+    this.client.catch(() => (this.client = null))
+    return this.client
+  }
+
+  private coded(error: unknown): NeuronError {
+    if (error instanceof NeuronError) return error
+    const name = this.server.name
+    const details = { server: name }
+    if (error instanceof McpError) {
+      if (error.code === ErrorCode.RequestTimeout) return new NeuronError('MCP_TIMEOUT', `${name} did not answer in time: ${error.message}`, { status: 504, details, cause: error })
+      if (error.code === ErrorCode.ConnectionClosed) return new NeuronError('MCP_UNAVAILABLE', `${name} closed the connection: ${error.message}`, { status: 502, details, cause: error })
+      return new NeuronError('MCP_ERROR', `${name}: ${error.message}`, { status: 502, details: { ...details, rpcCode: error.code }, cause: error })
+    }
+    if (error instanceof StreamableHTTPError) {
+      return new NeuronError('MCP_UNAVAILABLE', `${name} answered HTTP ${error.code ?? '?'}: ${error.message}`, { status: 502, details: { ...details, httpStatus: error.code ?? null }, cause: error })
+    }
+    return new NeuronError('MCP_UNAVAILABLE', `${name} is unreachable: ${error instanceof Error ? error.message : String(error)}`, { status: 502, details, cause: error })
+  }
+}
+
+/**
+ * The transport's fetch, minus the standalone GET stream the SDK opens after initializing. Neuron
+ * serves no server-initiated requests, and an open response body would keep the session's Durable
+ * Object awake (and billed) for as long as the server holds it; answering 405 is what the protocol
+ * lets a server say when it offers no such stream, and the SDK then goes on without one.
+ */
+const withoutStandaloneStream: typeof fetch = (input, init) =>
+  init?.method === 'GET' ? Promise.resolve(new Response(null, { status: 405 })) : fetch(input, init)

@@ -1,0 +1,75 @@
+/**
+ * Remote MCP servers as a config document lists them (`mcpServers`, in a
+ * principal's config or a session's overrides), and the names their tools get.
+ * A tool is offered as `mcp.<server>.<tool>`; providers refuse dots in tool
+ * names, so the provider dialects see `mcp__<server>__<tool>` instead (see
+ * objects/llm/tool-names.ts), which must fit the vendors' 64-character limit.
+ * Bearer tokens and other headers are never part of the document: they are
+ * sealed per principal and server name (objects/config/config-object.ts).
+ */
+import { z } from 'zod'
+import { NeuronError } from '../../errors.ts'
+import { providerToolName } from '../../llm/tool-names.ts'
+
+/** A server's name: lower-case letters, digits and `-` (no `_` or `.`, so a tool's full name parses back). */
+export const McpServerName = z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/, 'lower-case letters, digits and -, at most 32')
+
+/** How long one call may go without a word from the server (progress resets it), unless the entry says otherwise. */
+export const MCP_CALL_TIMEOUT_MS = 30_000
+/** The most a call may take in all, progress or not. */
+export const MCP_CALL_MAX_MS = 300_000
+
+export const McpServerEntry = z.strictObject({
+  name: McpServerName,
+  url: z.url({ protocol: /^https?$/ }).max(2048),
+  /** Per-call idle timeout in milliseconds (1 s to 5 min). */
+  timeoutMs: z.number().int().min(1000).max(MCP_CALL_MAX_MS).optional(),
+})
+
+export const McpServers = z
+  .array(McpServerEntry)
+  .max(16)
+  .refine((servers) => new Set(servers.map((server) => server.name)).size === servers.length, 'server names must be unique')
+
+export type McpServerConfig = z.output<typeof McpServerEntry>
+
+/**
+ * The servers a config document lists; a document that does not validate lists none (it was
+ * validated when stored, so this is only a guard).
+ *
+ * @example
+ * mcpServersOf({ mcpServers: [{ name: 'notes', url: 'https://notes.example/mcp' }] }) // one server
+ */
+export function mcpServersOf(document: Record<string, unknown>): McpServerConfig[] {
+  const parsed = McpServers.safeParse(document.mcpServers ?? [])
+  return parsed.success ? parsed.data : []
+}
+
+/** The body of `PUT /v1/config/mcp/:server/headers`: what every request to that server carries. */
+export const McpHeadersBody = z.strictObject({
+  headers: z.record(z.string().regex(/^[A-Za-z0-9-]{1,64}$/, 'an HTTP header name'), z.string().min(1).max(4096).regex(/^[\x20-\x7e]+$/, 'printable ASCII')).refine(
+    (headers) => Object.keys(headers).length >= 1 && Object.keys(headers).length <= 8,
+    '1 to 8 headers',
+  ),
+})
+
+/** The longest tool name the provider dialects accept. */
+export const PROVIDER_TOOL_NAME_MAX = 64
+
+/**
+ * The canonical name of `tool` on `server`, or `TOOL_NAME_INVALID` when the provider-safe form would
+ * not be accepted by a vendor (characters outside `A-Za-z0-9_-`, or too long).
+ *
+ * @example
+ * mcpToolName('notes', 'search') // 'mcp.notes.search' (providers see 'mcp__notes__search')
+ */
+export function mcpToolName(server: string, tool: string): string {
+  const name = `mcp.${server}.${tool}`
+  if (!/^[A-Za-z0-9_-]+$/.test(tool) || providerToolName(name).length > PROVIDER_TOOL_NAME_MAX) {
+    throw new NeuronError('TOOL_NAME_INVALID', `MCP tool ${JSON.stringify(tool.slice(0, 80))} of ${server}: a name of A-Za-z0-9_- that fits ${PROVIDER_TOOL_NAME_MAX} characters as ${providerToolName(name)}`, {
+      status: 400,
+      details: { server, tool: tool.slice(0, 200) },
+    })
+  }
+  return name
+}

@@ -1,0 +1,76 @@
+/**
+ * The MCP client inside workerd against the official SDK's server on loopback:
+ * initialize with a session id (SSE answers) and without (JSON answers),
+ * paginated listings, progress, coded failures, time bounds and abort.
+ */
+import { describe, expect, inject, it } from 'vitest'
+import { McpConnection } from '../../../objects/tools/mcp/connection.ts'
+import { NeuronError } from '../../../objects/errors.ts'
+
+const base = inject('mcpServerUrl')
+const dev = { development: true }
+
+async function failure(promise: Promise<unknown>): Promise<NeuronError> {
+  const error = await promise.then(() => null, (thrown: unknown) => thrown)
+  expect(error).toBeInstanceOf(NeuronError)
+  return error as NeuronError
+}
+
+describe('McpConnection (the SDK client in workerd)', () => {
+  for (const kind of ['sse', 'json']) {
+    it(`lists and calls tools over ${kind} answers`, async () => {
+      const server = new McpConnection({ name: 'test', url: `${base}/${kind}/mcp` }, {}, dev)
+      const tools = await server.listTools()
+      expect(tools.map((tool) => tool.name).sort()).toEqual(['echo', 'fail', 'hang', 'slow', 'unsafe', 'whoami'])
+      expect(await server.callTool('echo', { text: 'hi' }, { signal: new AbortController().signal })).toBe('echo: hi')
+      await server.close()
+    })
+  }
+
+  it('reads every page of a paginated listing', async () => {
+    const server = new McpConnection({ name: 'paged', url: `${base}/paged/mcp` }, {}, dev)
+    expect((await server.listTools()).map((tool) => tool.name)).toEqual(['one', 'two', 'three', 'four', 'five'])
+  })
+
+  it('reports progress and answers the slow tool', async () => {
+    const server = new McpConnection({ name: 'test', url: `${base}/sse/mcp` }, {}, dev)
+    const seen: number[] = []
+    const text = await server.callTool('slow', { ms: 300 }, { signal: new AbortController().signal, progress: (p) => seen.push(p.progress) })
+    expect(text).toBe('slept 300 ms')
+    expect(seen).toEqual([1, 2, 3])
+  })
+
+  it('sends the configured headers', async () => {
+    const server = new McpConnection({ name: 'test', url: `${base}/json/mcp` }, { authorization: 'Bearer t0ken' }, dev)
+    expect(await server.callTool('whoami', {}, { signal: new AbortController().signal })).toBe('Bearer t0ken')
+  })
+
+  it('codes a tool error, a server that is down, a hang and a refused URL', async () => {
+    const signal = new AbortController().signal
+    const server = new McpConnection({ name: 'test', url: `${base}/json/mcp` }, {}, dev)
+    expect((await failure(server.callTool('fail', {}, { signal }))).code).toBe('MCP_TOOL_ERROR')
+    const down = new McpConnection({ name: 'down', url: 'http://127.0.0.1:1/mcp' }, {}, dev)
+    expect((await failure(down.listTools())).code).toBe('MCP_UNAVAILABLE')
+    const hang = new McpConnection({ name: 'test', url: `${base}/sse/mcp`, timeoutMs: 1000 }, {}, dev)
+    const started = Date.now()
+    expect((await failure(hang.callTool('hang', { ms: 5000 }, { signal }))).code).toBe('MCP_TIMEOUT')
+    expect(Date.now() - started).toBeLessThan(4000)
+    const prod = new McpConnection({ name: 'test', url: `${base}/json/mcp` }, {}, { development: false })
+    expect((await failure(prod.listTools())).code).toBe('MCP_URL_REFUSED')
+  })
+
+  it('keeps a call that sends progress alive past the idle timeout', async () => {
+    const server = new McpConnection({ name: 'test', url: `${base}/sse/mcp`, timeoutMs: 1000 }, {}, dev)
+    expect(await server.callTool('slow', { ms: 1500 }, { signal: new AbortController().signal })).toBe('slept 1500 ms')
+  })
+
+  it('aborts a running call at once', async () => {
+    const server = new McpConnection({ name: 'test', url: `${base}/sse/mcp` }, {}, dev)
+    const controller = new AbortController()
+    const started = Date.now()
+    const call = server.callTool('slow', { ms: 10_000 }, { signal: controller.signal })
+    setTimeout(() => controller.abort(new Error('stop')), 200)
+    await expect(call).rejects.toBeTruthy()
+    expect(Date.now() - started).toBeLessThan(2000)
+  })
+})

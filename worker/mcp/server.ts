@@ -1,0 +1,93 @@
+/**
+ * Neuron as an MCP server: the tools an MCP client (an IDE, another agent) is
+ * offered at `POST /v1/mcp`, for one authenticated caller. Each tool calls the
+ * same session objects, through the same helpers (worker/session-calls.ts), as
+ * the REST routes, so authorization and validation happen where they always do.
+ * A failure is a tool result with `isError` and the usual
+ * `{ error: { code, message } }` body, so an MCP client sees the same codes.
+ * Built per request (stateless), with the SDK's `McpServer` and the JSON Schema
+ * validator that runs in workerd.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker'
+import { z } from 'zod'
+import type { Caller } from '../../objects/access/authorize.ts'
+import type { Env } from '../../objects/env.ts'
+import { failureOf } from '../../objects/failure.ts'
+import { InterruptSchema } from '../../objects/session/control.ts'
+import { CreateSessionSchema, PageQuery } from '../../objects/session/schemas.ts'
+import { Identifier } from '../../objects/validate.ts'
+import { refuseAgentClaims } from '../gate/spawn.ts'
+import { createSession, listSessions, sessionStub } from '../session-calls.ts'
+import { settleTurn } from './settle-turn.ts'
+
+/** The longest `session_prompt` waits for its turn to settle before it answers with the message id. */
+export const MCP_PROMPT_WAIT_MAX_MS = 55_000
+
+type ToolResult = { content: { type: 'text'; text: string }[]; isError?: boolean }
+
+/** A tool handler's value as MCP content, or its failure as a coded `isError` result. */
+async function answer(work: () => Promise<unknown>): Promise<ToolResult> {
+  try {
+    return { content: [{ type: 'text', text: JSON.stringify(await work()) }] }
+  } catch (thrown) {
+    return { content: [{ type: 'text', text: JSON.stringify({ error: failureOf(thrown, 'mcp tool').error }) }], isError: true }
+  }
+}
+
+const Session = { session: Identifier.describe('the session id') }
+
+/**
+ * @example
+ * const server = neuronMcpServer(c.env, callerOf(c))
+ * await server.connect(transport)
+ */
+export function neuronMcpServer(env: Env, caller: Caller): McpServer {
+  const server = new McpServer({ name: 'neuron', version: '1' }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() })
+  server.registerTool(
+    'session_create',
+    { description: 'Create a session you own (optionally with a chosen id, a model as provider/model, a title and a system prompt).', inputSchema: CreateSessionSchema.shape },
+    (input) =>
+      answer(async () => {
+        refuseAgentClaims(caller.claims)
+        return createSession(env, caller, input)
+      }),
+  )
+  server.registerTool(
+    'session_prompt',
+    {
+      description:
+        'Send a prompt to a session. Waits (up to waitMs, default 30000) for the turn to settle and answers the reply; ' +
+        'if it has not settled by then, answers the message id and status "running" (read the rest with session_history).',
+      inputSchema: {
+        ...Session,
+        text: z.string().min(1).max(256 * 1024),
+        id: Identifier.optional().describe('the message id; the same id again is the same prompt (exactly once)'),
+        delivery: z.enum(['steer', 'queue']).optional(),
+        waitMs: z.number().int().min(0).max(MCP_PROMPT_WAIT_MAX_MS).optional(),
+      },
+    },
+    ({ session, waitMs, ...prompt }) =>
+      answer(async () => {
+        const stub = await sessionStub(env, session)
+        const { receipt, duplicate } = await stub.prompt(caller, prompt)
+        return { ...(await settleTurn(stub, caller, receipt.sequence, waitMs ?? 30_000)), messageId: receipt.id, sequence: receipt.sequence, duplicate }
+      }),
+  )
+  server.registerTool(
+    'session_history',
+    { description: "A page of a session's durable events after a cursor (`after`), oldest first; `next` is the next page's cursor.", inputSchema: { ...Session, ...PageQuery.shape } },
+    ({ session, after, limit }) => answer(async () => (await sessionStub(env, session)).history(caller, after, limit)),
+  )
+  server.registerTool(
+    'session_list',
+    { description: 'The sessions you own, oldest first, paged by cursor.', inputSchema: PageQuery.shape },
+    (page) => answer(() => listSessions(env, caller, page)),
+  )
+  server.registerTool(
+    'session_interrupt',
+    { description: "Stop a session's running turn (pending prompts stay admitted); an idle session is a no-op that says so.", inputSchema: { ...Session, ...InterruptSchema.shape } },
+    ({ session, ...request }) => answer(async () => (await sessionStub(env, session)).interrupt(caller, request)),
+  )
+  return server
+}
