@@ -32,9 +32,9 @@ export const CallBody = z.strictObject({ method: z.string().min(1).max(64), inpu
 /** The body of `POST /v1/apps/installs/{app}/backend-calls`, and the query of its DELETE. */
 export const GrantBody = z.strictObject({ origin: z.string().min(1).max(2048) })
 /** Small bodies: an install, a grant. */
-const SMALL_BODY = 16 * 1024
+export const SMALL_BODY = 16 * 1024
 /** Room for the envelope of a package body (`MAX_PACKAGE_BYTES` is checked on its canonical form). */
-const PACKAGE_BODY = MAX_PACKAGE_BYTES + 64 * 1024
+export const PACKAGE_BODY = MAX_PACKAGE_BYTES + 64 * 1024
 
 type Ctx = Context<AppEnv>
 
