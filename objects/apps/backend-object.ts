@@ -36,6 +36,8 @@ export class AppBackendObject extends DurableObject<Env> {
   /** Input and output validators of the installed version, rebuilt when the version changes. */
   private validators: { hash: string; byMethod: Map<string, { input: Validator; output: Validator }> } | undefined
   private updates: Promise<unknown> = Promise.resolve()
+  /** The installed version (undefined until first read); only this object writes it, so it stays true. */
+  private version: InstalledVersion | null | undefined
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
@@ -51,26 +53,27 @@ export class AppBackendObject extends DurableObject<Env> {
    * await stub.install(version, { upgrade: false })
    */
   install(version: InstalledVersion, options: { upgrade: boolean }): { from: string | null } {
-    const current = this.installed()
+    const current = this.current()
     if (!options.upgrade && current) throw new NeuronError('APP_ALREADY_INSTALLED', `${version.app} is installed (version ${current.version}); upgrade it instead`, { status: 409, details: { version: current.version, hash: current.hash } })
     if (options.upgrade && !current) throw notInstalled()
     if (current?.hash === version.hash) throw new NeuronError('SAME_VERSION', `this package (${version.version}) is the installed version`, { status: 409, details: { hash: version.hash } })
     this.ledger.append({ topic: INSTALL_TOPIC, type: current ? 'app.upgraded' : 'app.installed', author: version.person, payload: version as unknown as Json })
+    this.version = version
     return { from: current?.version ?? null }
   }
 
   /** Uninstalls: calls are refused from now on; the history (and so the state) stays in the ledger. */
-  uninstall(person: string): InstalledVersion {
+  uninstall(person: string): Omit<InstalledVersion, 'module'> {
     const current = this.mustBeInstalled()
     this.ledger.append({ topic: INSTALL_TOPIC, type: 'app.uninstalled', author: person, payload: { app: current.app, version: current.version, hash: current.hash } })
-    return current
+    this.version = null
+    return withoutModule(current)
   }
 
-  /** The installed version, or null when none is. */
-  installed(): InstalledVersion | null {
-    const latest = this.ledger.latest(INSTALL_TOPIC)
-    if (!latest || latest.type === 'app.uninstalled') return null
-    return latest.payload as unknown as InstalledVersion
+  /** The installed version without its module source (what `canister.schema` shows), or null. */
+  installed(): Omit<InstalledVersion, 'module'> | null {
+    const current = this.current()
+    return current && withoutModule(current)
   }
 
   /**
@@ -135,7 +138,7 @@ export class AppBackendObject extends DurableObject<Env> {
 
   /** Whether the installed backend may reach `origin` now (asked by the outbound gate on every request). */
   allows(origin: string): boolean {
-    return this.installed() !== null && this.granted().has(origin)
+    return this.current() !== null && this.granted().has(origin)
   }
 
   /** Seals and stores a connection's secret (a new version of the sealed set). */
@@ -169,8 +172,17 @@ export class AppBackendObject extends DurableObject<Env> {
     return { name, secret }
   }
 
+  /** The installed version with its module, read from the ledger once per wake. */
+  private current(): InstalledVersion | null {
+    if (this.version === undefined) {
+      const latest = this.ledger.latest(INSTALL_TOPIC)
+      this.version = !latest || latest.type === 'app.uninstalled' ? null : (latest.payload as unknown as InstalledVersion)
+    }
+    return this.version
+  }
+
   private mustBeInstalled(): InstalledVersion {
-    const installed = this.installed()
+    const installed = this.current()
     if (!installed) throw notInstalled()
     return installed
   }
@@ -202,6 +214,10 @@ export class AppBackendObject extends DurableObject<Env> {
 /** One isolate per installation and version: the gate's props (person, app) are fixed at load. */
 function loaderId(installed: InstalledVersion): string {
   return `app-${sha256Hex(installationName(installed.person, installed.app)).slice(0, 32)}-${installed.hash.slice(0, 32)}`
+}
+
+function withoutModule({ module: _module, ...rest }: InstalledVersion): Omit<InstalledVersion, 'module'> {
+  return rest
 }
 
 function check(validator: Validator, value: unknown, code: string, status: number, what: string): void {

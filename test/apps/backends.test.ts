@@ -23,6 +23,7 @@ describe('app backends', () => {
     const listed = (await (await api('/v1/apps/installs', {}, ada)).json()) as { items: unknown[] }
     expect(listed.items).toEqual([expect.objectContaining({ app: 'counter', version: '1.0.0', hash })])
     const schema = (await (await api('/v1/apps/installs/counter', {}, ada)).json()) as { methods: Record<string, { kind: string }> }
+    expect(schema).not.toHaveProperty('module')
     expect(schema.methods.count!.kind).toBe('query')
     expect(schema.methods.increment!.kind).toBe('update')
   })
