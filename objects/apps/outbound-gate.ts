@@ -4,7 +4,10 @@
  * arrives here with the installation it came from (`props`, fixed by the
  * kernel when the isolate was loaded, not by the app). The gate asks the
  * installation whether the request's origin is granted now, so a revocation
- * takes effect on the next request, and refuses the rest with 403 and the code
+ * takes effect on the next request; a redirect goes back to the backend, whose
+ * fetch follows it through this gate again, so a granted origin cannot lead
+ * the backend to an ungranted one. Raw TCP (`connect()`) also arrives here and
+ * is refused: the gate has no `connect`. It refuses the rest with 403 and the code
  * `ORIGIN_NOT_GRANTED` (the header `x-neuron-gate: refused` tells the refusal
  * from the origin's own 403).
  */
@@ -29,7 +32,8 @@ export class OutboundGate extends WorkerEntrypoint<Env, GateProps> {
     } catch {
       // Not an http(s) URL: never granted.
     }
-    if (origin !== null && (await settled(this.env.APP_BACKENDS.getByName(installationName(person, app))).allows(origin))) return fetch(request)
+    // Never follow a redirect here: the backend's own fetch follows it, back through this gate.
+    if (origin !== null && (await settled(this.env.APP_BACKENDS.getByName(installationName(person, app))).allows(origin))) return fetch(request, { redirect: 'manual' })
     const body = { error: { code: 'ORIGIN_NOT_GRANTED', message: `${app} has no grant for ${origin ?? request.url.slice(0, 200)}; ask for one with backend_calls.request`, details: { origin } } }
     return Response.json(body, { status: 403, headers: { 'x-neuron-gate': 'refused' } })
   }

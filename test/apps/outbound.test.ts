@@ -7,7 +7,7 @@ import { env } from 'cloudflare:workers'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { loadBackend } from '../../objects/apps/loader.ts'
 import { api, postJson } from '../support/api.ts'
-import { pkg, PROBE_METHODS, PROBE_MODULE } from '../fixtures/apps/packages.ts'
+import { pkg, PROBE_METHODS, PROBE_MODULE, SOCKET_MODULE } from '../fixtures/apps/packages.ts'
 import { fakeVendor } from '../llm/fake-vendor.ts'
 import { errorOf, installed, output, person, warm } from './support.ts'
 
@@ -50,6 +50,32 @@ describe('outbound grants', () => {
     await postJson('/v1/apps/installs/probe/backend-calls', { origin: vendor.url }, ada)
     expect(await output('probe', 'reach', { url: vendor.url }, bob)).toMatchObject({ status: 403, gate: 'refused' })
     expect(await output('probe', 'reach', { url: vendor.url }, ada)).toMatchObject({ status: 200, body: 'pong' })
+  })
+
+  it('a granted origin cannot redirect the backend to an ungranted one', async () => {
+    const ada = person('ada')
+    await installed(pkg('probe', PROBE_MODULE, PROBE_METHODS), ada)
+    // Another origin on the same loopback server: the same port under the host name `localhost`.
+    const elsewhere = await fakeVendor([PONG])
+    const target = new URL(elsewhere.url)
+    target.hostname = 'localhost'
+    const redirecting = await fakeVendor([{ status: 307, headers: { location: `${target.href}/stolen` }, body: '' }])
+    await postJson('/v1/apps/installs/probe/backend-calls', { origin: redirecting.url }, ada)
+    const answer = await output('probe', 'reach', { url: `${redirecting.url}/start` }, ada)
+    expect(answer).toMatchObject({ status: 403, gate: 'refused' })
+    expect(await elsewhere.requests()).toEqual([])
+    expect(await redirecting.requests()).toHaveLength(1)
+  })
+
+  it('raw TCP sockets do not get around the gate, even to a granted origin', async () => {
+    const ada = person('ada')
+    await installed(pkg('sockets', SOCKET_MODULE, { socket: { kind: 'update' } }), ada)
+    const vendor = await fakeVendor([PONG])
+    await postJson('/v1/apps/installs/sockets/backend-calls', { origin: vendor.url }, ada)
+    const url = new URL(vendor.url)
+    const answer = await output('sockets', 'socket', { host: url.host, key: url.pathname.slice(1) }, ada)
+    expect(answer.thrown).toEqual(expect.any(String))
+    expect(await vendor.requests()).toEqual([])
   })
 
   it('bad grants are coded: not an http(s) origin, an app not installed', async () => {
