@@ -13,19 +13,22 @@
  */
 import { Validator } from '@cfworker/json-schema'
 import { DurableObject } from 'cloudflare:workers'
-import { openKey, sealKey } from '../config/credentials.ts'
+import { openKey, type SealedKey, sealKey } from '../config/credentials.ts'
 import type { Env } from '../env.ts'
 import { NeuronError } from '../errors.ts'
 import { sha256Hex } from '../ledger/hash.ts'
 import { assertJson, type Json } from '../ledger/json.ts'
 import { type Folded, Ledger, migrateLedger } from '../ledger/ledger.ts'
 import { answerFailures } from '../rpc.ts'
-import { CONNECTIONS_TOPIC, type ConnectionInfo, connectionBinding, type SealedConnections } from './connections.ts'
+import { CONNECTIONS_TOPIC, type ConnectionInfo, connectionBinding } from './connections.ts'
 import { assertRoomForGrant, foldGrants, type Grant, GRANTS_TOPIC } from './grants.ts'
 import { INSTALL_TOPIC, type InstalledVersion, installationName } from './installation.ts'
 import { loadBackend } from './loader.ts'
 import type { GateProps } from './outbound-gate.ts'
 import { ReadState, WriteState } from './state.ts'
+
+/** The sealed connections as stored: one whole set per version, by name. */
+type SealedConnections = Record<string, SealedKey>
 
 /** A loopback entrypoint of this worker, made with `props` (ctx.exports). */
 type Loopback = (options: { props: GateProps }) => Fetcher

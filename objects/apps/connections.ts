@@ -8,7 +8,6 @@
  * (a claim-authorized route for the shell's live background) opens one.
  */
 import { z } from 'zod'
-import type { SealedKey } from '../config/credentials.ts'
 
 /** The topic sealed connection sets are written to in an installation's ledger. */
 export const CONNECTIONS_TOPIC = 'app.connections'
@@ -27,9 +26,6 @@ export interface ConnectionInfo {
   name: string
   setAt: string
 }
-
-/** The sealed set as stored: one whole set per version, by name. */
-export type SealedConnections = Record<string, SealedKey>
 
 /**
  * What a connection's secret is sealed to, beside the person.

@@ -22,6 +22,16 @@ export interface InstalledVersion {
   module: string | null
 }
 
+/** What storing a package answers. */
+export interface StoredPackage {
+  hash: string
+  app: string
+  version: string
+  size: number
+  /** True when these exact bytes were stored before. */
+  duplicate: boolean
+}
+
 /** One row of a person's install list. */
 export interface InstallInfo {
   app: string

@@ -10,21 +10,11 @@ import type { Env } from '../env.ts'
 import type { Folded } from '../ledger/ledger.ts'
 import { Ledger, migrateLedger } from '../ledger/ledger.ts'
 import { answerFailures } from '../rpc.ts'
-import { foldInstalls, INSTALL_TOPIC, type InstallInfo } from './installation.ts'
+import { foldInstalls, INSTALL_TOPIC, type InstallInfo, type StoredPackage } from './installation.ts'
 import type { AppPackage } from './package.ts'
 
 const PACKAGES_TOPIC = 'app.packages'
 const PACKAGE_KIND = 'application/vnd.neuron.app-package+json'
-
-/** What storing a package answers. */
-export interface StoredPackage {
-  hash: string
-  app: string
-  version: string
-  size: number
-  /** True when these exact bytes were stored before. */
-  duplicate: boolean
-}
 
 export class AppShelfObject extends DurableObject<Env> {
   private readonly ledger: Ledger

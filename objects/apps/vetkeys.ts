@@ -81,7 +81,7 @@ export async function wrappingKey(privateKey: CryptoKey, publicKey: CryptoKey, u
   return crypto.subtle.deriveKey({ name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(32), info: utf8(TRANSPORT_INFO) }, base, { name: 'AES-GCM', length: 256 }, false, usages)
 }
 
-function utf8(text: string): Uint8Array {
+function utf8(text: string) {
   return new TextEncoder().encode(text)
 }
 
