@@ -87,7 +87,8 @@ export class AppBackendObject extends DurableObject<Env> {
    */
   async call(method: string, input: unknown): Promise<{ output: Json }> {
     const installed = this.mustBeInstalled()
-    const spec = installed.methods[method]
+    // Own keys only: `constructor` or `toString` are not methods of an interface.
+    const spec = Object.hasOwn(installed.methods, method) ? installed.methods[method] : undefined
     if (!spec || installed.module === null) {
       throw new NeuronError('UNKNOWN_METHOD', `${installed.app} ${installed.version} has no method ${JSON.stringify(method)}`, { status: 404, details: { methods: Object.keys(installed.methods) } })
     }

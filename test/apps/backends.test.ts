@@ -55,7 +55,9 @@ describe('app backends', () => {
     expect(await errorOf(bad)).toMatchObject({ code: 'INVALID_INPUT', details: { issues: expect.arrayContaining([expect.objectContaining({ path: '#/by' })]) } })
     const smuggled = await postJson('/v1/apps/installs/counter/call', { method: 'increment', input: { by: 1 }, schema: {} }, ada)
     expect(await errorOf(smuggled)).toMatchObject({ code: 'INVALID_REQUEST' })
-    expect(await errorOf(await call('counter', 'nope', {}, ada))).toMatchObject({ code: 'UNKNOWN_METHOD' })
+    for (const name of ['nope', 'constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      expect(await errorOf(await call('counter', name, {}, ada)), name).toMatchObject({ code: 'UNKNOWN_METHOD' })
+    }
     // A backend whose answer breaks its declared output schema.
     const liar = pkg('liar', 'export default { async count() { return { count: "many" } } }', { count: { kind: 'query', output: { type: 'object', properties: { count: { type: 'integer' } } } } })
     await installed(liar, ada)
