@@ -7,6 +7,7 @@
  * await session.prompt('hello')
  * for await (const frame of session.events()) if (frame.kind === 'event') console.log(frame.envelope.type)
  */
+import { AppsClient } from './apps.ts'
 import { ConfigClient, OwnerConfigClient } from './config.ts'
 import { GraphClient, MemoryClient } from './graph.ts'
 import { type ClientOptions, Http } from './http.ts'
@@ -16,6 +17,7 @@ import { SessionSocket, type SocketOptions } from './socket.ts'
 import type { CreateOrchestrationInput, CreateSessionInput, OrchestrationView, SessionListing, SessionView } from './types.ts'
 
 export { NeuronApiError } from './errors.ts'
+export type { AppHandle, AppsClient } from './apps.ts'
 export type { ConfigClient, OwnerConfigClient } from './config.ts'
 export type { GraphClient, MemoryClient } from './graph.ts'
 export type { ClientOptions } from './http.ts'
@@ -95,6 +97,11 @@ export class NeuronClient {
 
   orchestration(id: string): OrchestrationHandle {
     return new OrchestrationHandle(this.#http, id)
+  }
+
+  /** The caller's app packages and installs, and a handle per installation. */
+  get apps(): AppsClient {
+    return new AppsClient(this.#http)
   }
 
   /** The caller's graph, or with `scope` (e.g. `org:acme`) the graph of a claim the caller holds. */

@@ -19,6 +19,11 @@ import type { Forgotten, Linked, NodeFold, Paged, PutNode, Reached, Recalled } f
 import type { EdgeBody, FoldQuery, ForgetBody, NeighbourQuery, NodeBody, PathQuery, RecallBody, RememberBody } from '../objects/graph/inputs.ts'
 import type { CancelSchema, ClearanceSchema, CreateOrchestrationSchema } from '../objects/orchestration/schemas.ts'
 import type { CancelOutcome, OrchestrationView } from '../objects/orchestration/state.ts'
+import type { ConnectionInfo } from '../objects/apps/connections.ts'
+import type { Grant } from '../objects/apps/grants.ts'
+import type { InstalledVersion, InstallInfo, StoredPackage } from '../objects/apps/installation.ts'
+import type { AppPackage } from '../objects/apps/package.ts'
+import type { EncryptedKey, VetkeyRequest } from '../objects/apps/vetkeys.ts'
 
 export type CreateSessionInput = z.input<typeof CreateSessionSchema>
 export type PromptInput = z.input<typeof PromptSchema>
@@ -69,3 +74,9 @@ export interface FollowOptions {
   /** Called before each reconnect, with the sequence it resumes after. */
   onReconnect?: (after: number, cause: unknown) => void
 }
+
+export type AppPackageInput = z.input<typeof AppPackage>
+export type VetkeyInput = z.input<typeof VetkeyRequest>
+/** `GET /v1/apps/installs/{app}`: the installed version and its interface. */
+export type InstalledApp = Omit<InstalledVersion, 'module' | 'person'>
+export type { ConnectionInfo, EncryptedKey, Grant, InstallInfo, StoredPackage }

@@ -3,6 +3,8 @@
  * locally). It lives beside the objects because both the worker and every Durable
  * Object class receive it; the worker's own request types stay in `worker/env.ts`.
  */
+import type { AppBackendObject } from './apps/backend-object.ts'
+import type { AppShelfObject } from './apps/shelf-object.ts'
 import type { ConfigObject } from './config/config-object.ts'
 import type { DirectoryObject } from './directory/directory-object.ts'
 import type { GraphObject } from './graph/graph-object.ts'
@@ -19,6 +21,12 @@ export interface Env {
   CONFIGS: DurableObjectNamespace<ConfigObject>
   GRAPHS: DurableObjectNamespace<GraphObject>
   ORCHESTRATIONS: DurableObjectNamespace<OrchestrationObject>
+  /** One per person: uploaded app packages and the index of installs (objects/apps/). */
+  APP_SHELVES: DurableObjectNamespace<AppShelfObject>
+  /** One per (person, app) installation: its state, grants and connections (objects/apps/). */
+  APP_BACKENDS: DurableObjectNamespace<AppBackendObject>
+  /** Loads app backends into their own isolates (Dynamic Workers). */
+  LOADER: WorkerLoader
   NEURON_ENV?: string
   AUTH_ISSUER?: string
   AUTH_AUDIENCE?: string
@@ -27,4 +35,6 @@ export interface Env {
   DEV_AUTH_SECRET?: string
   /** Seals principals' stored provider keys (objects/config/credentials.ts); without it none can be stored. */
   CREDENTIALS_SECRET?: string
+  /** The master secret app keys are derived from (objects/apps/vetkeys.ts); without it none can be derived. */
+  VETKEYS_SECRET?: string
 }

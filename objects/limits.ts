@@ -47,3 +47,17 @@ export const MAX_GRAPH_BODY = 256 * 1024
 export const MAX_CREDENTIAL_BYTES = 8 * 1024
 /** The body of `PUT /v1/config/mcp/:server/headers`: up to 8 headers of up to 4 KiB each. */
 export const MAX_MCP_HEADERS_BYTES = 40 * 1024
+
+/** One app package upload (manifest, frontend files, backend module, interface): 4 MiB of UTF-8. */
+export const MAX_PACKAGE_BYTES = 4 * 1024 * 1024
+
+/** An app's backend module source: it is loaded into an isolate, so it stays small. */
+export const MAX_BACKEND_BYTES = 1024 * 1024
+
+/** Frontend files in one package, and methods in one backend interface. */
+export const MAX_PACKAGE_FILES = 256
+export const MAX_INTERFACE_METHODS = 64
+
+/** One backend call's body (method and input), one state value, and outbound grants per installation. */
+export const MAX_CALL_BYTES = 256 * 1024
+export const MAX_GRANTS = 64

@@ -22,6 +22,7 @@ import { authenticate } from './gate/authenticate.ts'
 import { meter } from './gate/meter.ts'
 import { refuseAgents } from './gate/spawn.ts'
 import { onError } from './on-error.ts'
+import { apps } from './routes/apps.ts'
 import { config } from './routes/config.ts'
 import { docs, OPEN_ROUTES } from './routes/docs.ts'
 import { graph, memory } from './routes/graph.ts'
@@ -32,6 +33,9 @@ import { me } from './routes/me.ts'
 import { orchestrations } from './routes/orchestrations.ts'
 import { sessions } from './routes/sessions.ts'
 
+export { AppBackendObject } from '../objects/apps/backend-object.ts'
+export { OutboundGate } from '../objects/apps/outbound-gate.ts'
+export { AppShelfObject } from '../objects/apps/shelf-object.ts'
 export { DirectoryObject } from '../objects/directory/directory-object.ts'
 export { ConfigObject } from '../objects/config/config-object.ts'
 export { GraphObject } from '../objects/graph/graph-object.ts'
@@ -57,6 +61,7 @@ app.route('/v1/orchestrations', orchestrations)
 app.route('/v1/me', me)
 app.route('/v1/config', config)
 app.route('/v1/mcp', mcp)
+app.route('/v1/apps', apps)
 app.notFound((c) => c.json({ error: { code: 'NOT_FOUND', message: `no route for ${c.req.method} ${c.req.path}` } }, 404))
 app.onError(onError)
 

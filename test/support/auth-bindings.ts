@@ -15,4 +15,5 @@ export const TEST_AUTH_BINDINGS = {
   DEV_AUTH_SECRET: 'test-dev-secret-0123456789abcdef',
   NEURON_ENV: 'development',
   CREDENTIALS_SECRET: 'test-credentials-secret-0123456789abcdef',
+  VETKEYS_SECRET: 'test-vetkeys-secret-0123456789abcdef',
 }

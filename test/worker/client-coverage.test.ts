@@ -71,6 +71,22 @@ const CALLS: Record<string, Call> = {
   cancelOrchestration: (n) => n.orchestration('o1').cancel(),
   decideClearance: (n) => n.orchestration('o1').clearance('p1', { decision: 'grant' }),
   streamOrchestrationEvents: (n) => first(n.orchestration('o1').events()),
+  uploadAppPackage: (n) => n.apps.upload({ manifest: { app: 'a', version: '1', name: 'A', entry: 'i.html' }, files: { 'i.html': '' } }),
+  getAppPackage: (n) => n.apps.package('0'.repeat(64)),
+  installApp: (n) => n.apps.install('0'.repeat(64)),
+  listInstalls: (n) => n.apps.installs(),
+  getInstall: (n) => n.apps.app('a').view(),
+  upgradeApp: (n) => n.apps.app('a').upgrade('0'.repeat(64)),
+  uninstallApp: (n) => n.apps.app('a').uninstall(),
+  callBackend: (n) => n.apps.app('a').call('m', {}),
+  listBackendCalls: (n) => n.apps.app('a').grants(),
+  grantBackendCall: (n) => n.apps.app('a').grant('https://example.com'),
+  revokeBackendCall: (n) => n.apps.app('a').revoke('https://example.com'),
+  listConnections: (n) => n.apps.app('a').connections(),
+  putConnection: (n) => n.apps.app('a').setConnection('c', 's'),
+  deleteConnection: (n) => n.apps.app('a').deleteConnection('c'),
+  revealConnection: (n) => n.apps.app('a').revealConnection('c'),
+  deriveAppKey: (n) => n.apps.app('a').deriveKey({ derivationPath: 'p', transportPublicKey: { kty: 'EC', crv: 'P-256', x: 'x', y: 'y' } }),
 }
 
 async function first(iterator: AsyncGenerator<unknown>): Promise<void> {

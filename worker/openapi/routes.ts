@@ -19,6 +19,8 @@ import { ListQuery, SchemaBody, WalkQuery } from '../routes/ledgers.ts'
 import { CancelSchema, ClearanceSchema, CreateOrchestrationSchema } from '../../objects/orchestration/schemas.ts'
 import { OrchestrationHistoryQuery } from '../routes/orchestrations.ts'
 import { MAX_APPEND_BYTES, MAX_BODY_BYTES, MAX_CREDENTIAL_BYTES, MAX_GRAPH_BODY, MAX_MCP_HEADERS_BYTES, MAX_SCHEMA_BYTES } from '../../objects/limits.ts'
+import { APP_ROUTES } from './app-routes.ts'
+import { BODY_ERRORS, REQUEST_ERRORS } from './body-errors.ts'
 import * as R from './responses.ts'
 
 export type Auth = 'none' | 'bearer' | 'bearer-or-ticket'
@@ -48,12 +50,8 @@ export interface RouteDoc {
 const SESSION_ERRORS = ['SESSION_NOT_FOUND', 'INVALID_SESSION_ID']
 const LEDGER_ERRORS = ['INVALID_NAME']
 const ORCHESTRATION_ERRORS = ['ORCHESTRATION_NOT_FOUND', 'INVALID_ORCHESTRATION_ID']
-/** What reading any JSON body can answer (worker/read-json.ts, worker/body-limit.ts). */
-const BODY_ERRORS = ['INVALID_JSON', 'JSON_TOO_DEEP', 'PAYLOAD_TOO_LARGE']
 /** Every graph route resolves `?scope=`: the caller's own graph, or a claim's it holds. */
 const GRAPH_ERRORS = ['INVALID_QUERY', 'CLAIM_REQUIRED']
-/** A body a route reads and validates. */
-const REQUEST_ERRORS = [...BODY_ERRORS, 'INVALID_REQUEST']
 
 export const ROUTES: RouteDoc[] = [
   { method: 'get', path: '/v1/openapi.json', operationId: 'getOpenApi', summary: 'This OpenAPI 3.1 document', auth: 'none', ok: { 200: 'the document' }, response: R.OpenApi, errors: [] },
@@ -405,6 +403,7 @@ export const ROUTES: RouteDoc[] = [
     response: R.RegisteredSchema,
     errors: [...LEDGER_ERRORS, ...BODY_ERRORS, 'INVALID_SCHEMA', 'INVALID_SCHEMA_REF', 'SCHEMA_CONFLICT', 'NOT_JSON_COMPATIBLE'],
   },
+  ...APP_ROUTES,
 ]
 
 /**

@@ -1,0 +1,40 @@
+/**
+ * The outbound gate: the `globalOutbound` of every app backend's isolate, a
+ * kernel-owned entrypoint of this worker. Each request the backend makes
+ * arrives here with the installation it came from (`props`, fixed by the
+ * kernel when the isolate was loaded, not by the app). The gate asks the
+ * installation whether the request's origin is granted now, so a revocation
+ * takes effect on the next request; a redirect goes back to the backend, whose
+ * fetch follows it through this gate again, so a granted origin cannot lead
+ * the backend to an ungranted one. Raw TCP (`connect()`) also arrives here and
+ * is refused: the gate has no `connect`. It refuses the rest with 403 and the code
+ * `ORIGIN_NOT_GRANTED` (the header `x-neuron-gate: refused` tells the refusal
+ * from the origin's own 403).
+ */
+import { WorkerEntrypoint } from 'cloudflare:workers'
+import type { Env } from '../env.ts'
+import { settled } from '../rpc.ts'
+import { originOf } from './grants.ts'
+import { installationName } from './installation.ts'
+
+/** Which installation a gate serves. */
+export interface GateProps {
+  person: string
+  app: string
+}
+
+export class OutboundGate extends WorkerEntrypoint<Env, GateProps> {
+  override async fetch(request: Request): Promise<Response> {
+    const { person, app } = this.ctx.props
+    let origin: string | null = null
+    try {
+      origin = originOf(request.url)
+    } catch {
+      // Not an http(s) URL: never granted.
+    }
+    // Never follow a redirect here: the backend's own fetch follows it, back through this gate.
+    if (origin !== null && (await settled(this.env.APP_BACKENDS.getByName(installationName(person, app))).allows(origin))) return fetch(request, { redirect: 'manual' })
+    const body = { error: { code: 'ORIGIN_NOT_GRANTED', message: `${app} has no grant for ${origin ?? request.url.slice(0, 200)}; ask for one with backend_calls.request`, details: { origin } } }
+    return Response.json(body, { status: 403, headers: { 'x-neuron-gate': 'refused' } })
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * AppShelfObject: one per person. It keeps the app packages the person has
+ * uploaded (content-addressed artifacts of the ledger: immutable, stored once
+ * however often they are uploaded) and the index of the person's installs, a
+ * fold over install events. Each installation's state lives in its own
+ * AppBackendObject; this index only says what is installed, in which version.
+ */
+import { DurableObject } from 'cloudflare:workers'
+import type { Env } from '../env.ts'
+import type { Folded } from '../ledger/ledger.ts'
+import { Ledger, migrateLedger } from '../ledger/ledger.ts'
+import { answerFailures } from '../rpc.ts'
+import { foldInstalls, INSTALL_TOPIC, type InstallInfo, type StoredPackage } from './installation.ts'
+import type { AppPackage } from './package.ts'
+
+const PACKAGES_TOPIC = 'app.packages'
+const PACKAGE_KIND = 'application/vnd.neuron.app-package+json'
+
+export class AppShelfObject extends DurableObject<Env> {
+  private readonly ledger: Ledger
+  private installs: Folded<Map<string, InstallInfo>> | undefined
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env)
+    this.ledger = new Ledger(ctx.storage)
+    void ctx.blockConcurrencyWhile(() => migrateLedger(ctx.storage))
+  }
+
+  /**
+   * Stores a checked package's canonical text under its hash, with one envelope naming it.
+   *
+   * @example
+   * await shelf.putPackage('idp#ada', { hash, text, app: 'notes', version: '1.0.0' })
+   */
+  putPackage(person: string, stored: { hash: string; text: string; app: string; version: string }): StoredPackage {
+    const bytes = new TextEncoder().encode(stored.text)
+    const payload = { hash: stored.hash, app: stored.app, version: stored.version, size: bytes.byteLength }
+    let duplicate = false
+    // The time is fixed, so the same package always seals to the same envelope: a re-upload is a duplicate.
+    this.ctx.storage.transactionSync(() => {
+      this.ledger.artifacts.put(bytes, PACKAGE_KIND, stored.hash)
+      duplicate = this.ledger.append({ topic: PACKAGES_TOPIC, type: 'app.package.stored', author: person, time: 0, payload }).duplicate
+    })
+    return { ...payload, duplicate }
+  }
+
+  /** The package stored under `hash`, or null. */
+  getPackage(hash: string): AppPackage | null {
+    const bytes = this.ledger.artifacts.get(hash)
+    return bytes ? (JSON.parse(new TextDecoder().decode(bytes)) as AppPackage) : null
+  }
+
+  /** Records an install event (`app.installed`, `app.upgraded`, `app.uninstalled`) in the index. */
+  record(person: string, type: 'app.installed' | 'app.upgraded' | 'app.uninstalled', install: { app: string; version: string; hash: string }): void {
+    this.ledger.append({ topic: INSTALL_TOPIC, type, author: person, payload: install })
+  }
+
+  /** The person's installs, by app name. */
+  list(): InstallInfo[] {
+    this.installs = this.ledger.fold(INSTALL_TOPIC, foldInstalls, new Map(), this.installs)
+    return [...this.installs.state.values()].sort((a, b) => a.app.localeCompare(b.app))
+  }
+}
+
+// Expected failures of the RPC surface are answers, not uncaught errors (objects/rpc.ts).
+answerFailures(AppShelfObject, ['putPackage', 'getPackage', 'record', 'list'])
