@@ -16,9 +16,11 @@ import { Endpoint, Endpoints } from './endpoints.ts'
 import { FrameHost, type FrameRecord } from './frames.ts'
 import { Grants } from './grants.ts'
 import { WorkBudget } from './work-budget.ts'
+import { Delegations } from './delegations.ts'
 import { createKernelTools } from './kernel-tools.ts'
 import { type AppManifest, parseManifest } from './manifest.ts'
 import { createPrivateActions } from './private-actions.ts'
+import { createProvenance } from './provenance.ts'
 import type { BusErrorShape } from '../protocol/codes.ts'
 import { type EndpointKind, parseEndpointId } from '../protocol/endpoint-id.ts'
 import { LIMITS } from '../protocol/limits.ts'
@@ -45,6 +47,8 @@ export class Kernel {
   readonly endpoints = new Endpoints()
   readonly work = new WorkBudget()
   readonly calls = new Calls(this.audit, (ep) => this.#strike(ep))
+  readonly delegations = new Delegations()
+  readonly provenance = createProvenance({ calls: this.calls, delegations: this.delegations })
   readonly frames: FrameHost
   readonly broker: Broker
   #apps = new Map<string, { manifest: AppManifest; frames: Set<FrameRecord> }>()
@@ -57,11 +61,12 @@ export class Kernel {
       calls: this.calls,
       endpoints: this.endpoints,
       grants: this.grants,
-      kernelTools: createKernelTools({ apps: () => this.apps(), endpoints: this.endpoints, grants: this.grants, audit: this.audit, openTile: host.openTile }),
+      kernelTools: new Map([...createKernelTools({ apps: () => this.apps(), endpoints: this.endpoints, grants: this.grants, audit: this.audit, openTile: host.openTile }), ['attachments.delegate', this.provenance.tool]]),
       privateActions: createPrivateActions({ endpoints: this.endpoints, manifest: (app) => this.#apps.get(app)?.manifest }),
       bye: (ep) => this.frames.documentGone(ep),
       strike: (ep) => this.#strike(ep),
       connecting: (id) => this.#connecting(id),
+      attribute: (ep, delegation) => this.provenance.attribute(ep, delegation),
     })
     this.frames = new FrameHost({
       audit: this.audit,
@@ -76,7 +81,9 @@ export class Kernel {
     this.endpoints.onGone((ep) => {
       this.calls.endpointGone(ep)
       this.grants.endpointGone(ep.id)
+      this.delegations.sessionEnded(ep.session)
     })
+    this.calls.onEnd((call) => this.delegations.parentEnded(call))
   }
 
   apps(): AppManifest[] {

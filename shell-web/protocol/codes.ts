@@ -31,6 +31,8 @@ export const CODES = [
   'ATTACHMENT_TOO_LARGE',
   'ATTACHMENT_BUDGET',
   'ATTACHMENT_REJECTED',
+  'DELEGATION_INVALID',
+  'DELEGATION_LIMIT',
 ] as const
 
 export type Code = (typeof CODES)[number]

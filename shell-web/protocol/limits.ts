@@ -42,6 +42,11 @@ export const LIMITS = {
    * than the call's own timeout; then UNKNOWN_TARGET.
    */
   backgroundHandshakeWaitMs: 10_000,
+  /** A delegation token (attachments.delegate) lives this long and is good for one nested call. */
+  delegationTtlMs: 10_000,
+  /** Delegation tokens pending per endpoint session, and in the whole shell (DELEGATION_LIMIT past them). */
+  maxDelegationsPerEndpoint: 4,
+  maxDelegationsGlobal: 64,
   /** Hint returned with UI_BUSY: the person takes seconds, not milliseconds, to answer a dialog. */
   uiBusyRetryAfterMs: 2_000,
   auditEntries: 200,
