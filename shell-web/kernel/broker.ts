@@ -129,7 +129,17 @@ export class Broker {
       return this.#refuse(ep, id, KERNEL, action, payload, fail('PERMISSION_DENIED', `${action} is not accepted from a ${ep.kind}`), visibility)
     }
     const outcome = privateAction.run(ep, payload)
-    if ('error' in outcome) return this.#refuse(ep, id, KERNEL, action, payload, outcome.error, visibility)
+    if (!(outcome instanceof Promise)) return this.#answerPrivate(ep, id, action, payload, outcome)
+    // The trusted page performs the effect (clipboard, wallet): answer when it settles.
+    void outcome.then(
+      (settled) => this.#answerPrivate(ep, id, action, payload, settled),
+      (error) => this.#answerPrivate(ep, id, action, payload, { error: fail('INTERNAL', `${action} failed: ${String(error).slice(0, 120)}`) }),
+    )
+  }
+
+  #answerPrivate(ep: Endpoint, id: number, action: string, payload: unknown, outcome: Outcome) {
+    if (!ep.live) return
+    if ('error' in outcome) return this.#refuse(ep, id, KERNEL, action, payload, outcome.error, 'private')
     ep.post({ type: 'result', id, ok: outcome.ok })
   }
 

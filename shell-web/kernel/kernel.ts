@@ -19,6 +19,7 @@ import { WorkBudget } from './work-budget.ts'
 import { Delegations } from './delegations.ts'
 import { createKernelTools } from './kernel-tools.ts'
 import { type AppManifest, parseManifest } from './manifest.ts'
+import { createPageActions } from './page-actions.ts'
 import { createPrivateActions } from './private-actions.ts'
 import { createProvenance } from './provenance.ts'
 import type { BusErrorShape } from '../protocol/codes.ts'
@@ -30,6 +31,8 @@ export interface KernelHost {
   backgrounds: HTMLElement
   /** workspace.open_tile: the single app-navigation path, drawn by the UI. */
   openTile(app: string, params: Record<string, string>): { endpoint: string } | BusErrorShape
+  /** tray.dismiss: close this tray popover (the UI owns the popover around the frame). */
+  closeTray?(frame: FrameRecord): void
 }
 
 export class KernelError extends Error {
@@ -52,6 +55,8 @@ export class Kernel {
   readonly frames: FrameHost
   readonly broker: Broker
   #apps = new Map<string, { manifest: AppManifest; frames: Set<FrameRecord> }>()
+  /** Tray badges set by apps' backgrounds (tray.set_state), drawn by the UI. */
+  readonly trayBadges = new Map<string, number>()
   #listeners = new Set<() => void>()
 
   constructor(private readonly host: KernelHost) {
@@ -62,7 +67,10 @@ export class Kernel {
       endpoints: this.endpoints,
       grants: this.grants,
       kernelTools: new Map([...createKernelTools({ apps: () => this.apps(), endpoints: this.endpoints, grants: this.grants, audit: this.audit, openTile: host.openTile }), ['attachments.delegate', this.provenance.tool]]),
-      privateActions: createPrivateActions({ endpoints: this.endpoints, manifest: (app) => this.#apps.get(app)?.manifest }),
+      privateActions: new Map([
+        ...createPrivateActions({ endpoints: this.endpoints, manifest: (app) => this.manifest(app) }),
+        ...createPageActions({ endpoints: this.endpoints, manifest: (app) => this.manifest(app), frameOf: (ep) => this.frameOf(ep), setBadge: (app, badge) => this.#setBadge(app, badge), closeTray: (frame) => host.closeTray?.(frame) }),
+      ]),
       bye: (ep) => this.frames.documentGone(ep),
       strike: (ep) => this.#strike(ep),
       connecting: (id) => this.#connecting(id),
@@ -114,6 +122,7 @@ export class Kernel {
     if (!installed) throw new KernelError('NOT_INSTALLED', `${app} is not installed`)
     for (const frame of installed.frames) this.frames.unmount(frame)
     this.#apps.delete(app)
+    this.trayBadges.delete(app)
     this.grants.appGone(app)
     this.#changed()
   }
@@ -146,6 +155,11 @@ export class Kernel {
     this.frames.reload(frame)
   }
 
+  /** The frame `ep` is bound to, if it is still bound. */
+  frameOf(ep: Endpoint): FrameRecord | undefined {
+    return [...(this.#apps.get(ep.app)?.frames ?? [])].find((f) => f.endpoint === ep)
+  }
+
   onChange(listener: () => void): () => void {
     this.#listeners.add(listener)
     return () => this.#listeners.delete(listener)
@@ -167,6 +181,12 @@ export class Kernel {
     const address = parseEndpointId(id)
     const installed = address?.kind === 'background' ? this.#apps.get(address.app) : undefined
     return !!installed && [...installed.frames].some((f) => f.spec.kind === 'background' && f.state !== 'closed' && !f.endpoint)
+  }
+
+  #setBadge(app: string, badge: number | null) {
+    if (badge === null) this.trayBadges.delete(app)
+    else this.trayBadges.set(app, badge)
+    this.#changed()
   }
 
   #changed() {

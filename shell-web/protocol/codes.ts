@@ -33,6 +33,9 @@ export const CODES = [
   'ATTACHMENT_REJECTED',
   'DELEGATION_INVALID',
   'DELEGATION_LIMIT',
+  'ACTIVATION_REQUIRED',
+  'UNAVAILABLE',
+  'PROVIDER_ERROR',
 ] as const
 
 export type Code = (typeof CODES)[number]

@@ -16,12 +16,14 @@ import { Kernel } from '../kernel/kernel.ts'
 const $ = <T extends HTMLElement>(selector: string) => document.querySelector<T>(selector)!
 
 let workspaces: Workspaces | undefined
+let tray: Tray
 const kernel = new Kernel({
   backgrounds: $('#backgrounds'),
   openTile: (app, params) => workspaces!.openTile(app, params),
+  closeTray: (frame) => tray.openFrame === frame && tray.close(),
 })
 workspaces = new Workspaces(kernel, $('#workspace'), $('#workspaces'))
-const tray = new Tray(kernel, $('#tray'))
+tray = new Tray(kernel, $('#tray'))
 new GrantsView(kernel, $('#grants'), $<HTMLDialogElement>('#grant-dialog'))
 new AuditView(kernel, $('#audit'), $('#endpoints'))
 
