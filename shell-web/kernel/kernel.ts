@@ -17,6 +17,7 @@ import { FrameHost, type FrameRecord } from './frames.ts'
 import { Grants } from './grants.ts'
 import { WorkBudget } from './work-budget.ts'
 import { Delegations } from './delegations.ts'
+import { type BackgroundIdentity, backgroundIdentity, sameIdentity } from './identity.ts'
 import { createKernelTools } from './kernel-tools.ts'
 import { type AppManifest, parseManifest } from './manifest.ts'
 import { createPageActions } from './page-actions.ts'
@@ -54,7 +55,9 @@ export class Kernel {
   readonly provenance = createProvenance({ calls: this.calls, delegations: this.delegations })
   readonly frames: FrameHost
   readonly broker: Broker
-  #apps = new Map<string, { manifest: AppManifest; frames: Set<FrameRecord> }>()
+  #apps = new Map<string, { manifest: AppManifest; frames: Set<FrameRecord>; identity: BackgroundIdentity | null }>()
+  /** Whose installation this is: the local browser until the shell signs a person in. */
+  #scope = 'local'
   /** Tray badges set by apps' backgrounds (tray.set_state), drawn by the UI. */
   readonly trayBadges = new Map<string, number>()
   #listeners = new Set<() => void>()
@@ -110,10 +113,59 @@ export class Kernel {
     if (manifest.entries.background && resident >= LIMITS.maxResidentBackgrounds) {
       throw new KernelError('RESIDENT_LIMIT', `at most ${LIMITS.maxResidentBackgrounds} resident background frames`)
     }
-    this.#apps.set(manifest.id, { manifest, frames: new Set() })
+    this.#apps.set(manifest.id, { manifest, frames: new Set(), identity: backgroundIdentity(manifest, { scope: this.#scope }) })
     if (manifest.entries.background) this.mount({ app: manifest.id, kind: 'background', parent: this.host.backgrounds })
     this.#changed()
     return manifest
+  }
+
+  /**
+   * Replaces an installed app's manifest (an upgrade, or a reinstall of another build). When the
+   * background's identity or what the app declares changes, every frame of the app reloads from
+   * its (possibly new) entry path: its endpoints end (calls in flight fail with ENDPOINT_GONE,
+   * delegation tokens die with their sessions), grants from and to the app are dropped, and the
+   * new build starts afresh. A manifest that changes only metadata (title, description) just
+   * replaces it.
+   *
+   * @example
+   * kernel.upgrade({ ...notes, version: '1.1.0' }) // the Notes frames reload as 1.1.0
+   */
+  upgrade(input: unknown): AppManifest {
+    const manifest = parseManifest(input)
+    const installed = this.#apps.get(manifest.id)
+    if (!installed) throw new KernelError('NOT_INSTALLED', `${manifest.id} is not installed`)
+    const old = installed.manifest
+    if (!old.entries.background && manifest.entries.background && this.apps().filter((a) => a.entries.background).length >= LIMITS.maxResidentBackgrounds) {
+      throw new KernelError('RESIDENT_LIMIT', `at most ${LIMITS.maxResidentBackgrounds} resident background frames`)
+    }
+    const identity = backgroundIdentity(manifest, { scope: this.#scope })
+    const declared = (m: AppManifest) => JSON.stringify([m.version, m.entries, m.tools, m.permissions])
+    installed.manifest = manifest
+    if (sameIdentity(installed.identity, identity) && declared(old) === declared(manifest)) {
+      this.#changed()
+      return manifest
+    }
+    installed.identity = identity
+    this.#restart(manifest.id)
+    return manifest
+  }
+
+  /**
+   * An authority change: the installation now belongs to `scope` (a person signing in or out).
+   * Every background's identity changes with it, so every app restarts and every grant goes.
+   */
+  setScope(scope: string): void {
+    if (scope === this.#scope) return
+    this.#scope = scope
+    for (const [app, installed] of this.#apps) {
+      installed.identity = backgroundIdentity(installed.manifest, { scope })
+      this.#restart(app)
+    }
+  }
+
+  /** The identity the app's background runs as now (null: no background). */
+  identity(app: string): BackgroundIdentity | null {
+    return this.#apps.get(app)?.identity ?? null
   }
 
   /** Removes an app: its frames close, its endpoints and grants go. */
@@ -181,6 +233,25 @@ export class Kernel {
     const address = parseEndpointId(id)
     const installed = address?.kind === 'background' ? this.#apps.get(address.app) : undefined
     return !!installed && [...installed.frames].some((f) => f.spec.kind === 'background' && f.state !== 'closed' && !f.endpoint)
+  }
+
+  /** Reloads every frame of `app` as its current manifest says, ending everything bound to the old build. */
+  #restart(app: string) {
+    const installed = this.#apps.get(app)!
+    const { entries } = installed.manifest
+    this.grants.appGone(app)
+    this.trayBadges.delete(app)
+    for (const frame of [...installed.frames]) {
+      const path = entries[frame.spec.kind]
+      if (!path) {
+        this.unmount(frame)
+        continue
+      }
+      const query = frame.spec.url.includes('?') ? frame.spec.url.slice(frame.spec.url.indexOf('?')) : ''
+      this.frames.reload(frame, path + query)
+    }
+    if (entries.background && ![...installed.frames].some((f) => f.spec.kind === 'background')) this.mount({ app, kind: 'background', parent: this.host.backgrounds })
+    this.#changed()
   }
 
   #setBadge(app: string, badge: number | null) {
