@@ -9,8 +9,9 @@
  * - `tray.dismiss` — the live tray endpoint; `{}`; closes its own popover.
  * - `clipboard.write_text` — the focused tile with transient activation; `{ text }` ≤ 256 KiB.
  * - `ethereum_provider.connect` / `.request` / `.disconnect` — the focused tile with transient
- *   activation; the page asks the injected provider and answers with a session id and bounded
- *   JSON metadata, never the provider; without one, UNAVAILABLE.
+ *   activation; the page asks the injected provider and answers with a session id (bound to that
+ *   tile session: a reload or an upgrade ends it) and bounded JSON metadata, never the provider;
+ *   without one, UNAVAILABLE.
  *
  * @example
  * const actions = createPageActions({ endpoints, manifest, frameOf, setBadge, closeTray })
@@ -54,7 +55,8 @@ export function createPageActions(deps: PageActionDeps): Map<string, PrivateActi
   const activated = deps.activated ?? (() => navigator.userActivation?.isActive === true)
   const writeText = deps.writeText ?? ((text: string) => navigator.clipboard.writeText(text))
   const provider = deps.provider ?? (() => (globalThis as { ethereum?: Eip1193Provider }).ethereum)
-  const wallets = new Map<string, { app: string }>()
+  /** Wallet sessions, each bound to the tile session that connected it (a reload or an upgrade ends it). */
+  const wallets = new Map<string, Endpoint>()
 
   /**
    * The person is using this very tile right now. The click that sent the message and the page's
@@ -131,7 +133,8 @@ export function createPageActions(deps: PageActionDeps): Map<string, PrivateActi
       const refused = await gesture(ep)
       if (refused) return refused
       if (!isRecord(p) || !hasExactKeys(p, [])) return { error: fail('BAD_REQUEST', 'expected {}') }
-      if ([...wallets.values()].filter((w) => w.app === ep.app).length >= LIMITS.maxWalletSessionsPerApp) return { error: fail('LIMIT_REACHED', `at most ${LIMITS.maxWalletSessionsPerApp} wallet sessions per app`) }
+      for (const [id, owner] of wallets) if (!owner.live) wallets.delete(id)
+      if ([...wallets.values()].filter((owner) => owner.app === ep.app).length >= LIMITS.maxWalletSessionsPerApp) return { error: fail('LIMIT_REACHED', `at most ${LIMITS.maxWalletSessionsPerApp} wallet sessions per app`) }
       const accounts = await ask('eth_requestAccounts')
       if ('error' in accounts) return accounts
       const chainId = await ask('eth_chainId')
@@ -140,14 +143,11 @@ export function createPageActions(deps: PageActionDeps): Map<string, PrivateActi
         return { error: fail('PROVIDER_ERROR', 'the provider answered accounts or chain id of the wrong shape') }
       }
       const session = crypto.randomUUID()
-      wallets.set(session, { app: ep.app })
+      wallets.set(session, ep)
       return { ok: { session, accounts: accounts.ok.slice(0, 16), chainId: chainId.ok.slice(0, 66) } }
     },
   }
-  const sessionOf = (ep: Endpoint, session: unknown) => {
-    const wallet = typeof session === 'string' ? wallets.get(session) : undefined
-    return wallet && wallet.app === ep.app ? wallet : undefined
-  }
+  const sessionOf = (ep: Endpoint, session: unknown) => (typeof session === 'string' && wallets.get(session) === ep ? session : undefined)
   const request: PrivateAction = {
     rule: 'focused-tile',
     async run(ep, p) {
@@ -156,7 +156,7 @@ export function createPageActions(deps: PageActionDeps): Map<string, PrivateActi
       if (!isRecord(p) || !hasExactKeys(p, ['session', 'method'], ['params']) || typeof p.method !== 'string' || (p.params !== undefined && !Array.isArray(p.params))) {
         return { error: fail('BAD_REQUEST', 'expected exactly { session, method, params? } with params an array') }
       }
-      if (!sessionOf(ep, p.session)) return { error: fail('PERMISSION_DENIED', 'no such wallet session for this app') }
+      if (!sessionOf(ep, p.session)) return { error: fail('PERMISSION_DENIED', 'no such wallet session for this tile') }
       if (!WALLET_METHODS.has(p.method)) return { error: fail('BAD_REQUEST', `method ${p.method.slice(0, 64)} is not available to apps`) }
       const answer = await ask(p.method, p.params as unknown[] | undefined)
       return 'error' in answer ? answer : { ok: { result: answer.ok } }
@@ -168,7 +168,7 @@ export function createPageActions(deps: PageActionDeps): Map<string, PrivateActi
       const refused = await gesture(ep)
       if (refused) return refused
       if (!isRecord(p) || !hasExactKeys(p, ['session'])) return { error: fail('BAD_REQUEST', 'expected exactly { session }') }
-      if (!sessionOf(ep, p.session)) return { error: fail('PERMISSION_DENIED', 'no such wallet session for this app') }
+      if (!sessionOf(ep, p.session)) return { error: fail('PERMISSION_DENIED', 'no such wallet session for this tile') }
       wallets.delete(p.session as string)
       return { ok: {} }
     },

@@ -179,11 +179,19 @@ describe('private actions the trusted page performs', () => {
     expect((await click(tile, 'ethereum_provider.request', { session, method: 'eth_chainId', params: {} })).error?.code).toBe('BAD_REQUEST')
     expect((await click(tile, 'ethereum_provider.request', { session, method: 'eth_chainId', provider: true })).error?.code).toBe('BAD_REQUEST')
     expect((await click(tile, 'ethereum_provider.request', { session: 'made-up', method: 'eth_chainId' })).error?.code).toBe('PERMISSION_DENIED')
-    // Another app's focused tile cannot use this app's session.
+    // Another app's focused tile cannot use this tile's session.
     expect((await click(otherTile, 'ethereum_provider.request', { session, method: 'eth_chainId' })).error).toMatchObject({ code: 'PERMISSION_DENIED', message: expect.stringMatching(/no such wallet session/) })
     expect(await shell.page.evaluate(() => (window as any).walletCalls.length)).toBe(calls)
     expect(await click(tile, 'ethereum_provider.disconnect', { session })).toEqual({ ok: {} })
     expect((await click(tile, 'ethereum_provider.request', { session, method: 'eth_chainId' })).error?.code).toBe('PERMISSION_DENIED')
+    // A session is bound to the tile session that opened it: after a reload it is gone.
+    const again = (await click(tile, 'ethereum_provider.connect', {})).ok.session as string
+    await tile.evaluate(() => void setTimeout(() => location.reload(), 0))
+    await shell.page.waitForFunction((id) => !(window as any).neutron.kernel.endpoints.get(id), tileId)
+    tileId = await shell.page.waitForFunction(() => (window as any).neutron.kernel.endpoints.list().find((e: any) => e.app === 'gestures' && e.kind === 'tile')?.id).then((h) => h.jsonValue() as Promise<string>)
+    tile = await frameOf(shell.page, tileId)
+    await tile.waitForFunction(() => (globalThis as any).fixture?.port, undefined, { polling: 20 })
+    expect((await click(tile, 'ethereum_provider.request', { session: again, method: 'eth_chainId' })).error).toMatchObject({ code: 'PERMISSION_DENIED', message: expect.stringMatching(/no such wallet session/) })
   })
 
   it('none is discoverable or routable, and refusals stay out of what the app (or a model) reads of the audit', async () => {
