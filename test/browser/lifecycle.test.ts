@@ -17,6 +17,15 @@ let shell: Shell
 const NEXT = { ...LIFE, version: '2.0.0', entries: { ...LIFE.entries, background: '/fixtures/life-next/background' } }
 const session = (id: string): Promise<number | undefined> => shell.page.evaluate((id) => (window as any).neutron.kernel.endpoints.get(id)?.session, id)
 const build = async (): Promise<string> => (await frameOf(shell.page, BG)).evaluate(() => (globalThis as any).fixture.build)
+/** The life tile's current endpoint and frame, once it is connected (it reloads with every restart). */
+async function lifeTile(): Promise<[string, Frame]> {
+  const id = await shell.page
+    .waitForFunction(() => (window as any).neutron.kernel.endpoints.list().find((e: any) => e.app === 'life' && e.kind === 'tile')?.id, undefined, { timeout: 60_000 })
+    .then((h) => h.jsonValue() as Promise<string>)
+  const frame = await frameOf(shell.page, id)
+  await frame.evaluate(() => (globalThis as any).life.ready)
+  return [id, frame]
+}
 const call = (frame: Frame, name: string, args: object, timeout?: number) => frame.evaluate(([n, a, t]) => (globalThis as any).life.call(n, a, t), [name, args, timeout] as const)
 
 beforeAll(async () => {
@@ -48,7 +57,7 @@ describe('background lifecycle', () => {
     expect(identityBefore).toEqual({ app: 'life', version: '1.0.0', scope: 'local', generation: 1, path: '/fixtures/life/background', origin: 'sandboxed-opaque' })
 
     const inFlight = call(tile, 'slow', { ms: 20_000 }, 40)
-    await shell.page.waitForFunction(() => (window as any).neutron.kernel.calls.openFor((window as any).neutron.kernel.endpoints.get(document.querySelector('iframe[data-app="life"][data-kind="tile"]')!.getAttribute('data-endpoint'))) === 1, undefined, { polling: 20 })
+    await shell.page.waitForFunction((id) => (window as any).neutron.kernel.calls.openFor((window as any).neutron.kernel.endpoints.get(id)) === 1, tileId, { polling: 20 })
     await shell.page.evaluate((m) => (window as any).neutron.upgrade(m), NEXT)
     expect((await inFlight).error?.code).toBe('ENDPOINT_GONE')
     expect(await shell.page.evaluate(() => (window as any).neutron.kernel.delegations.pending())).toBe(0)
@@ -60,10 +69,7 @@ describe('background lifecycle', () => {
     expect(await build()).toBe('v2')
     // The tile reloaded too (a new instance): the old id is gone, a new one answers.
     expect(await liveEndpoints(shell.page)).not.toContain(tileId)
-    const newTileId = await shell.page.waitForFunction(() => document.querySelector('iframe[data-app="life"][data-kind="tile"]')?.getAttribute('data-endpoint')).then((h) => h.jsonValue() as Promise<string>)
-    await waitForEndpoint(shell.page, newTileId)
-    const newTile = await frameOf(shell.page, newTileId)
-    await newTile.evaluate(() => (globalThis as any).life.ready)
+    const [, newTile] = await lifeTile()
     expect((await call(newTile, 'build', {})).ok).toEqual({ build: 'v2' })
     // The same manifest again changes nothing: no reload.
     const now = await session(BG)
@@ -79,7 +85,7 @@ describe('background lifecycle', () => {
     await shell.page.evaluate(() => (window as any).neutron.kernel.setScope('person:ada'))
     expect(await shell.page.evaluate(() => (window as any).neutron.kernel.identity('life').scope)).toBe('person:ada')
     await waitForEndpoint(shell.page, BG, LIFE.tools)
-    await shell.page.waitForFunction((id) => !!(window as any).neutron.kernel.endpoints.get(id), 'app:target:background')
+    await shell.page.waitForFunction((id) => !!(window as any).neutron.kernel.endpoints.get(id), 'app:target:background', { timeout: 60_000 })
     expect(await session(BG)).toBeGreaterThan(life!)
     expect(await session('app:target:background')).toBeGreaterThan(target!)
     expect(await shell.page.evaluate(() => (window as any).neutron.kernel.grants.view('app:target:background', 'target', 'life').session)).toBe(false)
@@ -89,8 +95,7 @@ describe('background lifecycle', () => {
 
   it('a reload storm (50 reloads of the background, back to back) leaves exactly one live, working endpoint', async () => {
     const calls: Promise<any>[] = []
-    const tileId = await shell.page.evaluate(() => document.querySelector('iframe[data-app="life"][data-kind="tile"]')!.getAttribute('data-endpoint')!)
-    const tile = await frameOf(shell.page, tileId)
+    const [, tile] = await lifeTile()
     for (let i = 0; i < 8; i++) calls.push(call(tile, 'slow', { ms: 5_000 }, 30))
     await shell.page.evaluate(async () => {
       const frame = [...document.querySelectorAll('#backgrounds iframe')].find((f) => (f as HTMLElement).dataset.app === 'life')
@@ -113,14 +118,14 @@ describe('background lifecycle', () => {
   it('installs survive a page reload: the same apps come back, their backgrounds start again', async () => {
     const before = (await shell.page.evaluate(() => (window as any).neutron.kernel.apps())).map((a: any) => [a.id, a.version])
     await shell.page.reload()
-    await shell.page.waitForFunction(() => 'neutron' in window)
+    await shell.page.waitForFunction(() => 'neutron' in window, undefined, { timeout: 60_000 })
     await waitForEndpoint(shell.page, BG, LIFE.tools)
     expect((await shell.page.evaluate(() => (window as any).neutron.kernel.apps())).map((a: any) => [a.id, a.version])).toEqual(before)
     expect(await build()).toBe('v2')
     // What was removed stays removed.
     await shell.page.evaluate(() => (window as any).neutron.uninstall('target'))
     await shell.page.reload()
-    await shell.page.waitForFunction(() => 'neutron' in window)
+    await shell.page.waitForFunction(() => 'neutron' in window, undefined, { timeout: 60_000 })
     expect((await shell.page.evaluate(() => (window as any).neutron.kernel.apps())).map((a: any) => a.id)).toEqual(['life'])
   }, 90_000)
 
