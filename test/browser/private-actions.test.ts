@@ -67,7 +67,12 @@ describe('private actions the trusted page performs', () => {
     // after the browser's transient activation (5 s) has run out, while nothing touches the page.
     await focusFrame(tileId)
     await tile.evaluate(() => (globalThis as any).fixture.later([['clipboard.write_text', { text: 'no gesture' }], ['ethereum_provider.connect', {}]], 5_600))
-    await new Promise((r) => setTimeout(r, 6_500))
+    // Wait through the trusted page's devtools protocol, which (unlike Playwright's evaluate) is no gesture.
+    const cdp = await shell.page.context().newCDPSession(shell.page)
+    const refusals = `(window.neutron.kernel.audit.list().filter((e) => e.caller === ${JSON.stringify(tileId)} && e.code === 'ACTIVATION_REQUIRED').length)`
+    const deadline = Date.now() + 30_000
+    while (Date.now() < deadline && (await cdp.send('Runtime.evaluate', { expression: refusals, returnByValue: true })).result.value < 2) await new Promise((r) => setTimeout(r, 200))
+    await cdp.detach()
     const [focused, late] = await Promise.all([shell.page.evaluate(() => (document.activeElement as HTMLElement).dataset.endpoint), tile.evaluate(() => (globalThis as any).fixture.late)])
     expect(focused).toBe(tileId)
     expect(late).toEqual([0, 1].map(() => ({ error: { code: 'ACTIVATION_REQUIRED', message: expect.stringMatching(/activation/) } })))
@@ -97,7 +102,7 @@ describe('private actions the trusted page performs', () => {
     expect((await raw(bg, 'clipboard.write_text', { text: 'x' })).error?.code).toBe('PERMISSION_DENIED')
     expect((await raw(bg, 'ethereum_provider.connect', {})).error?.code).toBe('PERMISSION_DENIED')
     await shell.page.evaluate(() => (window as any).neutron.tray.open('gestures'))
-    const trayId = await shell.page.waitForFunction(() => (window as any).neutron.kernel.endpoints.list().find((e: any) => e.kind === 'tray')?.id).then((h) => h.jsonValue() as Promise<string>)
+    const trayId = await shell.page.waitForFunction(() => (window as any).neutron.kernel.endpoints.list().find((e: any) => e.kind === 'tray')?.id, undefined, { timeout: 60_000 }).then((h) => h.jsonValue() as Promise<string>)
     const tray = await frameOf(shell.page, trayId)
     await tray.evaluate(() => (globalThis as any).fixture.ready)
     expect((await raw(tray, 'clipboard.write_text', { text: 'x' })).error?.code).toBe('PERMISSION_DENIED')
@@ -124,7 +129,7 @@ describe('private actions the trusted page performs', () => {
     expect((await click(tile, 'tray.set_state', { badge: 1 })).error?.code).toBe('PERMISSION_DENIED')
     expect((await raw(otherBg, 'tray.set_state', { badge: 1 })).error).toMatchObject({ code: 'PERMISSION_DENIED', message: expect.stringMatching(/declares no tray/) })
     await shell.page.evaluate(() => (window as any).neutron.tray.open('gestures'))
-    const trayId = await shell.page.waitForFunction(() => (window as any).neutron.kernel.endpoints.list().find((e: any) => e.kind === 'tray')?.id).then((h) => h.jsonValue() as Promise<string>)
+    const trayId = await shell.page.waitForFunction(() => (window as any).neutron.kernel.endpoints.list().find((e: any) => e.kind === 'tray')?.id, undefined, { timeout: 60_000 }).then((h) => h.jsonValue() as Promise<string>)
     const tray = await frameOf(shell.page, trayId)
     await tray.evaluate(() => (globalThis as any).fixture.ready)
     expect((await raw(tray, 'tray.set_state', { badge: 1 })).error?.code).toBe('PERMISSION_DENIED')
@@ -136,7 +141,7 @@ describe('private actions the trusted page performs', () => {
     expect((await raw(tile, 'tray.dismiss', {})).error?.code).toBe('PERMISSION_DENIED')
     expect((await raw(bg, 'tray.dismiss', {})).error?.code).toBe('PERMISSION_DENIED')
     await shell.page.evaluate(() => (window as any).neutron.tray.open('gestures'))
-    const trayId = await shell.page.waitForFunction(() => (window as any).neutron.kernel.endpoints.list().find((e: any) => e.kind === 'tray')?.id).then((h) => h.jsonValue() as Promise<string>)
+    const trayId = await shell.page.waitForFunction(() => (window as any).neutron.kernel.endpoints.list().find((e: any) => e.kind === 'tray')?.id, undefined, { timeout: 60_000 }).then((h) => h.jsonValue() as Promise<string>)
     const tray = await frameOf(shell.page, trayId)
     await tray.evaluate(() => (globalThis as any).fixture.ready)
     expect((await raw(tray, 'tray.dismiss', { close: 'other' })).error?.code).toBe('BAD_REQUEST')
@@ -188,7 +193,7 @@ describe('private actions the trusted page performs', () => {
     const again = (await click(tile, 'ethereum_provider.connect', {})).ok.session as string
     await tile.evaluate(() => void setTimeout(() => location.reload(), 0))
     await shell.page.waitForFunction((id) => !(window as any).neutron.kernel.endpoints.get(id), tileId)
-    tileId = await shell.page.waitForFunction(() => (window as any).neutron.kernel.endpoints.list().find((e: any) => e.app === 'gestures' && e.kind === 'tile')?.id).then((h) => h.jsonValue() as Promise<string>)
+    tileId = await shell.page.waitForFunction(() => (window as any).neutron.kernel.endpoints.list().find((e: any) => e.app === 'gestures' && e.kind === 'tile')?.id, undefined, { timeout: 60_000 }).then((h) => h.jsonValue() as Promise<string>)
     tile = await frameOf(shell.page, tileId)
     await tile.waitForFunction(() => (globalThis as any).fixture?.port, undefined, { polling: 20 })
     expect((await click(tile, 'ethereum_provider.request', { session: again, method: 'eth_chainId' })).error).toMatchObject({ code: 'PERMISSION_DENIED', message: expect.stringMatching(/no such wallet session/) })
