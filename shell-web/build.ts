@@ -18,8 +18,13 @@ const SRC = import.meta.dirname
 const OUT = resolve(SRC, '../dist/shell')
 const ENTRY = /^(tile|tray|background|nested|racer)\.ts$/
 
-/** App frames: sandboxed and opaque even when navigated to directly; no network. */
-const APP_CSP = "sandbox allow-scripts allow-forms; default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'none'; frame-ancestors 'self'; base-uri 'none'; form-action 'none'"
+/**
+ * App frames: sandboxed and opaque even when navigated to directly; no network. `worker-src blob:`
+ * lets a frame (a background doing computation) start a dedicated Worker from a script it built
+ * itself: an opaque origin cannot load a same-path worker script, and a blob worker inherits this
+ * policy, so it has no network either.
+ */
+const APP_CSP = "sandbox allow-scripts allow-forms; default-src 'none'; script-src 'self'; worker-src blob:; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'none'; frame-ancestors 'self'; base-uri 'none'; form-action 'none'"
 const FIXTURE_CSP = APP_CSP.replace("connect-src 'none'", "connect-src 'none'; frame-src 'self'")
 const SHELL_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
 

@@ -10,9 +10,9 @@ export const DEMO_APPS = [
     id: 'notes',
     version: '1.0.0',
     title: 'Notes',
-    description: 'Notes kept by a resident background; search, quick-add from the tray, bulk import with progress.',
+    description: 'Notes kept by a resident background; search, quick-add from the tray, bulk import with progress, file import and export.',
     entries: { tile: '/apps/notes/tile', tray: '/apps/notes/tray', background: '/apps/notes/background' },
-    tools: ['notes_search', 'notes_list', 'notes_add', 'notes_import'],
+    tools: ['notes_search', 'notes_list', 'notes_add', 'notes_import', 'notes_export', 'notes_import_file'],
     permissions: [],
   },
   {

@@ -31,6 +31,13 @@ export interface AuditEntry {
   durationMs: number
   args?: string
   result?: string
+  /**
+   * A call made by an endpoint while it was answering another one: `delegated` keeps the
+   * provenance of `origin` (one-use token), `intermediate` is attributed to the caller alone.
+   */
+  provenance?: 'delegated' | 'intermediate'
+  /** The endpoint whose call a delegated call continues. */
+  origin?: string
   /** How many identical events this entry stands for. */
   count: number
   /**

@@ -17,6 +17,7 @@ import type { KernelTool } from './kernel-tools.ts'
 import { clampTimeout } from './limits.ts'
 import { acceptsPrivateAction, decideRoute } from './policy.ts'
 import type { PrivateAction } from './private-actions.ts'
+import type { Attribution } from './provenance.ts'
 import { type BusErrorShape, fail } from '../protocol/codes.ts'
 import { KERNEL } from '../protocol/endpoint-id.ts'
 import { TOOL_NAME, hasExactKeys, isId, isRecord } from '../protocol/envelope.ts'
@@ -41,6 +42,8 @@ export interface BrokerDeps {
   strike(ep: Endpoint): void
   /** Is `id` an endpoint the kernel is bringing up right now (an installed app's background frame)? */
   connecting(id: string): boolean
+  /** Who a call is presented and recorded as, given its delegation token if any (provenance.ts). */
+  attribute(ep: Endpoint, delegation: unknown): Attribution | BusErrorShape
 }
 
 
@@ -126,13 +129,23 @@ export class Broker {
       return this.#refuse(ep, id, KERNEL, action, payload, fail('PERMISSION_DENIED', `${action} is not accepted from a ${ep.kind}`), visibility)
     }
     const outcome = privateAction.run(ep, payload)
-    if ('error' in outcome) return this.#refuse(ep, id, KERNEL, action, payload, outcome.error, visibility)
+    if (!(outcome instanceof Promise)) return this.#answerPrivate(ep, id, action, payload, outcome)
+    // The trusted page performs the effect (clipboard, wallet): answer when it settles.
+    void outcome.then(
+      (settled) => this.#answerPrivate(ep, id, action, payload, settled),
+      (error) => this.#answerPrivate(ep, id, action, payload, { error: fail('INTERNAL', `${action} failed: ${String(error).slice(0, 120)}`) }),
+    )
+  }
+
+  #answerPrivate(ep: Endpoint, id: number, action: string, payload: unknown, outcome: Outcome) {
+    if (!ep.live) return
+    if ('error' in outcome) return this.#refuse(ep, id, KERNEL, action, payload, outcome.error, 'private')
     ep.post({ type: 'result', id, ok: outcome.ok })
   }
 
   #call(ep: Endpoint, id: number, p: unknown, attachment?: { buffer: ArrayBuffer; bytes: number }) {
-    if (!isRecord(p) || !hasExactKeys(p, ['target', 'name', 'arguments'], ['timeoutMs', 'progress']) || typeof p.target !== 'string' || typeof p.name !== 'string' || !TOOL_NAME.test(p.name) || (p.progress !== undefined && typeof p.progress !== 'boolean')) {
-      return this.#refuse(ep, id, '?', 'tools.call', p, fail('BAD_REQUEST', 'tools.call takes exactly { target, name, arguments, timeoutMs?, progress? }'))
+    if (!isRecord(p) || !hasExactKeys(p, ['target', 'name', 'arguments'], ['timeoutMs', 'progress', 'delegation']) || typeof p.target !== 'string' || typeof p.name !== 'string' || !TOOL_NAME.test(p.name) || (p.progress !== undefined && typeof p.progress !== 'boolean')) {
+      return this.#refuse(ep, id, '?', 'tools.call', p, fail('BAD_REQUEST', 'tools.call takes exactly { target, name, arguments, timeoutMs?, progress?, delegation? }'))
     }
     const timeoutMs = clampTimeout(p.timeoutMs)
     if (timeoutMs === null) return this.#refuse(ep, id, p.target, p.name, p.arguments, fail('BAD_REQUEST', 'timeoutMs must be a positive number'))
@@ -140,10 +153,14 @@ export class Broker {
     const call = this.k.calls.begin(ep, id, 'tools.call', p.target, p.name, p.arguments, timeoutMs, p.progress === true, !kernelTool?.waitsForPerson)
     if ('code' in call) return this.#refuse(ep, id, p.target, p.name, p.arguments, call)
     if (attachment && p.target === KERNEL) return this.k.calls.finish(call, { error: fail('ATTACHMENT_REJECTED', 'kernel tools take no attachment') })
+    if (p.delegation !== undefined && p.target === KERNEL) return this.k.calls.finish(call, { error: fail('BAD_REQUEST', 'kernel tools take no delegation') })
     if (attachment && !this.k.calls.holdAttachment(call, attachment.bytes)) return
     if (p.target === KERNEL) return void this.#kernelTool(call, p.name, p.arguments)
+    const attribution = this.k.attribute(ep, p.delegation)
+    if ('code' in attribution) return this.k.calls.finish(call, { error: attribution })
+    call.provenance = attribution.provenance
     const name = p.name
-    const invoke = { name, arguments: p.arguments, caller: { endpoint: ep.id, app: ep.app }, progress: p.progress === true, timeoutMs }
+    const invoke = { name, arguments: p.arguments, caller: attribution.caller, progress: p.progress === true, timeoutMs }
     this.#withTarget(call, (target) => target.tools.has(name), (target) => {
       const tool: RegisteredTool | undefined = target.tools.get(name)
       if (!tool) return this.k.calls.finish(call, { error: fail('UNKNOWN_TOOL', `${target.id} exposes no tool ${name}`) })

@@ -48,6 +48,8 @@ export interface Call {
   progress: number
   progressLimitAudited: boolean
   accept?: (ok: unknown) => Outcome
+  /** Whose call this is, when not simply the caller's (see provenance.ts). */
+  provenance?: { kind: 'delegated'; origin: { endpoint: string; app: string } } | { kind: 'intermediate' }
 }
 
 /** Error codes a target endpoint may report; anything else becomes TOOL_ERROR. */
@@ -59,6 +61,7 @@ export class Calls {
   #byCaller = new Map<Endpoint, Map<number, Call>>()
   #byTarget = new Map<Endpoint, Map<number, Call>>()
   #nextKid = 1
+  #ended = new Set<(call: Call) => void>()
 
   constructor(
     private readonly audit: AuditRing,
@@ -131,6 +134,7 @@ export class Calls {
     const mine = this.#byCaller.get(call.caller)
     if (mine?.get(call.reqId) !== call) return
     mine.delete(call.reqId)
+    for (const listener of this.#ended) listener(call)
     if (!mine.size) this.#byCaller.delete(call.caller)
     clearTimeout(call.timer)
     if (call.slot) this.inFlight.release(call.caller.id)
@@ -153,7 +157,25 @@ export class Calls {
       durationMs: Math.round((performance.now() - call.started) * 100) / 100,
       args: call.args,
       result: 'ok' in outcome ? summarize(outcome.ok, LIMITS.auditSummaryChars) : outcome.error.message.slice(0, LIMITS.auditSummaryChars),
+      ...(call.provenance ? { provenance: call.provenance.kind } : {}),
+      ...(call.provenance?.kind === 'delegated' ? { origin: call.provenance.origin.endpoint } : {}),
     })
+  }
+
+  /** Runs `listener` whenever a call ends (after its caller's bookkeeping, before its reply). */
+  onEnd(listener: (call: Call) => void): void {
+    this.#ended.add(listener)
+  }
+
+  /** The open tools.call that `target` is answering as invocation `kid`, if any. */
+  invocation(target: Endpoint, kid: number): Call | undefined {
+    const call = this.#byTarget.get(target)?.get(kid)
+    return call?.action === 'tools.call' ? call : undefined
+  }
+
+  /** Is `ep` answering at least one tools.call right now? */
+  answering(ep: Endpoint): boolean {
+    return [...(this.#byTarget.get(ep)?.values() ?? [])].some((call) => call.action === 'tools.call')
   }
 
   /** A target answered invocation `msg.id`. */

@@ -110,11 +110,13 @@ export class FrameHost {
     return endpointId({ app, kind, tileId, instanceId: record.nextInstanceId })
   }
 
-  reload(record: FrameRecord): void {
+  /** Ends the frame's binding and loads its document again — at `url` when its entry moved (an upgrade). */
+  reload(record: FrameRecord, url: string = record.spec.url): void {
     if (record.state === 'closed') return
     this.#unbind(record, 'reload')
     record.nextInstanceId = record.spec.kind === 'background' ? undefined : randomId(4)
-    record.iframe.src = record.iframe.src
+    record.spec.url = url
+    record.iframe.src = new URL(url, location.origin).href
   }
 
   unmount(record: FrameRecord): void {

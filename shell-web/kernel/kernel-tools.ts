@@ -39,7 +39,13 @@ export interface KernelTool {
 const APP = { type: 'string', minLength: 2, maxLength: 32 }
 const OBJECT = (properties: Record<string, unknown>, required: string[] = []) => ({ type: 'object', properties, required, additionalProperties: false })
 
-function tool<A>(name: string, title: string, description: string, input: object, run: (caller: Endpoint, args: A, signal: AbortSignal) => Outcome | Promise<Outcome>, options: { waitsForPerson?: true } = {}): KernelTool {
+/**
+ * One kernel tool: its descriptor, its compiled input schema and what it does.
+ *
+ * @example
+ * tool<{ app: string }>('apps.describe', 'Describe an app', '…', OBJECT({ app: APP }, ['app']), (caller, { app }) => ({ ok: { app } }))
+ */
+export function tool<A>(name: string, title: string, description: string, input: object, run: (caller: Endpoint, args: A, signal: AbortSignal) => Outcome | Promise<Outcome>, options: { waitsForPerson?: true } = {}): KernelTool {
   return {
     ...options,
     descriptor: { name, title, description, inputSchema: input, outputSchema: { type: 'object' } },

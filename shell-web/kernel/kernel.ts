@@ -16,9 +16,13 @@ import { Endpoint, Endpoints } from './endpoints.ts'
 import { FrameHost, type FrameRecord } from './frames.ts'
 import { Grants } from './grants.ts'
 import { WorkBudget } from './work-budget.ts'
+import { Delegations } from './delegations.ts'
+import { type BackgroundIdentity, backgroundIdentity, sameIdentity } from './identity.ts'
 import { createKernelTools } from './kernel-tools.ts'
 import { type AppManifest, parseManifest } from './manifest.ts'
+import { createPageActions } from './page-actions.ts'
 import { createPrivateActions } from './private-actions.ts'
+import { createProvenance } from './provenance.ts'
 import type { BusErrorShape } from '../protocol/codes.ts'
 import { type EndpointKind, parseEndpointId } from '../protocol/endpoint-id.ts'
 import { LIMITS } from '../protocol/limits.ts'
@@ -28,6 +32,8 @@ export interface KernelHost {
   backgrounds: HTMLElement
   /** workspace.open_tile: the single app-navigation path, drawn by the UI. */
   openTile(app: string, params: Record<string, string>): { endpoint: string } | BusErrorShape
+  /** tray.dismiss: close this tray popover (the UI owns the popover around the frame). */
+  closeTray?(frame: FrameRecord): void
 }
 
 export class KernelError extends Error {
@@ -45,9 +51,15 @@ export class Kernel {
   readonly endpoints = new Endpoints()
   readonly work = new WorkBudget()
   readonly calls = new Calls(this.audit, (ep) => this.#strike(ep))
+  readonly delegations = new Delegations()
+  readonly provenance = createProvenance({ calls: this.calls, delegations: this.delegations })
   readonly frames: FrameHost
   readonly broker: Broker
-  #apps = new Map<string, { manifest: AppManifest; frames: Set<FrameRecord> }>()
+  #apps = new Map<string, { manifest: AppManifest; frames: Set<FrameRecord>; identity: BackgroundIdentity | null }>()
+  /** Whose installation this is: the local browser until the shell signs a person in. */
+  #scope = 'local'
+  /** Tray badges set by apps' backgrounds (tray.set_state), drawn by the UI. */
+  readonly trayBadges = new Map<string, number>()
   #listeners = new Set<() => void>()
 
   constructor(private readonly host: KernelHost) {
@@ -57,11 +69,15 @@ export class Kernel {
       calls: this.calls,
       endpoints: this.endpoints,
       grants: this.grants,
-      kernelTools: createKernelTools({ apps: () => this.apps(), endpoints: this.endpoints, grants: this.grants, audit: this.audit, openTile: host.openTile }),
-      privateActions: createPrivateActions({ endpoints: this.endpoints, manifest: (app) => this.#apps.get(app)?.manifest }),
+      kernelTools: new Map([...createKernelTools({ apps: () => this.apps(), endpoints: this.endpoints, grants: this.grants, audit: this.audit, openTile: host.openTile }), ['attachments.delegate', this.provenance.tool]]),
+      privateActions: new Map([
+        ...createPrivateActions({ endpoints: this.endpoints, manifest: (app) => this.manifest(app) }),
+        ...createPageActions({ endpoints: this.endpoints, manifest: (app) => this.manifest(app), frameOf: (ep) => this.frameOf(ep), setBadge: (app, badge) => this.#setBadge(app, badge), closeTray: (frame) => host.closeTray?.(frame) }),
+      ]),
       bye: (ep) => this.frames.documentGone(ep),
       strike: (ep) => this.#strike(ep),
       connecting: (id) => this.#connecting(id),
+      attribute: (ep, delegation) => this.provenance.attribute(ep, delegation),
     })
     this.frames = new FrameHost({
       audit: this.audit,
@@ -76,7 +92,9 @@ export class Kernel {
     this.endpoints.onGone((ep) => {
       this.calls.endpointGone(ep)
       this.grants.endpointGone(ep.id)
+      this.delegations.sessionEnded(ep.session)
     })
+    this.calls.onEnd((call) => this.delegations.parentEnded(call))
   }
 
   apps(): AppManifest[] {
@@ -95,10 +113,59 @@ export class Kernel {
     if (manifest.entries.background && resident >= LIMITS.maxResidentBackgrounds) {
       throw new KernelError('RESIDENT_LIMIT', `at most ${LIMITS.maxResidentBackgrounds} resident background frames`)
     }
-    this.#apps.set(manifest.id, { manifest, frames: new Set() })
+    this.#apps.set(manifest.id, { manifest, frames: new Set(), identity: backgroundIdentity(manifest, { scope: this.#scope }) })
     if (manifest.entries.background) this.mount({ app: manifest.id, kind: 'background', parent: this.host.backgrounds })
     this.#changed()
     return manifest
+  }
+
+  /**
+   * Replaces an installed app's manifest (an upgrade, or a reinstall of another build). When the
+   * background's identity or what the app declares changes, every frame of the app reloads from
+   * its (possibly new) entry path: its endpoints end (calls in flight fail with ENDPOINT_GONE,
+   * delegation tokens die with their sessions), grants from and to the app are dropped, and the
+   * new build starts afresh. A manifest that changes only metadata (title, description) just
+   * replaces it.
+   *
+   * @example
+   * kernel.upgrade({ ...notes, version: '1.1.0' }) // the Notes frames reload as 1.1.0
+   */
+  upgrade(input: unknown): AppManifest {
+    const manifest = parseManifest(input)
+    const installed = this.#apps.get(manifest.id)
+    if (!installed) throw new KernelError('NOT_INSTALLED', `${manifest.id} is not installed`)
+    const old = installed.manifest
+    if (!old.entries.background && manifest.entries.background && this.apps().filter((a) => a.entries.background).length >= LIMITS.maxResidentBackgrounds) {
+      throw new KernelError('RESIDENT_LIMIT', `at most ${LIMITS.maxResidentBackgrounds} resident background frames`)
+    }
+    const identity = backgroundIdentity(manifest, { scope: this.#scope })
+    const declared = (m: AppManifest) => JSON.stringify([m.version, m.entries, m.tools, m.permissions])
+    installed.manifest = manifest
+    if (sameIdentity(installed.identity, identity) && declared(old) === declared(manifest)) {
+      this.#changed()
+      return manifest
+    }
+    installed.identity = identity
+    this.#restart(manifest.id)
+    return manifest
+  }
+
+  /**
+   * An authority change: the installation now belongs to `scope` (a person signing in or out).
+   * Every background's identity changes with it, so every app restarts and every grant goes.
+   */
+  setScope(scope: string): void {
+    if (scope === this.#scope) return
+    this.#scope = scope
+    for (const [app, installed] of this.#apps) {
+      installed.identity = backgroundIdentity(installed.manifest, { scope })
+      this.#restart(app)
+    }
+  }
+
+  /** The identity the app's background runs as now (null: no background). */
+  identity(app: string): BackgroundIdentity | null {
+    return this.#apps.get(app)?.identity ?? null
   }
 
   /** Removes an app: its frames close, its endpoints and grants go. */
@@ -107,6 +174,7 @@ export class Kernel {
     if (!installed) throw new KernelError('NOT_INSTALLED', `${app} is not installed`)
     for (const frame of installed.frames) this.frames.unmount(frame)
     this.#apps.delete(app)
+    this.trayBadges.delete(app)
     this.grants.appGone(app)
     this.#changed()
   }
@@ -139,6 +207,11 @@ export class Kernel {
     this.frames.reload(frame)
   }
 
+  /** The frame `ep` is bound to, if it is still bound. */
+  frameOf(ep: Endpoint): FrameRecord | undefined {
+    return [...(this.#apps.get(ep.app)?.frames ?? [])].find((f) => f.endpoint === ep)
+  }
+
   onChange(listener: () => void): () => void {
     this.#listeners.add(listener)
     return () => this.#listeners.delete(listener)
@@ -160,6 +233,31 @@ export class Kernel {
     const address = parseEndpointId(id)
     const installed = address?.kind === 'background' ? this.#apps.get(address.app) : undefined
     return !!installed && [...installed.frames].some((f) => f.spec.kind === 'background' && f.state !== 'closed' && !f.endpoint)
+  }
+
+  /** Reloads every frame of `app` as its current manifest says, ending everything bound to the old build. */
+  #restart(app: string) {
+    const installed = this.#apps.get(app)!
+    const { entries } = installed.manifest
+    this.grants.appGone(app)
+    this.trayBadges.delete(app)
+    for (const frame of [...installed.frames]) {
+      const path = entries[frame.spec.kind]
+      if (!path) {
+        this.unmount(frame)
+        continue
+      }
+      const query = frame.spec.url.includes('?') ? frame.spec.url.slice(frame.spec.url.indexOf('?')) : ''
+      this.frames.reload(frame, path + query)
+    }
+    if (entries.background && ![...installed.frames].some((f) => f.spec.kind === 'background')) this.mount({ app, kind: 'background', parent: this.host.backgrounds })
+    this.#changed()
+  }
+
+  #setBadge(app: string, badge: number | null) {
+    if (badge === null) this.trayBadges.delete(app)
+    else this.trayBadges.set(app, badge)
+    this.#changed()
   }
 
   #changed() {

@@ -55,11 +55,29 @@ export function decideGrantRequest(input: { sourceApp: string; targetApp: string
  * Later actions (tray.set_state, clipboard.write_text, connections.*, agent.mode.*)
  * join this table with their own rule.
  */
-export type PrivateActionRule = 'any-endpoint-of-app' | 'background-only' | 'tray-only'
+export type PrivateActionRule = 'any-endpoint-of-app' | 'background-only' | 'tray-only' | 'focused-tile'
 
-/** Is an endpoint of `kind` accepted for an action with `rule`? */
+/** Is an endpoint of `kind` accepted for an action with `rule`? (`focused-tile` also needs {@link decideGesture}.) */
 export function acceptsPrivateAction(rule: PrivateActionRule, kind: EndpointKind): boolean {
   if (rule === 'any-endpoint-of-app') return true
   if (rule === 'background-only') return kind === 'background'
+  if (rule === 'focused-tile') return kind === 'tile'
   return kind === 'tray'
+}
+
+export type GestureDecision = { allow: true } | { allow: false; code: 'ACTIVATION_REQUIRED'; message: string }
+
+/**
+ * A person-facing effect (clipboard, wallet) runs only for the tile the person is using right
+ * now: its frame has the page's focus and the page has transient user activation (a click or
+ * key press within the last few seconds, which the browser gives the page when it goes to the
+ * frame inside it).
+ *
+ * @example
+ * decideGesture({ focused: true, activated: false }) // { allow: false, code: 'ACTIVATION_REQUIRED', … }
+ */
+export function decideGesture(input: { focused: boolean; activated: boolean }): GestureDecision {
+  if (!input.focused) return { allow: false, code: 'ACTIVATION_REQUIRED', message: 'only the focused tile may do this' }
+  if (!input.activated) return { allow: false, code: 'ACTIVATION_REQUIRED', message: 'needs transient user activation: call it from the click handler' }
+  return { allow: true }
 }

@@ -31,6 +31,11 @@ export const CODES = [
   'ATTACHMENT_TOO_LARGE',
   'ATTACHMENT_BUDGET',
   'ATTACHMENT_REJECTED',
+  'DELEGATION_INVALID',
+  'DELEGATION_LIMIT',
+  'ACTIVATION_REQUIRED',
+  'UNAVAILABLE',
+  'PROVIDER_ERROR',
 ] as const
 
 export type Code = (typeof CODES)[number]

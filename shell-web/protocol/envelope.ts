@@ -57,6 +57,8 @@ export interface CallPayload {
   timeoutMs?: number
   /** Whether the caller has an onProgress consumer. */
   progress?: boolean
+  /** A token from attachments.delegate: this nested call keeps the provenance of the call being answered. */
+  delegation?: string
 }
 
 /** What an endpoint tells the kernel (and discovery) about one tool. */
@@ -70,11 +72,23 @@ export interface ToolDescriptor {
   annotations?: { 'neutron:attachments'?: boolean }
 }
 
-/** What the kernel tells the target about a call: the kernel-derived caller, never a claim. */
+/**
+ * The kernel-derived caller of an invocation, never a claim. `origin`: the call continues one of
+ * `origin`'s calls under a delegation token; `nested`: the caller was answering another call and
+ * presented no token, so the call is attributed to the caller alone.
+ */
+export interface InvokeCaller {
+  endpoint: string
+  app: string
+  origin?: { endpoint: string; app: string }
+  nested?: true
+}
+
+/** What the kernel tells the target about a call. */
 export interface InvokePayload {
   name: string
   arguments: unknown
-  caller: { endpoint: string; app: string }
+  caller: InvokeCaller
   progress: boolean
   timeoutMs: number
 }

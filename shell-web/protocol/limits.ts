@@ -42,6 +42,20 @@ export const LIMITS = {
    * than the call's own timeout; then UNKNOWN_TARGET.
    */
   backgroundHandshakeWaitMs: 10_000,
+  /** A delegation token (attachments.delegate) lives this long and is good for one nested call. */
+  delegationTtlMs: 10_000,
+  /** Delegation tokens pending per endpoint session, and in the whole shell (DELEGATION_LIMIT past them). */
+  maxDelegationsPerEndpoint: 4,
+  maxDelegationsGlobal: 64,
+  /** How long a gesture-bound private action waits for the page to see its tile focused (the click and the focus change arrive separately). */
+  focusSettleMs: 150,
+  /** Text clipboard.write_text may write, UTF-8 bytes. */
+  maxClipboardBytes: 256 * 1024,
+  /** A tray badge is an integer in 0…maxTrayBadge (or null: none). */
+  maxTrayBadge: 9_999,
+  /** Wallet sessions (ethereum_provider.connect) one app may hold, and the bound on what one answer returns. */
+  maxWalletSessionsPerApp: 4,
+  maxWalletResultBytes: 64 * 1024,
   /** Hint returned with UI_BUSY: the person takes seconds, not milliseconds, to answer a dialog. */
   uiBusyRetryAfterMs: 2_000,
   auditEntries: 200,

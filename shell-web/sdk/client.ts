@@ -51,7 +51,7 @@ export function createMsgBusClient(): MsgBusClient {
   const kernel = <O>(name: string, args: unknown, options?: CallOptions) => client.callTool<O>({ target: 'kernel', name, arguments: args }, options)
   const routeCall = (call: ToolCall<unknown>, options: CallOptions, onAttachment?: (a: ArrayBuffer) => void) => {
     const timeoutMs = options.timeout === undefined ? undefined : options.timeout * 1000
-    const payload = { target: call.target, name: call.name, arguments: call.arguments, ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(options.onProgress ? { progress: true } : {}) }
+    const payload = { target: call.target, name: call.name, arguments: call.arguments, ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(options.onProgress ? { progress: true } : {}), ...(options.delegation === undefined ? {} : { delegation: options.delegation }) }
     // The kernel runs permissions.request without an in-flight slot (an open dialog must not block the app's calls).
     const holdsSlot = !(call.target === 'kernel' && call.name === 'permissions.request')
     const { signal, attachment } = options

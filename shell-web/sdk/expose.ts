@@ -99,6 +99,10 @@ export class ToolHost {
     const context: ToolContext = {
       caller: call.caller,
       signal: controller.signal,
+      delegate: () =>
+        this.transport
+          .request('tools.call', { target: 'kernel', name: 'attachments.delegate', arguments: { invocation: id } })
+          .then((ok) => (ok as { token: string }).token),
       ...(attachment ? { attachment } : {}),
       reportProgress: (value) => {
         if (done || controller.signal.aborted || !call.progress) return false

@@ -12,6 +12,7 @@ import { createMsgBusClient } from './client.ts'
 import type { CallOptions, StateChange, ToolCall, ToolHandler, ToolOptions } from './types.ts'
 
 export { createMsgBusClient, type MsgBusClient } from './client.ts'
+export { dismissTray, ethereumProvider, setTrayBadge, writeClipboardText } from './actions.ts'
 export { BusError } from './errors.ts'
 export { withAttachment } from './expose.ts'
 export type * from './types.ts'

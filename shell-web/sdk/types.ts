@@ -4,6 +4,8 @@
  * @example
  * const options: ToolOptions = { title: 'Search', description: 'Search notes', inputSchema: { type: 'object' }, outputSchema: { type: 'object' } }
  */
+import type { InvokeCaller } from '../protocol/envelope.ts'
+
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 
 export interface ToolOptions {
@@ -17,8 +19,17 @@ export interface ToolOptions {
 }
 
 export interface ToolContext {
-  /** The kernel-derived caller; never something the caller claimed. */
-  caller: { endpoint: string; app: string }
+  /**
+   * The kernel-derived caller; never something the caller claimed. `origin` is set when the caller
+   * passed on a call of `origin`'s with a delegation token; `nested` when it was answering another
+   * call and presented none (the call is then the caller's own).
+   */
+  caller: InvokeCaller
+  /**
+   * A one-use token (10 s, this endpoint session only) that lets one nested call made while
+   * answering this invocation keep its caller's provenance: pass it as `CallOptions.delegation`.
+   */
+  delegate(): Promise<string>
   /** Aborts when the kernel cancels the invocation (timeout, caller gone or cancelled). */
   signal: AbortSignal
   /** Reports JSON progress (≤ 64 KiB) before the result; false when it was not sent. */
@@ -42,6 +53,8 @@ export interface CallOptions {
   signal?: AbortSignal
   /** One ArrayBuffer (≤ 16 MiB) for a tool annotated `neutron:attachments`: transferred, so detached here once sent. */
   attachment?: ArrayBuffer
+  /** A token from `context.delegate()`: this nested call keeps the provenance of the call being answered. */
+  delegation?: string
 }
 
 export interface AppSummary {
@@ -71,5 +84,5 @@ export interface StateChange {
 }
 
 /** The wire shapes the SDK hands to apps, defined once where the kernel defines them. */
-export type { ToolDescriptor } from '../protocol/envelope.ts'
+export type { InvokeCaller, ToolDescriptor } from '../protocol/envelope.ts'
 export type { AuditEntry } from '../kernel/audit.ts'

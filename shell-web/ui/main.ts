@@ -3,11 +3,13 @@
  * tray, grants and the audit log. `window.neutron` is the devtools handle to
  * the kernel; app frames are cross-origin (opaque) and cannot reach it.
  *
- * `?demo=0` starts without the demo apps (tests and benchmarks install their own).
+ * Installs are kept across reloads (installs.ts); on the very first start the demo apps are
+ * installed, unless `?demo=0` (tests and benchmarks install their own).
  */
 import { AuditView } from './audit-view.ts'
 import { h } from './dom.ts'
 import { GrantsView } from './grants-view.ts'
+import { loadInstalls, saveInstalls } from './installs.ts'
 import { Tray } from './tray.ts'
 import { Workspaces } from './workspace.ts'
 import { DEMO_APPS } from '../apps/registry.ts'
@@ -16,12 +18,14 @@ import { Kernel } from '../kernel/kernel.ts'
 const $ = <T extends HTMLElement>(selector: string) => document.querySelector<T>(selector)!
 
 let workspaces: Workspaces | undefined
+let tray: Tray
 const kernel = new Kernel({
   backgrounds: $('#backgrounds'),
   openTile: (app, params) => workspaces!.openTile(app, params),
+  closeTray: (frame) => tray.openFrame === frame && tray.close(),
 })
 workspaces = new Workspaces(kernel, $('#workspace'), $('#workspaces'))
-const tray = new Tray(kernel, $('#tray'))
+tray = new Tray(kernel, $('#tray'))
 new GrantsView(kernel, $('#grants'), $<HTMLDialogElement>('#grant-dialog'))
 new AuditView(kernel, $('#audit'), $('#endpoints'))
 
@@ -35,17 +39,28 @@ const renderChrome = () => {
 kernel.onChange(renderChrome)
 
 const install = (manifest: unknown) => kernel.install(manifest)
+const upgrade = (manifest: unknown) => kernel.upgrade(manifest)
 const uninstall = (app: string) => {
   workspaces!.forget(app)
   if (tray.openFrame?.spec.app === app) tray.close()
   kernel.uninstall(app)
 }
 
-if (new URLSearchParams(location.search).get('demo') !== '0') {
+const stored = loadInstalls(localStorage)
+if (stored) {
+  for (const manifest of stored) {
+    try {
+      install(manifest)
+    } catch (error) {
+      console.warn('a stored install was skipped', error)
+    }
+  }
+} else if (new URLSearchParams(location.search).get('demo') !== '0') {
   for (const manifest of DEMO_APPS) install(manifest)
-  workspaces.openTile('notes')
-  workspaces.openTile('planner')
 }
+if (kernel.manifest('notes')?.entries.tile) workspaces.openTile('notes')
+if (kernel.manifest('planner')?.entries.tile) workspaces.openTile('planner')
+kernel.onChange(() => saveInstalls(localStorage, kernel.apps()))
 renderChrome()
 
-Object.assign(globalThis, { neutron: { kernel, workspaces, tray, install, uninstall } })
+Object.assign(globalThis, { neutron: { kernel, workspaces, tray, install, upgrade, uninstall } })

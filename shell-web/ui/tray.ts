@@ -28,9 +28,15 @@ export class Tray {
     const apps = this.kernel.apps().filter((a) => a.entries.tray)
     this.root.replaceChildren(
       ...apps.map((a) =>
-        h('button', { class: 'tray-button', 'data-app': a.id, 'aria-expanded': String(this.#open?.app === a.id), onclick: () => this.toggle(a.id) }, a.title),
+        h('button', { class: 'tray-button', 'data-app': a.id, 'aria-expanded': String(this.#open?.app === a.id), onclick: () => this.toggle(a.id) }, a.title, ...this.#badge(a.id)),
       ),
     )
+  }
+
+  /** The badge the app's background set (tray.set_state), drawn by the trusted page as a number only. */
+  #badge(app: string): HTMLElement[] {
+    const badge = this.kernel.trayBadges.get(app)
+    return badge === undefined ? [] : [h('span', { class: 'badge', 'data-badge': String(badge), 'aria-label': `${badge} pending` }, badge > 999 ? '999+' : String(badge))]
   }
 
   toggle(app: string): void {

@@ -89,6 +89,28 @@ describe('demo apps through the UI', () => {
     expect(await shell.page.locator('.popover').count()).toBe(0)
   })
 
+  it('notes: a file imported and an export copied travel as attachments; the tray button shows the count', async () => {
+    const badge = () => shell.page.textContent('#tray .tray-button[data-app="notes"] .badge')
+    await expect.poll(badge).toBe('67')
+    const trip = { notes: [{ title: 'Trip plan', body: 'Trains, then the ferry.' }, { title: 'Packing', body: 'Boots.' }] }
+    await notes.setInputFiles('input.import-file', { name: 'trip.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(trip)) })
+    await notes.waitForSelector('text=Imported 2 notes from trip.json.')
+    await expect.poll(badge).toBe('69')
+    await expect.poll(() => notes.textContent('ul.notes li:first-child')).toContain('Packing')
+    // Copy export: the click's activation covers the export round trip and the trusted page's clipboard write.
+    await shell.page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: shell.dev.url })
+    await shell.page.click('.brand')
+    await notes.click('button.copy-export')
+    await notes.waitForSelector('text=Copied 69 notes as JSON.')
+    const copied = JSON.parse(await shell.page.evaluate(() => navigator.clipboard.readText()))
+    expect(copied.notes).toHaveLength(69)
+    expect(copied.notes.at(-1)).toEqual({ title: 'Packing', body: 'Boots.' })
+    // A file that is not an export is refused by the background; nothing is added.
+    await notes.setInputFiles('input.import-file', { name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{"notes": [{"body": "no title"}]}') })
+    await notes.waitForSelector('text=/TOOL_ERROR: every note needs a title/')
+    expect(await badge()).toBe('69')
+  })
+
   it('workspace.open_tile: the planner opens a Notes tile with a prefilled (UI-context) query', async () => {
     await planner.click('button.open-notes')
     const opened = await endpointOf('app:notes:tile:t3:')

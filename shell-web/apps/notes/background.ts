@@ -1,13 +1,20 @@
 /**
  * Notes, resident: owns the notes and exposes them as tools. After every
- * change it publishes a revision so the app's tile and tray re-fetch.
+ * change it publishes a revision so the app's tile and tray re-fetch, and
+ * shows the number of notes on its tray button. Export and file import carry
+ * the file as an attachment.
  */
 import { NotesStore, SEED } from './store.ts'
 import { NOTES_TOOLS } from './tools.ts'
-import { exposeTool, publishAppStateChange } from '../../sdk/index.ts'
+import { exposeTool, publishAppStateChange, setTrayBadge, withAttachment } from '../../sdk/index.ts'
 
 const store = new NotesStore(SEED)
-const changed = () => void publishAppStateChange('notes', store.revision)
+const badge = () => void setTrayBadge(Math.min(store.size, 9_999)).catch((error) => console.warn('tray badge', error))
+const changed = () => {
+  void publishAppStateChange('notes', store.revision)
+  badge()
+}
+badge()
 
 exposeTool<{ query: string; limit?: number }, unknown>('notes_search', NOTES_TOOLS.notes_search, ({ query, limit }) => ({ matches: store.search(query, limit ?? 10) }))
 
@@ -33,6 +40,18 @@ exposeTool<{ count?: number; delayMs?: number }, unknown>('notes_import', NOTES_
     context.reportProgress({ phase: 'importing', completed: imported, total: count })
     await new Promise((resolve) => setTimeout(resolve, delayMs))
   }
+  changed()
+  return { imported, revision: store.revision }
+})
+
+exposeTool('notes_export', NOTES_TOOLS.notes_export, () => {
+  const file = store.exportFile()
+  return withAttachment({ notes: store.size, bytes: file.byteLength }, file)
+})
+
+exposeTool<Record<string, never>, unknown>('notes_import_file', NOTES_TOOLS.notes_import_file, (_args, context) => {
+  if (!context.attachment) throw new Error('attach the file to import')
+  const imported = store.importFile(context.attachment)
   changed()
   return { imported, revision: store.revision }
 })

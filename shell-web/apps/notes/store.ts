@@ -38,6 +38,27 @@ export class NotesStore {
     return note
   }
 
+  /** All notes as a JSON file: `{ notes: [{ title, body }] }`, oldest first. */
+  exportFile(): ArrayBuffer {
+    const text = JSON.stringify({ notes: this.#notes.map(({ title, body }) => ({ title, body })) }, null, 2)
+    return new TextEncoder().encode(text).buffer as ArrayBuffer
+  }
+
+  /** Adds the notes of an exported file (at most 500); throws on anything else. */
+  importFile(file: ArrayBuffer): number {
+    const parsed: unknown = JSON.parse(new TextDecoder().decode(file))
+    const notes = (parsed as { notes?: unknown })?.notes
+    if (!Array.isArray(notes) || notes.length > 500) throw new Error('expected { notes: [{ title, body }] } with at most 500 notes')
+    const valid = notes.filter((n): n is { title: string; body?: string } => typeof n?.title === 'string' && n.title.length > 0 && n.title.length <= 200 && (n.body === undefined || typeof n.body === 'string'))
+    if (valid.length !== notes.length) throw new Error('every note needs a title (1–200 characters) and a string body')
+    for (const n of valid) this.add(n.title, (n.body ?? '').slice(0, 10_000))
+    return valid.length
+  }
+
+  get size(): number {
+    return this.#notes.length
+  }
+
   list(): Note[] {
     return this.#notes.slice().reverse()
   }

@@ -1,8 +1,11 @@
 /**
- * Notes tile: search, the full list (kept fresh by state invalidation), and a
- * bulk import with a progress bar. `?q=` is UI context only (a prefilled query).
+ * Notes tile: search, the full list (kept fresh by state invalidation), a
+ * bulk import with a progress bar, importing a file and copying an export
+ * (both carried as attachments; the copy goes through the trusted page's
+ * clipboard action, within the click's activation). `?q=` is UI context only
+ * (a prefilled query).
  */
-import { BusError, createMsgBusClient } from '../../sdk/index.ts'
+import { BusError, createMsgBusClient, writeClipboardText } from '../../sdk/index.ts'
 import { el, mount } from '../ui.ts'
 
 interface Snapshot {
@@ -50,6 +53,30 @@ async function importNotes() {
   }
 }
 
+const file = el('input', { type: 'file', accept: 'application/json,.json', class: 'import-file', 'aria-label': 'Import a notes file', onchange: importFile })
+
+async function importFile() {
+  const chosen = file.files?.[0]
+  if (!chosen) return
+  try {
+    const { imported } = await bus.callTool<{ imported: number }>({ target: BACKGROUND, name: 'notes_import_file', arguments: {} }, { attachment: await chosen.arrayBuffer() })
+    status.textContent = `Imported ${imported} notes from ${chosen.name}.`
+  } catch (error) {
+    status.textContent = describe(error)
+  }
+  file.value = ''
+}
+
+async function copyExport() {
+  try {
+    const { result, attachment } = await bus.callToolWithAttachment<{ notes: number }>({ target: BACKGROUND, name: 'notes_export', arguments: {} })
+    await writeClipboardText(new TextDecoder().decode(attachment))
+    status.textContent = `Copied ${result.notes} notes as JSON.`
+  } catch (error) {
+    status.textContent = describe(error)
+  }
+}
+
 function describe(error: unknown): string {
   return error instanceof BusError ? `${error.code}: ${error.message}` : String(error)
 }
@@ -58,6 +85,7 @@ mount(
   el('form', { class: 'row', onsubmit: search }, query, el('button', { type: 'submit' }, 'Search')),
   results,
   el('div', { class: 'row' }, el('button', { type: 'button', class: 'import', onclick: importNotes }, 'Import sample notes'), bar),
+  el('div', { class: 'row' }, file, el('button', { type: 'button', class: 'copy-export', onclick: copyExport }, 'Copy export')),
   status,
   el('h3', {}, 'All notes ', revision),
   list,

@@ -59,4 +59,18 @@ export const NOTES_TOOLS = {
     },
     outputSchema: { type: 'object', required: ['imported', 'revision'], properties: { imported: { type: 'integer' }, revision: { type: 'integer' } }, additionalProperties: false },
   },
+  notes_export: {
+    title: 'Export Notes',
+    description: 'All notes as a JSON file, answered as an attachment.',
+    attachments: true,
+    inputSchema: { type: 'object', additionalProperties: false },
+    outputSchema: { type: 'object', required: ['notes', 'bytes'], properties: { notes: { type: 'integer' }, bytes: { type: 'integer' } }, additionalProperties: false },
+  },
+  notes_import_file: {
+    title: 'Import a Notes File',
+    description: 'Imports the notes of a JSON file (the export format) sent as an attachment.',
+    attachments: true,
+    inputSchema: { type: 'object', additionalProperties: false },
+    outputSchema: { type: 'object', required: ['imported', 'revision'], properties: { imported: { type: 'integer' }, revision: { type: 'integer' } }, additionalProperties: false },
+  },
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { acceptsPrivateAction, decideGrantRequest, decideRoute } from '../../../shell-web/kernel/policy.ts'
+import { acceptsPrivateAction, decideGesture, decideGrantRequest, decideRoute } from '../../../shell-web/kernel/policy.ts'
 import { clampTimeout, InFlight, judgeProgress } from '../../../shell-web/kernel/limits.ts'
 import { endpointId, parseEndpointId } from '../../../shell-web/protocol/endpoint-id.ts'
 
@@ -25,6 +25,15 @@ describe('routing policy', () => {
     expect(acceptsPrivateAction('background-only', 'tile')).toBe(false)
     expect(acceptsPrivateAction('background-only', 'background')).toBe(true)
     expect(acceptsPrivateAction('tray-only', 'tile')).toBe(false)
+    expect(acceptsPrivateAction('focused-tile', 'tile')).toBe(true)
+    expect(acceptsPrivateAction('focused-tile', 'tray')).toBe(false)
+    expect(acceptsPrivateAction('focused-tile', 'background')).toBe(false)
+  })
+
+  it('a person-facing effect needs both the focused tile and transient activation', () => {
+    expect(decideGesture({ focused: true, activated: true })).toEqual({ allow: true })
+    expect(decideGesture({ focused: false, activated: true })).toMatchObject({ allow: false, code: 'ACTIVATION_REQUIRED', message: expect.stringMatching(/focused/) })
+    expect(decideGesture({ focused: true, activated: false })).toMatchObject({ allow: false, code: 'ACTIVATION_REQUIRED', message: expect.stringMatching(/activation/) })
   })
 })
 
