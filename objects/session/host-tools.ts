@@ -108,8 +108,9 @@ export class HostTools {
   closed(ws: WebSocket): void {
     const socket = (ws.deserializeAttachment() as SocketAttachment | null)?.socket
     if (!socket) return
+    // Only a socket holding an offer has a stored one: others close without a write.
+    if (this.registrations.has(socket)) this.deps.ctx.storage.kv.delete(OFFER + socket)
     this.withdraw(socket)
-    this.deps.ctx.storage.kv.delete(OFFER + socket)
     this.calls.drop(socket)
   }
 

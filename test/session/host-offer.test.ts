@@ -35,6 +35,8 @@ describe('checkOffer', () => {
         { name: 'not_object', description: 'x', inputSchema: { type: 'string' } },
         { name: 'broken_ref', description: 'x', inputSchema: { type: 'object', properties: { a: { $ref: 'https://evil.example/schema' } } } },
         { name: 'redos', description: 'x', inputSchema: { type: 'object', properties: { a: { type: 'string', pattern: '^(a+)+$' } } } },
+        { name: 'bad_type', description: 'x', inputSchema: { type: 'object', properties: { a: { type: 'nonsense' } } } },
+        { name: 'bad_required', description: 'x', inputSchema: { type: 'object', required: 'a' } },
         'not even an object',
         { name: 'notes_open', description: 'Open a note', inputSchema: { type: 'object', properties: { id: { type: 'string' } } } },
       ],
@@ -50,7 +52,9 @@ describe('checkOffer', () => {
       ['not_object', 'INVALID_SCHEMA'],
       ['broken_ref', 'INVALID_SCHEMA'],
       ['redos', 'INVALID_SCHEMA'],
-      ['#8', 'INVALID_TOOL_NAME'],
+      ['bad_type', 'INVALID_SCHEMA'],
+      ['bad_required', 'INVALID_SCHEMA'],
+      ['#10', 'INVALID_TOOL_NAME'],
     ])
     expect(refused.every((r) => r.message.length > 0)).toBe(true)
   })
