@@ -1,9 +1,11 @@
 /**
  * Host tools inside workerd, through the real gate: the registry's overlay
- * rule across two sockets, the turn's offered-tool record, and an offer that
- * survives the object's eviction while its socket stays open (hibernation).
+ * rule across two sockets, the turn's offered-tool record, the bound on
+ * offering sockets, an offer that survives the object's eviction while its
+ * socket stays open (hibernation), and a stopped object's open-call marker
+ * turning into `host.cancel` for the socket that survived.
  */
-import { evictDurableObject } from 'cloudflare:test'
+import { evictDurableObject, runInDurableObject } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
 import { newSession, ownerCaller, postJson, waitIdle, events } from '../support/session.ts'
 import { openSocket } from '../support/streams.ts'
@@ -99,5 +101,24 @@ describe('host tools in workerd', () => {
     await sockets[0]!.until((m) => m.filter((x) => x.type === 'host.offered').length === 2)
     expect(await offer(extra, 'notes')).toMatchObject({ tools: ['notes_search'], refused: [] })
     for (const socket of sockets) socket.close()
+  })
+
+  it("a call marker left by a stopped object: on wake the call's surviving socket gets host.cancel and the marker is gone", { timeout: 60_000 }, async () => {
+    // A runner awaiting a host cannot be evicted in the pool, so the marker it would leave is planted.
+    const { id, stub } = await newSession('host-stale-call')
+    const host = await openSocket(`/v1/sessions/${id}/ws`)
+    await offer(host, 'notes')
+    await runInDurableObject(stub, (_object, ctx) => {
+      const socket = (ctx.getWebSockets()[0]!.deserializeAttachment() as { socket: string }).socket
+      ctx.storage.kv.put('host-call:call_stale', socket)
+    })
+    await evictDurableObject(stub)
+    await stub.view(ownerCaller)
+    const cancel = (await host.until((m) => m.some((x) => x.type === 'host.cancel'))).find((x) => x.type === 'host.cancel')!
+    expect(cancel).toMatchObject({ call: 'call_stale', reason: 'the session restarted' })
+    expect(await runInDurableObject(stub, (_object, ctx) => [...ctx.storage.kv.list({ prefix: 'host-call:' })].length)).toBe(0)
+    // The offer itself survived: the next call still reaches this socket.
+    expect(await callAndAnswer(id, [host], () => 'still here')).toBe(0)
+    host.close()
   })
 })
