@@ -37,4 +37,6 @@ export interface Env {
   CREDENTIALS_SECRET?: string
   /** The master secret app keys are derived from (objects/apps/vetkeys.ts); without it none can be derived. */
   VETKEYS_SECRET?: string
+  /** How long a browser host has to answer a host tool call, in ms (default 120 s; see docs/host-tools.md). */
+  HOST_CALL_TIMEOUT_MS?: string
 }

@@ -1,7 +1,9 @@
 /**
- * What a schema must be to be registered: small, shallow, every `pattern` a
- * regex that compiles and cannot backtrack exponentially (see regex-safety.ts),
- * and every `$ref` resolvable within the schema. A schema that passes can be
+ * What a schema must be to be registered: small, shallow, its core keywords'
+ * values well formed (a `type` the standard names, `required` a list of
+ * strings, ...), every `pattern` a regex that compiles and cannot backtrack
+ * exponentially (see regex-safety.ts), and every `$ref` resolvable within the
+ * schema. A schema that passes can be
  * used by every later append; one that does not is refused with
  * `INVALID_SCHEMA`, so no append can ever name a broken schema.
  */
@@ -39,6 +41,7 @@ function walk(schema: unknown, path: string, depth: number, lookup: Record<strin
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) refuse(path, 'a subschema must be an object or a boolean')
   if (depth > MAX_SCHEMA_DEPTH) refuse(path, `subschemas nest deeper than ${MAX_SCHEMA_DEPTH}`)
   const node = schema as Schema
+  checkValues(node, path)
   if (node.pattern !== undefined) checkPattern(node.pattern, `${path}.pattern`)
   if (node.$ref !== undefined) {
     const target = (node.__absolute_ref__ as string | undefined) ?? String(node.$ref)
@@ -53,6 +56,42 @@ function walk(schema: unknown, path: string, depth: number, lookup: Record<strin
         walk(sub, `${path}.${key}.${name}`, depth + 1, lookup)
       }
     }
+  }
+}
+
+const TYPES = ['null', 'boolean', 'object', 'array', 'number', 'string', 'integer']
+const COUNTS = ['minLength', 'maxLength', 'minItems', 'maxItems', 'minProperties', 'maxProperties', 'minContains', 'maxContains']
+const BOUNDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum']
+const LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems']
+const MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']
+
+/**
+ * The core keywords' values have the shapes the 2020-12 meta-schema gives them. The validator
+ * ignores a misspelt `type` and the like, so without this such a schema would pass here and be
+ * refused later by whoever reads it (a model vendor refuses a tool's malformed schema outright).
+ */
+function checkValues(node: Schema, path: string): void {
+  if (node.type !== undefined) {
+    const types = Array.isArray(node.type) ? node.type : [node.type]
+    const known = types.length > 0 && types.every((t) => typeof t === 'string' && TYPES.includes(t)) && new Set(types).size === types.length
+    if (!known) refuse(`${path}.type`, `type must be one of ${TYPES.join(', ')}, or a non-empty array of distinct ones`)
+  }
+  const required = node.required
+  if (required !== undefined && !(Array.isArray(required) && required.every((r) => typeof r === 'string') && new Set(required).size === required.length)) {
+    refuse(`${path}.required`, 'required must be an array of distinct strings')
+  }
+  if (node.enum !== undefined && !Array.isArray(node.enum)) refuse(`${path}.enum`, 'enum must be an array')
+  for (const key of COUNTS) {
+    if (node[key] !== undefined && !(Number.isInteger(node[key]) && (node[key] as number) >= 0)) refuse(`${path}.${key}`, `${key} must be a non-negative integer`)
+  }
+  for (const key of BOUNDS) if (node[key] !== undefined && typeof node[key] !== 'number') refuse(`${path}.${key}`, `${key} must be a number`)
+  if (node.multipleOf !== undefined && !(typeof node.multipleOf === 'number' && node.multipleOf > 0)) refuse(`${path}.multipleOf`, 'multipleOf must be a number above 0')
+  for (const key of LISTS) {
+    if (node[key] !== undefined && !(Array.isArray(node[key]) && (node[key] as unknown[]).length > 0)) refuse(`${path}.${key}`, `${key} must be a non-empty array of schemas`)
+  }
+  for (const key of MAPS) {
+    const value = node[key]
+    if (value !== undefined && (typeof value !== 'object' || value === null || Array.isArray(value))) refuse(`${path}.${key}`, `${key} must be an object of schemas`)
   }
 }
 

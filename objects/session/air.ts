@@ -14,7 +14,7 @@ export type Delta =
   | { type: 'text-delta'; step: string; text: string }
   | { type: 'reasoning-delta'; step: string; text: string }
   | { type: 'tool-input-delta'; step: string; toolCallId: string; name?: string; delta: string }
-  /** A running call's progress, as its tool reports it (an MCP server's progress notifications). */
+  /** A running call's progress: an MCP server's notifications (a number, with total and message), or a browser host's JSON object (host-tools.ts). */
   | ({ type: 'tool-progress'; step: string; toolCallId: string } & ToolProgress)
 
 /**

@@ -17,9 +17,9 @@ export interface ToolContext {
   progress?(update: ToolProgress): void
 }
 
-/** How far a running call got, as a long-running tool reports it. */
+/** How far a running call got, as a long-running tool reports it: a count (with `total`), or a host's own JSON object. */
 export interface ToolProgress {
-  progress: number
+  progress: number | Record<string, unknown>
   total?: number
   message?: string
 }
