@@ -11,10 +11,18 @@
  *   client asks for the next with `subscribe {after: seq}`. The page that
  *   reaches the end of the log ends with `replay-end` and makes the socket live,
  *   in the same synchronous step, so no event falls between replay and live.
+ *
+ * Deltas are air, so the replay alone would leave a reconnecting client without
+ * the text the open step streamed while it was away. The open step's partial
+ * output is kept here (one step, capped: see open-step.ts) and follows
+ * `replay-end` as one `snapshot` frame, in the same synchronous step again: a
+ * reconnect costs the missed events plus one frame, and renders what a client
+ * that never left renders.
  */
 import type { Caller } from '../access/authorize.ts'
 import type { Ledger } from '../ledger/ledger.ts'
 import { type Frame, wsFrame } from './frames.ts'
+import { OpenStep } from './open-step.ts'
 import { SseTail } from './sse-tail.ts'
 
 /** Per-socket state kept across hibernation (well under the 16 KiB attachment cap). */
@@ -35,6 +43,8 @@ export class Subscribers {
   private readonly tails = new Set<SseTail>()
   /** Live sockets, read once per wake and dropped whenever one is accepted or closes. */
   private sockets: WebSocket[] | null = null
+  /** The open step's output that only deltas carried so far (what a reconnect would miss). */
+  private readonly open = new OpenStep()
 
   constructor(
     private readonly ctx: DurableObjectState,
@@ -45,6 +55,8 @@ export class Subscribers {
   ) {}
 
   broadcast(frame: Frame): void {
+    if (frame.kind === 'event') this.open.event(frame.envelope)
+    else if (frame.kind === 'delta') this.open.delta(frame.delta)
     if (frame.kind === 'event') for (const tail of this.tails) tail.notify()
     else for (const tail of this.tails) tail.air(frame, this.lastSeq())
     const sockets = (this.sockets ??= this.ctx.getWebSockets())
@@ -57,7 +69,7 @@ export class Subscribers {
 
   /** An SSE response replaying after `after`, then tailing. */
   tail(after: number): Response {
-    const tail = new SseTail((cursor) => this.page(cursor), after, (closed) => this.tails.delete(closed))
+    const tail = new SseTail((cursor) => this.page(cursor), after, (closed) => this.tails.delete(closed), { snapshot: () => this.snapshot() })
     this.tails.add(tail)
     return tail.response
   }
@@ -72,8 +84,9 @@ export class Subscribers {
   }
 
   /**
-   * Sends one replay page after `after`. The last page ends with `replay-end` and marks the
-   * socket live in the same synchronous step (no await), so no live event can fall in between.
+   * Sends one replay page after `after`. The last page ends with `replay-end` (then the open
+   * step's snapshot, if a step is open) and marks the socket live in the same synchronous step
+   * (no await), so no live event or delta can fall in between.
    */
   subscribe(ws: WebSocket, after: number): void {
     const page = this.page(after)
@@ -89,6 +102,8 @@ export class Subscribers {
       return
     }
     ws.send(wsFrame({ kind: 'replay-end', seq: cursor }))
+    const snapshot = this.snapshot()
+    if (snapshot) ws.send(wsFrame(snapshot))
     if (!attachment.subscribed) ws.serializeAttachment({ ...attachment, subscribed: true } satisfies SocketAttachment)
   }
 
@@ -100,6 +115,12 @@ export class Subscribers {
   /** How many SSE tails are open (for tests and diagnostics). */
   get tailCount(): number {
     return this.tails.size
+  }
+
+  /** The open step's partial output as a frame; null when no step is open. */
+  snapshot(): Frame | null {
+    const snapshot = this.open.snapshot()
+    return snapshot && { kind: 'snapshot', snapshot }
   }
 
   private page(after: number) {
