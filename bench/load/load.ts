@@ -152,8 +152,11 @@ try {
       .join(', ')
     console.log(
       `${pad(n, 6)} ${pad(point.turns, 6)} ${pad((point.wallMs / 1000).toFixed(1), 7)} ${pad((point.turns / (point.wallMs / 1000)).toFixed(1), 8)} ` +
-        `${pad(percentile(point.admitMs, 50).toFixed(1), 10)} ${pad(percentile(point.admitMs, 99).toFixed(1), 7)} ${pad(perTurn(point.rows.total ?? 0).toFixed(1), 10)}  ${byObject}` +
-        (point.unfinished > 0 ? `  (${point.unfinished} sessions unfinished)` : ''),
+        `${pad(percentile(point.admitMs, 50).toFixed(1), 10)} ${pad(percentile(point.admitMs, 99).toFixed(1), 7)} ` +
+        // Unfinished sessions wrote rows for turns not counted: a quotient would overstate the cost.
+        (point.unfinished > 0
+          ? `${pad('n/a', 10)}  (${point.unfinished} of ${n} sessions unfinished at the time limit; ${point.rows.total ?? 0} rows written)`
+          : `${pad(perTurn(point.rows.total ?? 0).toFixed(1), 10)}  ${byObject}`),
     )
     const rss = dev.workerdRssMb()
     if (rss.length > 0) console.log(`${pad('', 6)} workerd RSS ${rss.join(' + ')} MiB`)
