@@ -11,7 +11,8 @@
  * turns once the count has settled (metering and the graph write after the turn).
  *
  * Bounded in count and time: `--sizes 10,100,1000`, `--turns 1`, and
- * `--seconds 180` per size (sessions unfinished by then are reported, not waited for).
+ * `--seconds 180` per size, creating the sessions included (sessions not
+ * created or not finished by then are reported, not waited for).
  * `--principals each` (default) gives every session its own owner, as N people
  * with a session each; `one` makes one principal own them all, so the owner's
  * config, graph and meter objects are shared by every session.
@@ -109,13 +110,19 @@ interface Point {
 }
 
 async function measure(n: number): Promise<Point> {
-  const ids = Array.from({ length: n }, (_, i) => `load-${run}-${n}-${i}`)
-  await pool(ids, 32, async (id) => void (await post(id, '/v1/sessions', { id })))
+  // One time bound covers creating the sessions and their turns.
+  const deadline = Date.now() + LIMIT_MS
+  const ids: string[] = []
+  await pool(Array.from({ length: n }, (_, i) => `load-${run}-${n}-${i}`), 32, async (id) => {
+    if (Date.now() > deadline) return
+    await post(id, '/v1/sessions', { id })
+    ids.push(id)
+  })
   const before = await settledRows()
   const admitMs: number[] = []
   let turns = 0
   const stop = new AbortController()
-  const timer = setTimeout(() => stop.abort(new Error('time limit')), LIMIT_MS)
+  const timer = setTimeout(() => stop.abort(new Error('time limit')), Math.max(0, deadline - Date.now()))
   const start = performance.now()
   const outcomes = await Promise.allSettled(
     ids.map(async (id) => {
@@ -136,7 +143,7 @@ async function measure(n: number): Promise<Point> {
   const after = await settledRows()
   const delta: Record<string, number> = {}
   for (const key of Object.keys(after)) delta[key] = (after[key] ?? 0) - (before[key] ?? 0)
-  return { n, turns, unfinished: failures.length, wallMs, admitMs: admitMs.sort((a, b) => a - b), rows: delta }
+  return { n, turns, unfinished: failures.length + (n - ids.length), wallMs, admitMs: admitMs.sort((a, b) => a - b), rows: delta }
 }
 
 const pad = (value: string | number, width: number) => String(value).padStart(width)
