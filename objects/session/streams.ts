@@ -55,10 +55,14 @@ export class Subscribers {
   ) {}
 
   broadcast(frame: Frame): void {
-    if (frame.kind === 'event') this.open.event(frame.envelope)
-    else if (frame.kind === 'delta') this.open.delta(frame.delta)
-    if (frame.kind === 'event') for (const tail of this.tails) tail.notify()
-    else for (const tail of this.tails) tail.air(frame, this.lastSeq())
+    // The open step is folded first, so a snapshot taken for any subscriber below already holds this frame.
+    if (frame.kind === 'event') {
+      this.open.event(frame.envelope)
+      for (const tail of this.tails) tail.notify()
+    } else {
+      if (frame.kind === 'delta') this.open.delta(frame.delta)
+      for (const tail of this.tails) tail.air(frame, this.lastSeq())
+    }
     const sockets = (this.sockets ??= this.ctx.getWebSockets())
     if (sockets.length === 0) return
     const text = wsFrame(frame)
