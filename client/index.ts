@@ -23,6 +23,7 @@ export type { GraphClient, MemoryClient } from './graph.ts'
 export type { ClientOptions } from './http.ts'
 export type { OrchestrationFrame, OrchestrationHandle } from './orchestration.ts'
 export type { SessionHandle } from './session.ts'
+export { LiveTranscript, type StepView } from './live.ts'
 export type { SessionSocket, SocketOptions } from './socket.ts'
 export type * from './types.ts'
 

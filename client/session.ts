@@ -75,7 +75,8 @@ export class SessionHandle {
 
   /**
    * The session's frames over SSE: durable events after `after` (replayed, then
-   * live), `replay-end`, and live deltas. When the connection drops it
+   * live), `replay-end`, live deltas, and `snapshot` (the open step's partial output, after the
+   * replay and after missed deltas; `LiveTranscript` applies it). When the connection drops it
    * reconnects with `Last-Event-ID` set to the last durable event it yielded,
    * so no durable event is skipped or yielded twice. Ends when `signal` aborts;
    * throws a `NeuronApiError` the server will keep answering (401, 404, …).
@@ -87,6 +88,7 @@ export class SessionHandle {
     for await (const item of follow(this.#http, `${this.#path}/events`, options)) {
       if (item.kind === 'event') yield item
       else if (item.message.event === 'delta') yield { kind: 'delta', delta: JSON.parse(item.message.data) }
+      else if (item.message.event === 'snapshot') yield { kind: 'snapshot', snapshot: JSON.parse(item.message.data) }
       else if (item.message.event === 'replay-end') yield { kind: 'replay-end', seq: (JSON.parse(item.message.data) as { seq: number }).seq }
     }
   }

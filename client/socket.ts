@@ -116,7 +116,7 @@ export class SessionSocket {
   }
 
   #onMessage(text: string): void {
-    const message = JSON.parse(text) as { type: string; seq?: number; event?: Stored; delta?: unknown; error?: { code: string; message: string; details?: Record<string, unknown> } }
+    const message = JSON.parse(text) as { type: string; seq?: number; event?: Stored; delta?: unknown; snapshot?: unknown; error?: { code: string; message: string; details?: Record<string, unknown> } }
     switch (message.type) {
       case 'event':
         if (message.seq! <= this.#last) return
@@ -124,6 +124,8 @@ export class SessionSocket {
         return this.#push({ kind: 'event', envelope: message.event! })
       case 'delta':
         return this.#push({ kind: 'delta', delta: message.delta as never })
+      case 'snapshot':
+        return this.#push({ kind: 'snapshot', snapshot: message.snapshot as never })
       case 'replay-page':
         // More history waits: the client paces the replay by asking for the next page.
         return this.#socket?.send(JSON.stringify({ type: 'subscribe', after: message.seq! }))

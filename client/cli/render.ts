@@ -26,9 +26,10 @@ const short = (value: unknown, max = 60): string => {
 }
 
 /**
- * Turns frames into terminal text. Text deltas are printed as they come; the
- * durable `text` event then prints only what the deltas did not (after a
- * reconnect some deltas are never seen), so text is neither lost nor doubled.
+ * Turns frames into terminal text. Text deltas are printed as they come; a
+ * `snapshot` (after a reconnect) prints the open step's text the deltas missed;
+ * the durable `text` event then prints only what neither printed, so text is
+ * neither lost nor doubled.
  */
 export class Renderer {
   readonly #style: Style
@@ -46,6 +47,13 @@ export class Renderer {
       if (frame.delta.type !== 'text-delta') return
       this.#printed.set(frame.delta.step, (this.#printed.get(frame.delta.step) ?? 0) + frame.delta.text.length)
       return this.#text(frame.delta.text)
+    }
+    if (frame.kind === 'snapshot') {
+      const { step, text } = frame.snapshot
+      const printed = this.#printed.get(step) ?? 0
+      if (text.length <= printed) return
+      this.#printed.set(step, text.length)
+      return this.#text(text.slice(printed))
     }
     if (frame.kind === 'event') this.event(frame.envelope)
   }

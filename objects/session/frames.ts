@@ -1,14 +1,18 @@
 /**
  * What subscribers receive, and its two encodings. Durable events carry their
  * sequence (`id:` in SSE) so a reconnect resumes exactly after it; deltas are
- * air and carry none.
+ * air and carry none. A `snapshot` stands in for deltas a subscriber missed
+ * (it was away, or too slow to take them): the open step's partial output, whole.
  */
 import type { Stored } from '../ledger/envelope.ts'
 import type { Delta } from './air.ts'
+import type { StepSnapshot } from './open-step.ts'
 
 export type Frame =
   | { kind: 'event'; envelope: Stored }
   | { kind: 'delta'; delta: Delta }
+  /** The open step's partial output so far; replaces what the subscriber had of that step's deltas. */
+  | { kind: 'snapshot'; snapshot: StepSnapshot }
   | { kind: 'replay-end'; seq: number }
   /** WebSocket only: a replay page ended at `seq` and more history waits (send `subscribe` after it). */
   | { kind: 'replay-page'; seq: number }
@@ -20,6 +24,8 @@ export function sseFrame(frame: Frame): string {
       return `id: ${frame.envelope.seq}\nevent: ${frame.envelope.type}\ndata: ${JSON.stringify(frame.envelope)}\n\n`
     case 'delta':
       return `event: delta\ndata: ${JSON.stringify(frame.delta)}\n\n`
+    case 'snapshot':
+      return `event: snapshot\ndata: ${JSON.stringify(frame.snapshot)}\n\n`
     case 'replay-end':
     case 'replay-page':
       return `event: ${frame.kind}\ndata: ${JSON.stringify({ seq: frame.seq })}\n\n`
@@ -33,6 +39,8 @@ export function wsFrame(frame: Frame): string {
       return JSON.stringify({ type: 'event', seq: frame.envelope.seq, event: frame.envelope })
     case 'delta':
       return JSON.stringify({ type: 'delta', delta: frame.delta })
+    case 'snapshot':
+      return JSON.stringify({ type: 'snapshot', snapshot: frame.snapshot })
     case 'replay-end':
     case 'replay-page':
       return JSON.stringify({ type: frame.kind, seq: frame.seq })

@@ -6,7 +6,9 @@
  * stream's high-water mark). `replay-end` marks where the replay caught up
  * with the log; after it the same pulls deliver live events as they are
  * appended. Deltas are air: a tail takes them only while it is caught up and
- * has room, and drops them otherwise.
+ * has room. After `replay-end`, and whenever it had to drop a delta, it gets
+ * the open step's `snapshot` as soon as it is caught up again, so what its
+ * reader renders never has a hole (the snapshot replaces the step's deltas).
  *
  * A reader that has taken nothing for `STALL_MS` while events wait is closed;
  * it resumes with `Last-Event-ID`, losing nothing.
@@ -40,6 +42,9 @@ export class SseTail {
   private cursor: number
   private live = false
   private closed = false
+  /** A delta was dropped for this tail: the next chance, it gets a snapshot instead. */
+  private behind = false
+  private readonly snapshot: () => Frame | null
   /** Resolves a pull that found nothing new: the next append (or a heartbeat) wakes it. */
   private waiting: (() => void) | null = null
   private lastPull = Date.now()
@@ -49,9 +54,10 @@ export class SseTail {
     private readonly read: PageReader,
     after: number,
     private readonly onClose: (tail: SseTail) => void,
-    options: { heartbeatMs?: number; stallMs?: number } = {},
+    options: { heartbeatMs?: number; stallMs?: number; /** The open step's partial output (null: none open). */ snapshot?: () => Frame | null } = {},
   ) {
     this.cursor = after
+    this.snapshot = options.snapshot ?? (() => null)
     const stream = new ReadableStream<Uint8Array>(
       {
         start: (controller) => {
@@ -82,10 +88,17 @@ export class SseTail {
     wake?.()
   }
 
-  /** An ephemeral frame: sent only to a caught-up tail with room, else dropped (air). */
+  /**
+   * An ephemeral frame: sent only to a caught-up tail with room, else dropped (air). A tail that
+   * dropped one gets the snapshot (which already holds this frame) in its place once it can.
+   */
   air(frame: Frame, lastSeq: number): void {
-    if (this.closed || !this.live || this.cursor !== lastSeq) return
-    if ((this.controller.desiredSize ?? 0) <= 0) return
+    if (this.closed || !this.live) return
+    if (this.cursor !== lastSeq || (this.controller.desiredSize ?? 0) <= 0) {
+      this.behind = true
+      return
+    }
+    if (this.behind) return this.resync()
     this.enqueue(sseFrame(frame))
   }
 
@@ -114,11 +127,19 @@ export class SseTail {
       if (!this.live && page.next === null) {
         this.live = true
         this.enqueue(sseFrame({ kind: 'replay-end', seq: this.cursor }))
-      }
+        this.resync()
+      } else if (this.behind && page.next === null) this.resync()
       if (page.items.length > 0 || !this.live) return
       // Caught up: wait for the next append instead of polling the log.
       await new Promise<void>((resolve) => (this.waiting = resolve))
     }
+  }
+
+  /** Caught up with the log: the open step's snapshot stands in for every delta missed. */
+  private resync(): void {
+    this.behind = false
+    const snapshot = this.snapshot()
+    if (snapshot) this.enqueue(sseFrame(snapshot))
   }
 
   private tick(stallMs: number): void {

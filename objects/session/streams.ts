@@ -11,10 +11,18 @@
  *   client asks for the next with `subscribe {after: seq}`. The page that
  *   reaches the end of the log ends with `replay-end` and makes the socket live,
  *   in the same synchronous step, so no event falls between replay and live.
+ *
+ * Deltas are air, so the replay alone would leave a reconnecting client without
+ * the text the open step streamed while it was away. The open step's partial
+ * output is kept here (one step, capped: see open-step.ts) and follows
+ * `replay-end` as one `snapshot` frame, in the same synchronous step again: a
+ * reconnect costs the missed events plus one frame, and renders what a client
+ * that never left renders.
  */
 import type { Caller } from '../access/authorize.ts'
 import type { Ledger } from '../ledger/ledger.ts'
 import { type Frame, wsFrame } from './frames.ts'
+import { OpenStep } from './open-step.ts'
 import { SseTail } from './sse-tail.ts'
 
 /** Per-socket state kept across hibernation (well under the 16 KiB attachment cap). */
@@ -37,6 +45,8 @@ export class Subscribers {
   private readonly tails = new Set<SseTail>()
   /** Live sockets, read once per wake and dropped whenever one is accepted or closes. */
   private sockets: WebSocket[] | null = null
+  /** The open step's output that only deltas carried so far (what a reconnect would miss). */
+  private readonly open = new OpenStep()
 
   constructor(
     private readonly ctx: DurableObjectState,
@@ -47,8 +57,14 @@ export class Subscribers {
   ) {}
 
   broadcast(frame: Frame): void {
-    if (frame.kind === 'event') for (const tail of this.tails) tail.notify()
-    else for (const tail of this.tails) tail.air(frame, this.lastSeq())
+    // The open step is folded first, so a snapshot taken for any subscriber below already holds this frame.
+    if (frame.kind === 'event') {
+      this.open.event(frame.envelope)
+      for (const tail of this.tails) tail.notify()
+    } else {
+      if (frame.kind === 'delta') this.open.delta(frame.delta)
+      for (const tail of this.tails) tail.air(frame, this.lastSeq())
+    }
     const sockets = (this.sockets ??= this.ctx.getWebSockets())
     if (sockets.length === 0) return
     const text = wsFrame(frame)
@@ -59,7 +75,7 @@ export class Subscribers {
 
   /** An SSE response replaying after `after`, then tailing. */
   tail(after: number): Response {
-    const tail = new SseTail((cursor) => this.page(cursor), after, (closed) => this.tails.delete(closed))
+    const tail = new SseTail((cursor) => this.page(cursor), after, (closed) => this.tails.delete(closed), { snapshot: () => this.snapshot() })
     this.tails.add(tail)
     return tail.response
   }
@@ -74,8 +90,9 @@ export class Subscribers {
   }
 
   /**
-   * Sends one replay page after `after`. The last page ends with `replay-end` and marks the
-   * socket live in the same synchronous step (no await), so no live event can fall in between.
+   * Sends one replay page after `after`. The last page ends with `replay-end` (then the open
+   * step's snapshot, if a step is open) and marks the socket live in the same synchronous step
+   * (no await), so no live event or delta can fall in between.
    */
   subscribe(ws: WebSocket, after: number): void {
     const page = this.page(after)
@@ -91,6 +108,8 @@ export class Subscribers {
       return
     }
     ws.send(wsFrame({ kind: 'replay-end', seq: cursor }))
+    const snapshot = this.snapshot()
+    if (snapshot) ws.send(wsFrame(snapshot))
     if (!attachment.subscribed) ws.serializeAttachment({ ...attachment, subscribed: true } satisfies SocketAttachment)
   }
 
@@ -102,6 +121,12 @@ export class Subscribers {
   /** How many SSE tails are open (for tests and diagnostics). */
   get tailCount(): number {
     return this.tails.size
+  }
+
+  /** The open step's partial output as a frame; null when no step is open. */
+  snapshot(): Frame | null {
+    const snapshot = this.open.snapshot()
+    return snapshot && { kind: 'snapshot', snapshot }
   }
 
   private page(after: number) {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { JSON_DELTA, TEXT_DELTA } from '../../objects/llm/dialects/anthropic.ts'
-import { type HotEvent, type HotShape, hotRead, hotShape, MEMBERS, STRING } from '../../objects/llm/dialects/fast-path.ts'
+import { type HotEvent, type HotShape, hotFrame, hotRead, hotShape, MEMBERS, STRING } from '../../objects/llm/dialects/fast-path.ts'
 import { ARGUMENTS_DELTA, OUTPUT_TEXT_DELTA } from '../../objects/llm/dialects/openai.ts'
 import { CONTENT_DELTA, TOOL_DELTA } from '../../objects/llm/dialects/openai-compatible.ts'
 import { FIXTURES } from './fixtures.ts'
@@ -143,5 +143,34 @@ describe('the dialects take the fast path on the recorded deltas', () => {
     const hot = datas(text, pattern)
     expect(hot.length).toBeGreaterThanOrEqual(3)
     for (const data of hot) expect(hotRead(data, shape), data).toEqual(READERS.get(shape)!(JSON.parse(data)))
+  })
+})
+
+describe('a frame shape reads through the remembered frame exactly as the full match would', () => {
+  const FRAMED = hotShape(String.raw`\{"type":"t",${MEMBERS}"delta":${STRING}\}`, { frame: true })
+  const at = (body: string) => `{"type":"t","id":"x","delta":"${body}"}`
+  it('declines before any match, then reads only that frame around a valid string body', () => {
+    expect(hotFrame(at('a'), FRAMED)).toBeUndefined()
+    expect(hotRead(at('a'), FRAMED)?.text).toBe('a')
+    for (const [body, expected] of [
+      ['plain', 'plain'],
+      ['', ''],
+      ['q \\" b \\\\ n \\n', 'q " b \\ n \n'],
+      ['\\u00e9\\ud83c\\udf0d raw é', 'é🌍 raw é'],
+      ['ends in an escaped backslash \\\\', 'ends in an escaped backslash \\'],
+    ]) {
+      expect(hotFrame(at(body!), FRAMED)?.text).toBe(expected)
+      expect(JSON.parse(at(body!)).delta).toBe(expected)
+    }
+    // Not a string body in that frame: the frame declines, and the verdict is the regex's and JSON.parse's.
+    for (const body of ['bare " quote', 'cut escape \\', 'bad \\x escape', 'short \\u12', 'control \u0001', '","delta":"twice']) {
+      expect(hotFrame(at(body), FRAMED)).toBeUndefined()
+      expect(hotRead(at(body), FRAMED)).toBeUndefined()
+    }
+    // Another frame (a different id) goes through the regex, which then remembers it.
+    const other = '{"type":"t","id":"y","delta":"z"}'
+    expect(hotFrame(other, FRAMED)).toBeUndefined()
+    expect(hotRead(other, FRAMED)?.text).toBe('z')
+    expect(hotFrame('{"type":"t","id":"y","delta":"w"}', FRAMED)?.text).toBe('w')
   })
 })

@@ -85,6 +85,27 @@ describe('SseTail', () => {
     tail.close()
   })
 
+  it('follows replay-end with the open step snapshot, and replaces dropped air with a snapshot once caught up', async () => {
+    const mem = memoryLog(2)
+    mem.append(1)
+    let open = { step: 's', text: 'Hel', reasoning: '', tools: [], complete: true }
+    const tail = new SseTail(mem.read, 0, () => {}, { heartbeatMs: 60_000, snapshot: () => ({ kind: 'snapshot', snapshot: open }) })
+    const replayed = await drainUntil(tail, (list) => list.some((e) => e.event === 'snapshot'))
+    expect(replayed.map((e) => (e.event === 'snapshot' ? `snap:${JSON.parse(e.data).text}` : label(e)))).toEqual(['1', 'end:1', 'snap:Hel'])
+    // An event lands and a delta follows before the tail has read it: the delta is dropped...
+    mem.append(2)
+    open = { ...open, text: 'Hello' }
+    tail.air({ kind: 'delta', delta: { type: 'text-delta', step: 's', text: 'lo' } }, 2)
+    tail.notify()
+    // ...and the tail, caught up again, gets the snapshot that holds it; later air flows as deltas.
+    const caught = await drainUntil(tail, (list) => list.some((e) => e.event === 'snapshot'))
+    expect(caught.map((e) => (e.event === 'snapshot' ? `snap:${JSON.parse(e.data).text}` : label(e)))).toEqual(['2', 'snap:Hello'])
+    tail.air({ kind: 'delta', delta: { type: 'text-delta', step: 's', text: '!' } }, 2)
+    const live = await drainUntil(tail, (list) => list.some((e) => e.event === 'delta'))
+    expect(live.map((e) => e.event)).toEqual(['delta'])
+    tail.close()
+  })
+
   it('sends heartbeats while idle, and stops when closed', async () => {
     let closed = 0
     const tail = new SseTail(() => ({ items: [], next: null }), 0, () => closed++, { heartbeatMs: 20 })

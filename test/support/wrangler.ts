@@ -42,13 +42,23 @@ export function tempPersistDir(): string {
 }
 
 /** Starts `wrangler dev` on a free port and resolves once it serves `/health`. */
-export async function startWrangler(options: { persistTo?: string; vars?: Record<string, string>; /** Interface to listen on (default 127.0.0.1). */ ip?: string } = {}): Promise<Wrangler> {
+export async function startWrangler(
+  options: {
+    persistTo?: string
+    vars?: Record<string, string>
+    /** Interface to listen on (default 127.0.0.1). */
+    ip?: string
+    /** A worker entry in place of wrangler.toml's `main` (same bindings), e.g. the load harness's. */
+    script?: string
+  } = {},
+): Promise<Wrangler> {
   const port = await freePort()
   const inspectorPort = await freePort()
   const persistTo = options.persistTo ?? tempPersistDir()
   const args = [
     join(ROOT, 'node_modules/wrangler/bin/wrangler.js'),
     'dev',
+    ...(options.script ? [options.script] : []),
     '--ip',
     options.ip ?? '127.0.0.1',
     '--port',

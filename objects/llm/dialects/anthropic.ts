@@ -25,7 +25,7 @@ import type {
   LlmMessage,
   Usage,
 } from '../types.ts'
-import { hotRead, hotShape, INDEX, STRING } from './fast-path.ts'
+import { hotFrame, hotRead, hotShape, INDEX, STRING } from './fast-path.ts'
 import { count, postJson, readJson, toolInput, truncated } from './wire.ts'
 
 export const ANTHROPIC_VERSION = '2023-06-01'
@@ -122,10 +122,11 @@ interface WireUsage {
   cache_creation_input_tokens?: number | null
 }
 
-// The bulk of a stream, read without JSON.parse when exactly this shape (see fast-path.ts).
+// The bulk of a stream, read without JSON.parse when exactly this shape (see fast-path.ts); a
+// block's deltas repeat the same frame around the string, so both shapes remember it.
 const DELTA = String.raw`\{"type":"content_block_delta","index":${INDEX},"delta":\{"type":`
-export const TEXT_DELTA = hotShape(String.raw`${DELTA}"text_delta","text":${STRING}\}\}`)
-export const JSON_DELTA = hotShape(String.raw`${DELTA}"input_json_delta","partial_json":${STRING}\}\}`)
+export const TEXT_DELTA = hotShape(String.raw`${DELTA}"text_delta","text":${STRING}\}\}`, { frame: true })
+export const JSON_DELTA = hotShape(String.raw`${DELTA}"input_json_delta","partial_json":${STRING}\}\}`, { frame: true })
 
 // A tool's input arrives in many small pieces; joining them once at the end is cheapest.
 type OpenBlock = { kind: 'text' | 'thinking' | 'other' } | { kind: 'tool'; id: string; name: string; json: string[] }
@@ -138,6 +139,9 @@ class AnthropicParser implements DialectParser {
 
   push(event: SseEvent, out: LlmEvent[]): void {
     if (this.#done) return
+    // The same frame as the last input-json chunk: no regex at all (and no text regex first).
+    const framed = hotFrame(event.data, JSON_DELTA)
+    if (framed) return this.#jsonDelta(framed.index, framed.text, out)
     const text = hotRead(event.data, TEXT_DELTA)
     if (text) {
       if (text.text) out.push({ type: 'text-delta', text: text.text })

@@ -10,7 +10,7 @@ import type { JsonObject } from '../../ledger/json.ts'
 import { classifyVendorError, ProviderError } from '../errors.ts'
 import type { SseEvent } from '../sse.ts'
 import type { Dialect, DialectInput, DialectParser, FinishReason, LlmEvent, LlmMessage } from '../types.ts'
-import { hotRead, hotShape, INDEX, MEMBERS, STRING } from './fast-path.ts'
+import { hotFrame, hotRead, hotShape, INDEX, MEMBERS, STRING } from './fast-path.ts'
 import { count, firstString, postJson, readJson, toolInput, truncated } from './wire.ts'
 
 /** @example dialectFor('openai/completions') === openaiCompatible */
@@ -90,12 +90,14 @@ interface WireChunk {
 }
 
 // The bulk of a stream, read without JSON.parse when exactly this shape (see fast-path.ts):
-// chunks whose only news is one content or tool-argument delta.
+// chunks whose only news is one content or tool-argument delta. Consecutive chunks repeat the same
+// id, model and index around the delta, so both shapes remember that frame.
 const CHOICE = String.raw`\{${MEMBERS}"choices":\[\{"index":0,"delta":\{`
 const NOTHING_ELSE = String.raw`\}(?:,"logprobs":null)?,"finish_reason":null\}\]\}`
-export const CONTENT_DELTA = hotShape(String.raw`${CHOICE}"content":${STRING}${NOTHING_ELSE}`)
+export const CONTENT_DELTA = hotShape(String.raw`${CHOICE}"content":${STRING}${NOTHING_ELSE}`, { frame: true })
 export const TOOL_DELTA = hotShape(
   String.raw`${CHOICE}"tool_calls":\[\{"index":${INDEX},"function":\{"arguments":${STRING}\}\}\]${NOTHING_ELSE}`,
+  { frame: true },
 )
 
 // A call's arguments arrive in many small pieces; joining them once at the end is cheapest.
@@ -111,6 +113,9 @@ class CompatibleParser implements DialectParser {
   push(event: SseEvent, out: LlmEvent[]): void {
     if (this.#done) return
     if (event.data === '[DONE]') return this.#close(out)
+    // The same frame as the last tool-argument chunk: no regex at all (and no content regex first).
+    const framed = hotFrame(event.data, TOOL_DELTA)
+    if (framed) return this.#toolDelta({ index: framed.index, function: { arguments: framed.text } }, out)
     const text = hotRead(event.data, CONTENT_DELTA)
     if (text) {
       if (text.text) out.push({ type: 'text-delta', text: text.text })

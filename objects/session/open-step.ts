@@ -1,0 +1,121 @@
+/**
+ * What the open provider step has streamed that no durable event holds yet:
+ * its partial text, reasoning and tool-call input. Deltas are air, so a client
+ * that reconnects mid-step replays the stored events and would miss them; it
+ * gets this state instead, as one `snapshot` frame right after the replay, and
+ * then renders exactly what a client that never left renders.
+ *
+ * A fold over the frames the session broadcasts, kept in memory only: deltas
+ * add to it; the step's durable events take their part out (`text` the text,
+ * `reasoning` the reasoning, `tool.called` that call's input); the step's end
+ * drops it. It holds one step, never history, and at most `OPEN_STEP_MAX_CHARS`:
+ * past that it keeps nothing and its snapshot says `complete: false` (the
+ * durable events will carry the step's output).
+ */
+import type { Stored } from '../ledger/envelope.ts'
+import type { Delta } from './air.ts'
+import { EVENT } from './events.ts'
+
+/** Characters of partial output one open step keeps (text + reasoning + tool input), ~2 MiB of memory. */
+export const OPEN_STEP_MAX_CHARS = 1 << 20
+
+/** The open step's partial output, as a `snapshot` frame carries it. */
+export interface StepSnapshot {
+  step: string
+  /** Streamed text the step's durable `text` event does not hold yet. */
+  text: string
+  /** Streamed reasoning the step's durable `reasoning` events do not hold yet. */
+  reasoning: string
+  /** Tool-call input streamed for calls whose `tool.called` has not landed, in the order they began. */
+  tools: { toolCallId: string; name?: string; input: string }[]
+  /** False when the step streamed more than the cap: the partial output is left to its durable events. */
+  complete: boolean
+}
+
+/** Events that close the open step (its durable outcome has landed). */
+const CLOSERS = new Set<string>([EVENT.stepEnded, EVENT.stepFailed, EVENT.interrupted])
+
+/**
+ * @example
+ * const open = new OpenStep()
+ * open.delta({ type: 'text-delta', step: 's1', text: 'Hel' })
+ * open.snapshot() // { step: 's1', text: 'Hel', reasoning: '', tools: [], complete: true }
+ */
+export class OpenStep {
+  private current: StepSnapshot | null = null
+  private tools = new Map<string, { toolCallId: string; name?: string; input: string }>()
+  private chars = 0
+
+  constructor(private readonly maxChars = OPEN_STEP_MAX_CHARS) {}
+
+  /** Adds a streamed delta to its step (a delta of another step opens that one). */
+  delta(delta: Delta): void {
+    // Progress is how far a call got right now, not text the step will hold: a reconnect waits for the next one.
+    if (delta.type === 'tool-progress') return
+    const open = this.current?.step === delta.step ? this.current : this.open(delta.step)
+    if (!open.complete) return
+    const added = delta.type === 'tool-input-delta' ? delta.delta.length : delta.text.length
+    if (this.chars + added > this.maxChars) return this.overflow(open)
+    this.chars += added
+    switch (delta.type) {
+      case 'text-delta':
+        open.text += delta.text
+        return
+      case 'reasoning-delta':
+        open.reasoning += delta.text
+        return
+      case 'tool-input-delta': {
+        const call = this.tools.get(delta.toolCallId) ?? { toolCallId: delta.toolCallId, input: '' }
+        if (delta.name !== undefined) call.name = delta.name
+        call.input += delta.delta
+        this.tools.set(delta.toolCallId, call)
+      }
+    }
+  }
+
+  /** Takes out what a durable event of the open step now holds. */
+  event(envelope: Stored): void {
+    const open = this.current
+    const payload = envelope.payload as { step?: string | null; toolCallId?: string } | null
+    if (envelope.type === EVENT.stepStarted) return void this.open(String(payload?.step))
+    if (!open || payload?.step !== open.step) return
+    if (CLOSERS.has(envelope.type)) return this.close()
+    if (envelope.type === EVENT.text) {
+      this.chars -= open.text.length
+      open.text = ''
+    } else if (envelope.type === EVENT.reasoning) {
+      this.chars -= open.reasoning.length
+      open.reasoning = ''
+    } else if (envelope.type === EVENT.toolCalled && payload.toolCallId !== undefined) {
+      this.chars -= this.tools.get(payload.toolCallId)?.input.length ?? 0
+      this.tools.delete(payload.toolCallId)
+    }
+  }
+
+  /** The open step's partial output, or null when no step is open. */
+  snapshot(): StepSnapshot | null {
+    const open = this.current
+    if (!open) return null
+    return { ...open, tools: [...this.tools.values()].map((call) => ({ ...call })) }
+  }
+
+  private open(step: string): StepSnapshot {
+    this.close()
+    this.current = { step, text: '', reasoning: '', tools: [], complete: true }
+    return this.current
+  }
+
+  private overflow(open: StepSnapshot): void {
+    open.text = ''
+    open.reasoning = ''
+    open.complete = false
+    this.tools.clear()
+    this.chars = 0
+  }
+
+  private close(): void {
+    this.current = null
+    this.tools.clear()
+    this.chars = 0
+  }
+}
