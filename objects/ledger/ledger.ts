@@ -46,11 +46,15 @@ type SqlRow = Omit<Row, 'payloadRef'> & { payload_ref: string | null }
 type Db = DrizzleSqliteDODatabase<Record<string, unknown>>
 
 /**
- * Applies the ledger migrations. Call from the owning object's constructor inside
- * `ctx.blockConcurrencyWhile`; idempotent, so every wake may call it.
+ * Applies the ledger migrations, or an object's own folder when its tables differ (the
+ * standalone LedgerObject indexes the log for every verb). Call from the owning object's
+ * constructor inside `ctx.blockConcurrencyWhile`; idempotent, so every wake may call it.
+ *
+ * @example
+ * void ctx.blockConcurrencyWhile(() => migrateLedger(ctx.storage))
  */
-export async function migrateLedger(storage: DurableObjectStorage): Promise<void> {
-  await migrate(drizzle(storage), migrations)
+export async function migrateLedger(storage: DurableObjectStorage, folder: Parameters<typeof migrate>[1] = migrations): Promise<void> {
+  await migrate(drizzle(storage), folder)
 }
 
 /**
