@@ -1,6 +1,6 @@
 import journal from './meta/_journal.json';
 import m0000 from './0000_init.sql';
-import m0001 from './0001_ledger_rows.sql';
+import m0001 from './0001_log_by_topic.sql';
 
   export default {
     journal,

@@ -5,8 +5,8 @@
  * because every index entry is a billed row on every append.
  * drizzle-kit generates `migrations/ledger-object/` from this file (drizzle.ledger-object.config.ts).
  */
-import { logWithVerbIndexes } from '../ledger/schema.ts'
+import { logBySeq } from '../ledger/schema.ts'
 
 export { artifact, artifactChunk, schemaRegistry } from '../ledger/schema.ts'
 
-export const log = logWithVerbIndexes()
+export const log = logBySeq('every verb')

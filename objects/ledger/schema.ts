@@ -1,50 +1,51 @@
 /**
  * The ledger's tables: topic log, artifact blobs, schema registry. drizzle-kit generates
  * `migrations/ledger/` from this file; any Durable Object that embeds a ledger applies
- * those migrations in its constructor (the graph and the standalone ledger object apply
- * their own folders, generated from this file plus their own tables or indexes).
+ * those migrations in its constructor. The graph and the standalone LedgerObject keep the
+ * log keyed by sequence (`logBySeq`) and apply their own folders.
  */
 import { blob, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 
-/**
- * The log's columns. `seq` is the object's aggregate sequence, an alias of SQLite's rowid
- * (no AUTOINCREMENT: the log never deletes, so rowids are never reused, and AUTOINCREMENT
- * would write a `sqlite_sequence` row on every append); `id` is the content address.
- */
-const logColumns = {
-  seq: integer('seq').primaryKey(),
-  id: text('id').notNull().unique(),
-  topic: text('topic').notNull(),
-  type: text('type').notNull(),
-  parent: text('parent'),
-  author: text('author').notNull(),
-  time: integer('time').notNull(),
-  schema: text('schema'),
-  headers: text('headers').notNull(),
-  payload: text('payload'),
-  payloadRef: text('payload_ref'),
-  artifacts: text('artifacts').notNull(),
+/** The log's columns; `seq` is the object's aggregate sequence, `id` the content address. */
+function logColumns<Seq extends ReturnType<typeof integer>>(seq: Seq) {
+  return {
+    seq,
+    id: text('id').notNull().unique(),
+    topic: text('topic').notNull(),
+    type: text('type').notNull(),
+    parent: text('parent'),
+    author: text('author').notNull(),
+    time: integer('time').notNull(),
+    schema: text('schema'),
+    headers: text('headers').notNull(),
+    payload: text('payload'),
+    payloadRef: text('payload_ref'),
+    artifacts: text('artifacts').notNull(),
+  }
 }
 
 /**
- * Append-only topic log, as every object that embeds a ledger keeps it. Storage bills each
- * index entry as a row written, so an append writes three rows: the row, its `id` entry
- * (content-id dedupe, `get`, causality joins) and its `(topic, seq)` entry (by-topic pages,
- * folds, tails, `latest`). Objects that serve the by-type, by-time and descendants verbs
- * add their indexes in their own schema (objects/ledger-object/schema.ts).
+ * Append-only topic log, as every object that embeds a ledger for its own use keeps it:
+ * rows clustered by `(topic, seq)` in a `WITHOUT ROWID` table, plus the unique `id` index
+ * (content-id dedupe, `get`, causality joins). Storage bills each row and each index entry
+ * written, so an append writes two rows. Such objects read their log by topic and by id only
+ * and hold a handful of topics, so the next sequence is found by hopping from topic to topic
+ * (see ledger.ts). drizzle cannot say `WITHOUT ROWID`; the migration that builds the table
+ * adds it by hand (migrations/ledger/0001_log_by_topic.sql).
  */
-export const log = sqliteTable('log', logColumns, (t) => [index('log_topic_seq').on(t.topic, t.seq)])
+export const log = sqliteTable('log', logColumns(integer('seq').notNull()), (t) => [primaryKey({ columns: [t.topic, t.seq] })])
 
 /**
- * The log of an object that serves every query verb (the standalone LedgerObject): the
- * same table with an index for each of by-type, by-time and descendants.
+ * The log keyed by `seq` as the rowid, for objects that read it by sequence as well: the graph
+ * (its edge index points at envelopes by `seq`) and the standalone LedgerObject, which adds an
+ * index for each verb it serves (by type, by time, descendants). Three rows per append, six
+ * with the verb indexes. No AUTOINCREMENT: the log never deletes, so rowids are never reused,
+ * and AUTOINCREMENT would write a `sqlite_sequence` row on every append.
  */
-export function logWithVerbIndexes() {
-  return sqliteTable('log', logColumns, (t) => [
+export function logBySeq(verbs: 'by-topic' | 'every verb') {
+  return sqliteTable('log', logColumns(integer('seq').primaryKey()), (t) => [
     index('log_topic_seq').on(t.topic, t.seq),
-    index('log_type_seq').on(t.type, t.seq),
-    index('log_time_seq').on(t.time, t.seq),
-    index('log_parent').on(t.parent),
+    ...(verbs === 'every verb' ? [index('log_type_seq').on(t.type, t.seq), index('log_time_seq').on(t.time, t.seq), index('log_parent').on(t.parent)] : []),
   ])
 }
 

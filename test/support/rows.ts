@@ -1,7 +1,8 @@
 /**
  * Counts the storage rows an object writes, the unit Durable Objects bill writes in: every
  * table row and every index entry a statement touches (`cursor.rowsWritten`), plus one row
- * per synchronous KV put or delete (the KV API reports no count; each is one row of its table).
+ * per key put or deleted through the KV APIs, synchronous (`storage.kv`) or not (`storage.put`):
+ * they report no count, and each key is one row of their table.
  * A test or benchmark wraps an object's storage, runs the operation, then reads the total.
  */
 
@@ -23,7 +24,7 @@ export interface RowCount {
  * @example
  * const rows = countRows(ctx.storage)
  * ledger.append(draft)
- * rows.total() // 3: the row, its id index entry, its topic index entry
+ * rows.total() // 2 in a session: the row and its id index entry
  */
 export function countRows(storage: DurableObjectStorage): RowCount {
   const sql = storage.sql
@@ -31,6 +32,8 @@ export function countRows(storage: DurableObjectStorage): RowCount {
   const exec = sql.exec
   const put = kv.put
   const remove = kv.delete
+  const putAsync = storage.put
+  const removeAsync = storage.delete
   let cursors: { query: string; cursor: SqlStorageCursor<Record<string, SqlStorageValue>> }[] = []
   let kvWrites = 0
   sql.exec = function (query: string, ...bindings: unknown[]) {
@@ -46,13 +49,22 @@ export function countRows(storage: DurableObjectStorage): RowCount {
     kvWrites++
     return remove.apply(kv, args)
   } as typeof kv.delete
+  const keys = (first: unknown) => (typeof first === 'string' ? 1 : Array.isArray(first) ? first.length : Object.keys(first as object).length)
+  storage.put = function (first: unknown, ...rest: unknown[]) {
+    kvWrites += keys(first)
+    return (putAsync as (...args: unknown[]) => Promise<void>).call(storage, first, ...rest)
+  } as typeof storage.put
+  storage.delete = function (first: unknown, ...rest: unknown[]) {
+    kvWrites += keys(first)
+    return (removeAsync as (...args: unknown[]) => Promise<unknown>).call(storage, first, ...rest)
+  } as typeof storage.delete
   const byStatement = () => {
     const out: Record<string, number> = {}
     for (const { query, cursor } of cursors) {
       const key = query.replace(/\s+/g, ' ').slice(0, 80)
       if (cursor.rowsWritten > 0) out[key] = (out[key] ?? 0) + cursor.rowsWritten
     }
-    if (kvWrites > 0) out['kv put/delete'] = kvWrites
+    if (kvWrites > 0) out['kv put/delete (keys)'] = kvWrites
     return out
   }
   return {
@@ -66,6 +78,8 @@ export function countRows(storage: DurableObjectStorage): RowCount {
       sql.exec = exec
       kv.put = put
       kv.delete = remove
+      storage.put = putAsync
+      storage.delete = removeAsync
     },
   }
 }
