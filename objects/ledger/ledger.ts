@@ -75,6 +75,12 @@ export class Ledger {
   private readonly seqOfId
   /** The statement that reads the last sequence, which depends on how the log is keyed (see `headSql`). */
   private headQuery: string | undefined
+  /**
+   * The last sequence and the connection's write count when it was read. Any write since, by
+   * this ledger or anything else on the object's storage, bumps `total_changes()` and the head is
+   * read again; otherwise the next append skips the read.
+   */
+  private known: { head: number; writes: number } | null = null
 
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -146,7 +152,7 @@ export class Ledger {
     const insert = (): Appended => {
       if (spill) this.artifacts.put(spill.bytes, 'application/json', spill.hash)
       const row: InsertRow = {
-        seq: this.head() + 1,
+        seq: this.nextSeq(),
         id: envelope.id,
         topic: envelope.topic,
         type: envelope.type,
@@ -159,7 +165,10 @@ export class Ledger {
       const written = this.storage.sql.exec(this.insertSql, ...this.insertOrder.map((name) => row[name]))
       // A spilled payload is handed back as readers see it: present, with its reference.
       const stored: Envelope = spill ? { ...envelope, payload: (draft as { payload: Json }).payload } : envelope
-      if (written.rowsWritten > 0) return { envelope: { ...stored, seq: row.seq }, duplicate: false }
+      if (written.rowsWritten > 0) {
+        this.known = { head: row.seq, writes: this.writes() }
+        return { envelope: { ...stored, seq: row.seq }, duplicate: false }
+      }
       return { envelope: { ...stored, seq: this.seqOfId.get({ id: envelope.id })!.seq }, duplicate: true }
     }
     // Without an await, one append commits atomically anyway; the explicit
@@ -181,6 +190,17 @@ export class Ledger {
   /** Whether an envelope with this id is stored (its payload is not read). */
   has(id: string): boolean {
     return this.seqOfId.get({ id }) !== undefined
+  }
+
+  /** The sequence the next append takes: the last one plus one. */
+  private nextSeq(): number {
+    if (this.known && this.known.writes === this.writes()) return this.known.head + 1
+    return this.head() + 1
+  }
+
+  /** Rows the object's storage connection has changed so far (any table). */
+  private writes(): number {
+    return this.storage.sql.exec<{ n: number }>('select total_changes() as n').one().n
   }
 
   /** The last sequence written, 0 for an empty log. */
