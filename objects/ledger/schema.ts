@@ -25,7 +25,8 @@ function logColumns<Seq extends ReturnType<typeof integer>>(seq: Seq) {
 }
 
 /**
- * Append-only topic log, as every object that embeds a ledger for its own use keeps it:
+ * Append-only topic log, as an object that embeds a ledger for a few topics of its own keeps it
+ * (session, meter, config, orchestration):
  * rows clustered by `(topic, seq)` in a `WITHOUT ROWID` table, plus the unique `id` index
  * (content-id dedupe, `get`, causality joins). Storage bills each row and each index entry
  * written, so an append writes two rows. Such objects read their log by topic and by id only
@@ -36,9 +37,10 @@ function logColumns<Seq extends ReturnType<typeof integer>>(seq: Seq) {
 export const log = sqliteTable('log', logColumns(integer('seq').notNull()), (t) => [primaryKey({ columns: [t.topic, t.seq] })])
 
 /**
- * The log keyed by `seq` as the rowid, for objects that read it by sequence as well: the graph
- * (its edge index points at envelopes by `seq`) and the standalone LedgerObject, which adds an
- * index for each verb it serves (by type, by time, descendants). Three rows per append, six
+ * The log keyed by `seq` as the rowid, for objects that read it by sequence or write many topics:
+ * the graph (its edge index points at envelopes by `seq`), a directory shard (a topic per
+ * principal), and the standalone LedgerObject, which adds an index for each verb it serves
+ * (by type, by time, descendants). Three rows per append, six
  * with the verb indexes. No AUTOINCREMENT: the log never deletes, so rowids are never reused,
  * and AUTOINCREMENT would write a `sqlite_sequence` row on every append.
  */

@@ -3,7 +3,7 @@
  * embedded ledger's log becomes clustered by (topic, seq) with only the id index, the standalone
  * ledger's loses AUTOINCREMENT and keeps an index per verb. Every envelope keeps its sequence and
  * id, appends continue after the last sequence, a re-append is still a duplicate, and an append
- * writes two rows (the standalone ledger: six) instead of seven.
+ * writes two rows (a directory shard: three; the standalone ledger: six) instead of seven.
  */
 import { env } from 'cloudflare:workers'
 import { runInDurableObject } from 'cloudflare:test'
@@ -12,6 +12,7 @@ import { migrate } from 'drizzle-orm/durable-sqlite/migrator'
 import { describe, expect, it } from 'vitest'
 import ledgerMigrations from '../../migrations/ledger/migrations.js'
 import ledgerObjectMigrations from '../../migrations/ledger-object/migrations.js'
+import directoryMigrations from '../../migrations/directory/migrations.js'
 import { Ledger, migrateLedger } from '../../objects/ledger/ledger.ts'
 import { uniqueName } from '../support/ledger.ts'
 import { countRows } from '../support/rows.ts'
@@ -32,7 +33,8 @@ const note = (i: number, topic = 'session.s1') => ({ topic, type: 'note', author
 
 describe('the log migration on a database the old schema created', () => {
   for (const [what, stub, folder, expected, rowsPerAppend] of [
-    ['an embedded ledger (session, meter, config, orchestration, directory)', () => env.SESSIONS.getByName(uniqueName('migrate')), ledgerMigrations, ['log_id_unique'], 2],
+    ['an embedded ledger (session, meter, config, orchestration)', () => env.SESSIONS.getByName(uniqueName('migrate')), ledgerMigrations, ['log_id_unique'], 2],
+    ['a directory shard', () => env.DIRECTORY.getByName(uniqueName('migrate')), directoryMigrations, ['log_id_unique', 'log_topic_seq'], 3],
     ['the standalone ledger object', () => env.LEDGER.getByName(uniqueName('migrate')), ledgerObjectMigrations, ['log_id_unique', 'log_parent', 'log_time_seq', 'log_topic_seq', 'log_type_seq'], 6],
   ] as const) {
     it(`${what}: data kept, sequences continue, ${rowsPerAppend} rows per append`, () =>

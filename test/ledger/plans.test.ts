@@ -1,8 +1,8 @@
 /**
  * Every query verb an object serves is answered through an index, never a scan of the log:
  * the statements the `Ledger` really runs are captured and put through `EXPLAIN QUERY PLAN`,
- * in an embedded ledger (a session's: by topic, by id, latest, head, causality upward, append)
- * and in the standalone LedgerObject (every verb). The table is printed for docs/benchmarks.md.
+ * in an embedded ledger (a session's: by topic, by id, latest, head, causality upward, append),
+ * a directory shard, and the standalone LedgerObject (every verb). The table is printed for docs/benchmarks.md.
  */
 import { env } from 'cloudflare:workers'
 import { runInDurableObject } from 'cloudflare:test'
@@ -69,6 +69,19 @@ describe('query plans', () => {
         'head': (l) => l.head(),
         'ancestors': (l) => l.ancestors(child, { limit: 5 }),
         'count since': (l) => l.countSince('session.s1', 1010),
+      })
+      console.log(plans.map((p) => `${p.verb.padEnd(12)} ${p.plan}`).join('\n'))
+      for (const { verb, plan } of plans) expect(plan, verb).not.toMatch(scan)
+    }))
+
+  it('a directory shard serves append, by topic, get and head through an index', () =>
+    runInDurableObject(env.DIRECTORY.getByName(uniqueName('plans')), (_object, ctx) => {
+      const { id } = seed(ctx.storage)
+      const plans = plansOf(ctx.storage, {
+        'append': (l) => l.append({ topic: 'directory.sessions.a', type: 'note', author: 'object:directory', time: 1, payload: 'x' }),
+        'by topic': (l) => l.byTopic('session.s1', { after: 10, limit: 5 }),
+        'get': (l) => l.get(id),
+        'head': (l) => l.head(),
       })
       console.log(plans.map((p) => `${p.verb.padEnd(12)} ${p.plan}`).join('\n'))
       for (const { verb, plan } of plans) expect(plan, verb).not.toMatch(scan)
