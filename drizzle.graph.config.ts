@@ -4,6 +4,6 @@ import { defineConfig } from 'drizzle-kit'
 export default defineConfig({
   dialect: 'sqlite',
   driver: 'durable-sqlite',
-  schema: ['./objects/ledger/schema.ts', './objects/graph/schema.ts'],
+  schema: './objects/graph/schema.ts',
   out: './migrations/graph',
 })

@@ -11,8 +11,6 @@
 import { env } from 'cloudflare:workers'
 import { runInDurableObject } from 'cloudflare:test'
 import { describe, it } from 'vitest'
-import graphSql from '../../migrations/graph/0000_init.sql'
-import dropsSql from '../../migrations/graph/0002_graph_drops_unused_log_indexes.sql'
 import { Graph } from '../../objects/graph/graph.ts'
 import { Memory } from '../../objects/graph/memory.ts'
 import { seal } from '../../objects/ledger/envelope.ts'
@@ -66,12 +64,9 @@ describe('graph', () => {
   it('edge append vs raw SQLite insert of the same bytes, and rows written per append', async () => {
     await runInDurableObject(env.GRAPHS.getByName('principal:bench-edges'), (_o, state) => {
       const sql = state.storage.sql
-      // The same tables and indexes as `log` and `edge`, under other names.
-      const rename = (statement: string) => statement.replaceAll('`log`', '`raw_log`').replaceAll('`log_', '`raw_log_').replaceAll('`edge`', '`raw_edge`').replaceAll('`edge_', '`raw_edge_')
-      for (const statement of graphSql.split('--> statement-breakpoint')) {
-        if (/(TABLE|ON) `(log|edge)`/.test(statement)) sql.exec(rename(statement))
-      }
-      for (const statement of dropsSql.split('--> statement-breakpoint')) sql.exec(rename(statement))
+      // The same tables and indexes as this graph's `log` and `edge`, under other names.
+      const rename = (statement: string) => statement.replace(/(["`])(log|edge)\1/g, '`raw_$2`').replace(/`(log|edge)_/g, '`raw_$1_')
+      for (const { sql: ddl } of sql.exec<{ sql: string }>(`select sql from sqlite_master where tbl_name in ('log', 'edge') and sql is not null`).toArray()) sql.exec(rename(ddl))
       const ledger = new Ledger(state.storage)
       const graph = new Graph(ledger, state.storage)
       const nodes = Array.from({ length: 1_000 }, (_, i) => graph.putNode({ kind: 'turn', id: `t${i}`, text: `turn ${i}`, author }).node.address)

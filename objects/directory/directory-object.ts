@@ -21,6 +21,7 @@ import { sha256Hex } from '../ledger/hash.ts'
 import type { Json } from '../ledger/json.ts'
 import { Ledger, migrateLedger } from '../ledger/ledger.ts'
 import type { SessionListing } from './listing.ts'
+import migrations from '../../migrations/directory/migrations.js'
 
 const TOPIC = 'directory.entries'
 
@@ -40,7 +41,8 @@ export class DirectoryObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
     this.ledger = new Ledger(ctx.storage)
-    void ctx.blockConcurrencyWhile(() => migrateLedger(ctx.storage))
+    // Its own folder: the log keyed by sequence, since a shard writes a topic per principal (see ./schema.ts).
+    void ctx.blockConcurrencyWhile(() => migrateLedger(ctx.storage, migrations))
   }
 
   /** Records that `key` exists; idempotent. */

@@ -13,6 +13,7 @@ import { type Appended, envelopeNotFound, Ledger, migrateLedger } from '../ledge
 import type { Page, PageOptions } from '../ledger/page.ts'
 import type { Plane, RegisteredSchema } from '../ledger/registry.ts'
 import { answerFailures } from '../rpc.ts'
+import migrations from '../../migrations/ledger-object/migrations.js'
 
 export class LedgerObject extends DurableObject<Env> {
   protected readonly ledger: Ledger
@@ -22,7 +23,8 @@ export class LedgerObject extends DurableObject<Env> {
     super(ctx, env)
     this.ledger = new Ledger(ctx.storage)
     this.conversations = new Conversations(this.ledger)
-    void ctx.blockConcurrencyWhile(() => migrateLedger(ctx.storage))
+    // Its own folder: the log indexed for every verb it serves (see ./schema.ts).
+    void ctx.blockConcurrencyWhile(() => migrateLedger(ctx.storage, migrations))
   }
 
   append(draft: unknown): Appended {

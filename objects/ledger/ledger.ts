@@ -13,7 +13,7 @@
  */
 import { type Page, type PageOptions } from './page.ts'
 import { MAX_PAGE } from '../limits.ts'
-import { and, desc, eq, gte, sql } from 'drizzle-orm'
+import { and, eq, gte, sql } from 'drizzle-orm'
 import { drizzle, type DrizzleSqliteDODatabase } from 'drizzle-orm/durable-sqlite'
 import { migrate } from 'drizzle-orm/durable-sqlite/migrator'
 import migrations from '../../migrations/ledger/migrations.js'
@@ -40,17 +40,21 @@ export interface Folded<S> {
 const FOLD_PAGE = 500
 
 type Row = typeof log.$inferSelect
-type InsertRow = Omit<Row, 'seq'>
+type InsertRow = Row
 /** A row as `sql.exec` returns it: column names, not drizzle's field names. */
 type SqlRow = Omit<Row, 'payloadRef'> & { payload_ref: string | null }
 type Db = DrizzleSqliteDODatabase<Record<string, unknown>>
 
 /**
- * Applies the ledger migrations. Call from the owning object's constructor inside
- * `ctx.blockConcurrencyWhile`; idempotent, so every wake may call it.
+ * Applies the ledger migrations, or an object's own folder when its tables differ (the
+ * standalone LedgerObject indexes the log for every verb). Call from the owning object's
+ * constructor inside `ctx.blockConcurrencyWhile`; idempotent, so every wake may call it.
+ *
+ * @example
+ * void ctx.blockConcurrencyWhile(() => migrateLedger(ctx.storage))
  */
-export async function migrateLedger(storage: DurableObjectStorage): Promise<void> {
-  await migrate(drizzle(storage), migrations)
+export async function migrateLedger(storage: DurableObjectStorage, folder: Parameters<typeof migrate>[1] = migrations): Promise<void> {
+  await migrate(drizzle(storage), folder)
 }
 
 /**
@@ -69,6 +73,14 @@ export class Ledger {
   private readonly insertSql: string
   private readonly insertOrder: (keyof InsertRow)[]
   private readonly seqOfId
+  /** The statement that reads the last sequence, which depends on how the log is keyed (see `headSql`). */
+  private headQuery: string | undefined
+  /**
+   * The last sequence and the connection's write count when it was read. Any write since, by
+   * this ledger or anything else on the object's storage, bumps `total_changes()` and the head is
+   * read again; otherwise the next append skips the read.
+   */
+  private known: { head: number; writes: number } | null = null
 
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -79,11 +91,13 @@ export class Ledger {
     this.schemas = new SchemaRegistry(this.db)
     const p = (name: string) => sql.placeholder(name)
     // drizzle writes the SQL once; the hot path binds it straight to `sql.exec`.
-    // A RETURNING clause costs more than the insert itself, so the new sequence
-    // is read with `changes()` / `last_insert_rowid()` instead.
+    // The sequence is assigned here (the last one plus one), since a log clustered by
+    // topic has no rowid to assign it; whether the row went in is read with `changes()`
+    // (a RETURNING clause costs more than the insert itself).
     const insert = this.db
       .insert(log)
       .values({
+        seq: p('seq'),
         id: p('id'),
         topic: p('topic'),
         type: p('type'),
@@ -138,6 +152,7 @@ export class Ledger {
     const insert = (): Appended => {
       if (spill) this.artifacts.put(spill.bytes, 'application/json', spill.hash)
       const row: InsertRow = {
+        seq: this.nextSeq(),
         id: envelope.id,
         topic: envelope.topic,
         type: envelope.type,
@@ -147,13 +162,13 @@ export class Ledger {
         schema: envelope.schema ?? null,
         ...columns,
       }
-      this.storage.sql.exec(this.insertSql, ...this.insertOrder.map((name) => row[name]))
-      const { changed, seq } = this.storage.sql
-        .exec<{ changed: number; seq: number }>('select changes() as changed, last_insert_rowid() as seq')
-        .one()
+      const written = this.storage.sql.exec(this.insertSql, ...this.insertOrder.map((name) => row[name]))
       // A spilled payload is handed back as readers see it: present, with its reference.
       const stored: Envelope = spill ? { ...envelope, payload: (draft as { payload: Json }).payload } : envelope
-      if (changed > 0) return { envelope: { ...stored, seq }, duplicate: false }
+      if (written.rowsWritten > 0) {
+        this.known = { head: row.seq, writes: this.writes() }
+        return { envelope: { ...stored, seq: row.seq }, duplicate: false }
+      }
       return { envelope: { ...stored, seq: this.seqOfId.get({ id: envelope.id })!.seq }, duplicate: true }
     }
     // Without an await, one append commits atomically anyway; the explicit
@@ -177,10 +192,21 @@ export class Ledger {
     return this.seqOfId.get({ id }) !== undefined
   }
 
+  /** The sequence the next append takes: the last one plus one. */
+  private nextSeq(): number {
+    if (this.known && this.known.writes === this.writes()) return this.known.head + 1
+    return this.head() + 1
+  }
+
+  /** Rows the object's storage connection has changed so far (any table). */
+  private writes(): number {
+    return this.storage.sql.exec<{ n: number }>('select total_changes() as n').one().n
+  }
+
   /** The last sequence written, 0 for an empty log. */
   head(): number {
-    const [row] = this.db.select({ seq: log.seq }).from(log).orderBy(desc(log.seq)).limit(1).all()
-    return row?.seq ?? 0
+    this.headQuery ??= headSql(this.storage)
+    return this.storage.sql.exec<{ head: number }>(this.headQuery).one().head
   }
 
   /** The newest envelope of a topic, or `undefined`. */
@@ -318,6 +344,23 @@ export class Ledger {
     }
     return { items, next: null }
   }
+}
+
+/**
+ * How to read the last sequence. A log keyed by `seq` (the rowid) answers with one probe. A log
+ * clustered by `(topic, seq)` has no index on `seq` alone, so the query hops from each topic to
+ * the next through the primary key and takes the largest last sequence: one probe per topic,
+ * and an object that embeds a ledger writes only a handful of topics.
+ */
+function headSql(storage: DurableObjectStorage): string {
+  const table = storage.sql.exec<{ sql: string }>(`select sql from sqlite_master where type = 'table' and name = 'log'`).toArray()[0]
+  if (!table || !/without rowid/i.test(table.sql)) return 'select coalesce(max(seq), 0) as head from log'
+  return `with recursive topics(topic) as (
+      select min(topic) from log
+      union all
+      select (select min(topic) from log where topic > topics.topic) from topics where topics.topic is not null
+    )
+    select coalesce(max((select max(seq) from log where log.topic = topics.topic)), 0) as head from topics`
 }
 
 /** A row's payload size: the inline text's length, or the spilled payload's recorded size. */

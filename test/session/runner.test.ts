@@ -16,8 +16,9 @@ const prompt = (id: string, body: Record<string, unknown>) => postJson(`/v1/sess
 describe('runner: delivery', () => {
   it('steer is promoted at the next safe boundary mid-loop; queue waits for idle, one at a time', async () => {
     const { id } = await newSession()
-    // Turn 1 calls a tool that takes 300 ms, so the loop has a second turn.
-    await prompt(id, { id: 'first', text: '/tool wait {"ms":300}' })
+    // Turn 1 calls a tool that takes 1 s, so the loop has a second turn and the three prompts
+    // below are admitted while it runs, even on a loaded machine (300 ms was not always enough).
+    await prompt(id, { id: 'first', text: '/tool wait {"ms":1000}' })
     await waitFor(id, 'session.next.tool.called')
     await prompt(id, { id: 'q1', text: 'queued one', delivery: 'queue' })
     await prompt(id, { id: 'q2', text: 'queued two', delivery: 'queue' })
