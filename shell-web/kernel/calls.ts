@@ -48,6 +48,12 @@ export interface Call {
   progress: number
   progressLimitAudited: boolean
   accept?: (ok: unknown) => Outcome
+  /** Agent Mode: the invocation capability sent to the target beside the call (see invocations.ts). */
+  capability?: string
+  /** Agent Mode: the root invocation this call was made for, named in its audit entry. */
+  root?: string
+  /** Runs once when the call ends, however it ends (the capability dies here). */
+  ended?: () => void
 }
 
 /** Error codes a target endpoint may report; anything else becomes TOOL_ERROR. */
@@ -123,7 +129,8 @@ export class Calls {
     const open = this.#byTarget.get(target)
     if (open) open.set(kid, call)
     else this.#byTarget.set(target, new Map([[kid, call]]))
-    target.post(attachment ? { type: 'exec', id: kid, payload, attachment } : { type: 'exec', id: kid, payload }, attachment ? [attachment] : [])
+    const invocation = call.capability ? { invocation: call.capability } : {}
+    target.post(attachment ? { type: 'exec', id: kid, payload, attachment, ...invocation } : { type: 'exec', id: kid, payload, ...invocation }, attachment ? [attachment] : [])
   }
 
   /** Ends a call exactly once: reply (if the caller is still live), release, audit. */
@@ -153,7 +160,9 @@ export class Calls {
       durationMs: Math.round((performance.now() - call.started) * 100) / 100,
       args: call.args,
       result: 'ok' in outcome ? summarize(outcome.ok, LIMITS.auditSummaryChars) : outcome.error.message.slice(0, LIMITS.auditSummaryChars),
+      ...(call.root ? { root: call.root } : {}),
     })
+    call.ended?.()
   }
 
   /** A target answered invocation `msg.id`. */

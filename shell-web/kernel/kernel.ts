@@ -9,17 +9,21 @@
  * kernel.install(notesManifest)
  * const tile = kernel.mount({ app: 'notes', kind: 'tile', tileId: 't1', parent })
  */
+import { createAgentActions } from './agent-actions.ts'
+import { AgentCalls } from './agent-calls.ts'
+import { AgentMode } from './agent-mode.ts'
 import { AuditRing } from './audit.ts'
 import { Broker } from './broker.ts'
 import { Calls } from './calls.ts'
 import { Endpoint, Endpoints } from './endpoints.ts'
 import { FrameHost, type FrameRecord } from './frames.ts'
 import { Grants } from './grants.ts'
+import { Invocations } from './invocations.ts'
 import { WorkBudget } from './work-budget.ts'
 import { createKernelTools } from './kernel-tools.ts'
 import { type AppManifest, parseManifest } from './manifest.ts'
 import { createPrivateActions } from './private-actions.ts'
-import type { BusErrorShape } from '../protocol/codes.ts'
+import { type BusErrorShape, fail } from '../protocol/codes.ts'
 import { type EndpointKind, parseEndpointId } from '../protocol/endpoint-id.ts'
 import { LIMITS } from '../protocol/limits.ts'
 
@@ -45,6 +49,11 @@ export class Kernel {
   readonly endpoints = new Endpoints()
   readonly work = new WorkBudget()
   readonly calls = new Calls(this.audit, (ep) => this.#strike(ep))
+  /** Agent Mode: what the owner enabled, the consent dialog, and the capabilities of calls made for the agent. */
+  readonly agentMode = new AgentMode()
+  readonly invocations = new Invocations((call, outcome, notify) => this.calls.finish(call, outcome, notify))
+  /** The agent as a caller (the bridge to a session's model calls through here). */
+  readonly agent: AgentCalls
   readonly frames: FrameHost
   readonly broker: Broker
   #apps = new Map<string, { manifest: AppManifest; frames: Set<FrameRecord> }>()
@@ -55,10 +64,21 @@ export class Kernel {
       audit: this.audit,
       work: this.work,
       calls: this.calls,
+      invocations: this.invocations,
       endpoints: this.endpoints,
       grants: this.grants,
       kernelTools: createKernelTools({ apps: () => this.apps(), endpoints: this.endpoints, grants: this.grants, audit: this.audit, openTile: host.openTile }),
-      privateActions: createPrivateActions({ endpoints: this.endpoints, manifest: (app) => this.#apps.get(app)?.manifest }),
+      privateActions: new Map([
+        ...createPrivateActions({ endpoints: this.endpoints, manifest: (app) => this.#apps.get(app)?.manifest }),
+        ...createAgentActions({
+          agentMode: this.agentMode,
+          manifest: (app) => this.#apps.get(app)?.manifest,
+          // The iframe holding focus carries the endpoint id the kernel bound to it.
+          focused: (ep) => document.activeElement instanceof HTMLIFrameElement && document.activeElement.dataset.endpoint === ep.id,
+          // A click inside a frame activates the frame's ancestors too, so the trusted page sees it.
+          activated: () => navigator.userActivation?.isActive ?? false,
+        }),
+      ]),
       bye: (ep) => this.frames.documentGone(ep),
       strike: (ep) => this.#strike(ep),
       connecting: (id) => this.#connecting(id),
@@ -73,9 +93,16 @@ export class Kernel {
       activate: (ep) => void this.endpoints.add(ep),
       unbind: (ep, reason) => this.endpoints.remove(ep, reason),
     })
+    this.agent = new AgentCalls({ agentMode: this.agentMode, calls: this.calls, invocations: this.invocations, endpoints: this.endpoints, manifest: (app) => this.manifest(app) })
     this.endpoints.onGone((ep) => {
       this.calls.endpointGone(ep)
       this.grants.endpointGone(ep.id)
+      this.agentMode.endpointGone(ep.id)
+    })
+    // Consent ends (owner, app, app change, sign-out): every call made under it ends with it.
+    this.agentMode.onRevoked((ended, reason) => {
+      const error = fail('AGENT_MODE_REVOKED', `Agent Mode ended (${reason})`)
+      this.invocations.endRoots((root) => ended.some((e) => e.app === root.app && e.entrypoint === root.entrypoint), error)
     })
   }
 
@@ -105,6 +132,7 @@ export class Kernel {
   uninstall(app: string): void {
     const installed = this.#apps.get(app)
     if (!installed) throw new KernelError('NOT_INSTALLED', `${app} is not installed`)
+    this.agentMode.appChanged(app)
     for (const frame of installed.frames) this.frames.unmount(frame)
     this.#apps.delete(app)
     this.grants.appGone(app)

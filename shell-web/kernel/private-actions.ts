@@ -2,8 +2,8 @@
  * Private actions: transport control that travels on the same port but is not
  * a tool — absent from discovery, cross-app routing and the audit of calls
  * (only refusals are audited). Each names exactly which endpoints may send it.
- * Later issues add tray.set_state, clipboard.write_text, connections.*,
- * agent.mode.* here, each with its own rule.
+ * agent.mode.* are in agent-actions.ts; later issues add tray.set_state,
+ * clipboard.write_text, connections.* here, each with its own rule.
  *
  * @example
  * // an endpoint registering a tool it exposes
@@ -21,7 +21,8 @@ import { checkSchema, compileSchema } from '../protocol/schema.ts'
 
 export interface PrivateAction {
   rule: PrivateActionRule
-  run(ep: Endpoint, payload: unknown): Outcome
+  /** A promise for an action that waits for the person (agent.mode.request). */
+  run(ep: Endpoint, payload: unknown): Outcome | Promise<Outcome>
 }
 
 const TOPIC = /^[A-Za-z0-9_.:-]{1,64}$/

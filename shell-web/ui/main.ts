@@ -5,6 +5,7 @@
  *
  * `?demo=0` starts without the demo apps (tests and benchmarks install their own).
  */
+import { AgentModeView } from './agent-mode-view.ts'
 import { AuditView } from './audit-view.ts'
 import { h } from './dom.ts'
 import { GrantsView } from './grants-view.ts'
@@ -24,6 +25,7 @@ workspaces = new Workspaces(kernel, $('#workspace'), $('#workspaces'))
 const tray = new Tray(kernel, $('#tray'))
 new GrantsView(kernel, $('#grants'), $<HTMLDialogElement>('#grant-dialog'))
 new AuditView(kernel, $('#audit'), $('#endpoints'))
+new AgentModeView(kernel, $('#agent-mode'), $<HTMLDialogElement>('#agent-dialog'))
 
 const launcher = $('#launcher')
 const renderChrome = () => {
