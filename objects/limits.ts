@@ -49,6 +49,9 @@ export const MAX_CREDENTIAL_BYTES = 8 * 1024
 /** Host tools (objects/session/host-tools.ts): tools one socket may offer at once. */
 export const MAX_HOST_TOOLS = 64
 
+/** Host tools: sockets of one session that may hold an offer at once (offers live in the session's memory). */
+export const MAX_HOST_SOCKETS = 8
+
 /** Host tools: one offer's tools as JSON; the offer is stored per socket, so it is bounded well under a row. */
 export const MAX_HOST_OFFER_BYTES = 256 * 1024
 

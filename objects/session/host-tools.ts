@@ -15,7 +15,7 @@
 import type { Caller } from '../access/authorize.ts'
 import { NeuronError } from '../errors.ts'
 import { utf8Length } from '../ledger/json.ts'
-import { MAX_HOST_PROGRESS_BYTES } from '../limits.ts'
+import { MAX_HOST_PROGRESS_BYTES, MAX_HOST_SOCKETS } from '../limits.ts'
 import type { Registration, ToolRegistry } from '../tools/registry.ts'
 import type { Tool } from '../tools/tool.ts'
 import type { Delta } from './air.ts'
@@ -122,6 +122,12 @@ export class HostTools {
     if (caller.id !== this.deps.owner()) {
       throw new NeuronError('HOST_OWNER_ONLY', "only the session's owner may offer host tools", { status: 403 })
     }
+    if (!this.registrations.has(socket) && this.registrations.size >= MAX_HOST_SOCKETS && message.tools.length > 0) {
+      throw new NeuronError('HOST_SOCKETS_FULL', `${MAX_HOST_SOCKETS} sockets already offer tools to this session; close one first`, {
+        status: 429,
+        details: { maxSockets: MAX_HOST_SOCKETS },
+      })
+    }
     const { tools, offered, refused } = checkOffer(message.tools, this.executor(socket))
     this.withdraw(socket)
     this.register(socket, message.host, tools)
@@ -143,6 +149,7 @@ export class HostTools {
   }
 
   private register(socket: string, host: string, tools: Map<string, Tool>): void {
+    if (tools.size === 0) return
     this.registrations.set(socket, [...tools].map(([name, tool]) => this.deps.tools.register(name, tool, `host:${host}`)))
   }
 

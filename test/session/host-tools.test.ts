@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { newSession, ownerCaller, postJson, waitIdle, events } from '../support/session.ts'
 import { openSocket } from '../support/streams.ts'
 import { NOTES_SEARCH } from '../support/host.ts'
+import { MAX_HOST_SOCKETS } from '../../objects/limits.ts'
 
 type Socket = Awaited<ReturnType<typeof openSocket>>
 type Message = Record<string, unknown>
@@ -83,5 +84,20 @@ describe('host tools in workerd', () => {
     const log = await events(id)
     expect(log.find((e) => e.type === 'session.next.tool.succeeded')!.payload).toMatchObject({ content: 'after eviction' })
     host.close()
+  })
+
+  it('at most MAX_HOST_SOCKETS sockets hold an offer at once: one more is HOST_SOCKETS_FULL until one withdraws', { timeout: 60_000 }, async () => {
+    const { id } = await newSession('host-sockets')
+    const sockets = await Promise.all(Array.from({ length: MAX_HOST_SOCKETS + 1 }, () => openSocket(`/v1/sessions/${id}/ws`)))
+    for (const socket of sockets.slice(0, MAX_HOST_SOCKETS)) await offer(socket, 'notes')
+    const extra = sockets.at(-1)!
+    extra.send({ type: 'host.offer', host: 'notes', tools: [NOTES_SEARCH] })
+    const refused = (await extra.until((m) => m.some((x) => x.type === 'error'))).find((x) => x.type === 'error')!
+    expect(refused.error).toMatchObject({ code: 'HOST_SOCKETS_FULL', details: { maxSockets: MAX_HOST_SOCKETS } })
+    // An empty offer withdraws; then the extra socket may offer.
+    sockets[0]!.send({ type: 'host.offer', host: 'notes', tools: [] })
+    await sockets[0]!.until((m) => m.filter((x) => x.type === 'host.offered').length === 2)
+    expect(await offer(extra, 'notes')).toMatchObject({ tools: ['notes_search'], refused: [] })
+    for (const socket of sockets) socket.close()
   })
 })
