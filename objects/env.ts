@@ -27,4 +27,6 @@ export interface Env {
   DEV_AUTH_SECRET?: string
   /** Seals principals' stored provider keys (objects/config/credentials.ts); without it none can be stored. */
   CREDENTIALS_SECRET?: string
+  /** How long a browser host has to answer a host tool call, in ms (default 120 s; see docs/host-tools.md). */
+  HOST_CALL_TIMEOUT_MS?: string
 }

@@ -45,3 +45,27 @@ export const MAX_GRAPH_BODY = 256 * 1024
 
 /** The largest stored-provider-key body: a vendor key is a few hundred bytes. */
 export const MAX_CREDENTIAL_BYTES = 8 * 1024
+
+/** Host tools (objects/session/host-tools.ts): tools one socket may offer at once. */
+export const MAX_HOST_TOOLS = 64
+
+/** Host tools: sockets of one session that may hold an offer at once (offers live in the session's memory). */
+export const MAX_HOST_SOCKETS = 8
+
+/** Host tools: one offer's tools as JSON; the offer is stored per socket, so it is bounded well under a row. */
+export const MAX_HOST_OFFER_BYTES = 256 * 1024
+
+/** Host tools: one tool's description. */
+export const MAX_HOST_DESCRIPTION = 4096
+
+/** Host tools: one progress message's `progress`, as JSON. */
+export const MAX_HOST_PROGRESS_BYTES = 4 * 1024
+
+/** Host tools: the shortest interval between two progress messages of one call. */
+export const HOST_PROGRESS_INTERVAL_MS = 50
+
+/** Host tools: calls open at once on one socket; a call past it fails `HOST_BUSY`. */
+export const MAX_HOST_CALLS_PER_SOCKET = 16
+
+/** Host tools: how long a host has to answer a call (the environment's `HOST_CALL_TIMEOUT_MS` overrides it). */
+export const HOST_CALL_TIMEOUT_MS = 120_000

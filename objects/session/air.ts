@@ -12,6 +12,8 @@ export type Delta =
   | { type: 'text-delta'; step: string; text: string }
   | { type: 'reasoning-delta'; step: string; text: string }
   | { type: 'tool-input-delta'; step: string; toolCallId: string; name?: string; delta: string }
+  /** A host tool's progress, as its host reported it (see host-tools.ts). */
+  | { type: 'tool-progress'; step: string; toolCallId: string; progress: Record<string, unknown> }
 
 /**
  * @example

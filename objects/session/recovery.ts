@@ -13,14 +13,19 @@ import { EVENT, type EventPayloads, type EventType } from './events.ts'
 import type { SessionState } from './projection.ts'
 
 export const ABANDONED = { code: 'ABANDONED', message: 'abandoned by restart' }
+/** A host tool's call open at a restart: its host can no longer answer it (see host-tools.ts). */
+export const HOST_GONE = { code: 'HOST_GONE', message: 'the session restarted while the host held the call' }
 
 /**
+ * `hostCalls`: the running calls that were sent to a browser host; they fail `HOST_GONE`.
+ *
  * @example
- * if (recover(state, record)) await ctx.storage.setAlarm(Date.now())
+ * if (recover(state, record, hostTools.restore())) await ctx.storage.setAlarm(Date.now())
  */
 export function recover(
   state: SessionState,
   record: <T extends EventType>(type: T, payload: EventPayloads[T]) => unknown,
+  hostCalls: ReadonlySet<string> = new Set(),
 ): boolean {
   const running = Object.keys(state.running)
   const control = pendingInterrupt(state)
@@ -33,7 +38,7 @@ export function recover(
     for (const toolCallId of running) record(EVENT.toolCancelled, { step, toolCallId, reason: 'interrupted' })
     record(EVENT.interrupted, { step: state.step, reason: 'interrupt honoured on wake', request: control.id })
   } else {
-    for (const toolCallId of running) record(EVENT.toolFailed, { step, toolCallId, error: ABANDONED })
+    for (const toolCallId of running) record(EVENT.toolFailed, { step, toolCallId, error: hostCalls.has(toolCallId) ? HOST_GONE : ABANDONED })
     if (state.step !== null) record(EVENT.stepFailed, { step: state.step, error: ABANDONED })
   }
   if (state.run !== null) record(EVENT.drainEnded, { run: state.run, reason: 'recovered' })

@@ -10,7 +10,7 @@ import type { z } from 'zod'
 import type { Env } from '../env.ts'
 import { authorize, type Caller, gateHeaders } from '../access/authorize.ts'
 import { NeuronError } from '../errors.ts'
-import { MAX_BODY_BYTES } from '../limits.ts'
+import { HOST_CALL_TIMEOUT_MS, MAX_BODY_BYTES } from '../limits.ts'
 import { parseJson } from '../parse-json.ts'
 import { failureOf, failureResponse } from '../failure.ts'
 import type { GraphObject } from '../graph/graph-object.ts'
@@ -52,6 +52,7 @@ import { recover } from './recovery.ts'
 import { restore, snapshotIfDue } from './snapshot.ts'
 import type { Delta } from './air.ts'
 import { Runner } from './runner.ts'
+import { HostTools } from './host-tools.ts'
 import { CreateSessionSchema, PromptSchema } from './schemas.ts'
 import { type SocketAttachment, Subscribers } from './streams.ts'
 import { epochKey, messagesAt, Truncations } from './truncation.ts'
@@ -84,6 +85,8 @@ export class SessionObject extends DurableObject<Env> {
   private readonly transcript: History
   /** Set when this session is an orchestration's agent (its name says so). */
   protected readonly agent: AgentLink | null
+  /** Tools a browser holding one of this session's sockets offers (docs/host-tools.md). */
+  protected readonly hostTools: HostTools
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
@@ -136,10 +139,19 @@ export class SessionObject extends DurableObject<Env> {
     this.tools.register('wait', wait)
     this.agent = this.agentLink()
     for (const [name, tool] of this.agent?.tools() ?? []) this.tools.register(name, tool)
+    this.hostTools = new HostTools({
+      ctx,
+      tools: this.tools,
+      owner: () => this.state.owner,
+      air: (delta) => void this.bus.publish(this.air, delta.type, delta),
+      timeoutMs: Number(env.HOST_CALL_TIMEOUT_MS) || HOST_CALL_TIMEOUT_MS,
+    })
     void ctx.blockConcurrencyWhile(async () => {
       await migrateLedger(ctx.storage)
       this.state = restore(ctx.storage.kv, this.ledger, this.topic, this.receipts)
-      if (recover(this.state, (type, payload) => this.record(type, payload)) || this.hasWork()) {
+      // Offers of sockets that survived hibernation are registered again before anything runs.
+      const hostCalls = this.hostTools.restore()
+      if (recover(this.state, (type, payload) => this.record(type, payload), hostCalls) || this.hasWork()) {
         await ctx.storage.setAlarm(Date.now())
       }
       // Turns a crash kept from the graph are written on this wake.
@@ -366,6 +378,7 @@ export class SessionObject extends DurableObject<Env> {
         this.access.check(this.state, caller, 'read')
         return this.subscribers.subscribe(ws, msg.after)
       }
+      if (msg.type === 'host.offer' || msg.type === 'host.progress' || msg.type === 'host.result') return this.hostTools.receive(ws, caller, msg)
       if (msg.type === 'interrupt') {
         const { type: _type, ...body } = msg
         return ws.send(JSON.stringify({ type: 'interrupt', ...settle(this.interrupt(caller, body)) }))
@@ -379,11 +392,13 @@ export class SessionObject extends DurableObject<Env> {
 
   override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
     this.subscribers.socketsChanged()
+    this.hostTools.closed(ws)
     ws.close(code === 1005 ? 1000 : code, 'closing')
   }
 
-  override async webSocketError(): Promise<void> {
+  override async webSocketError(ws: WebSocket): Promise<void> {
     this.subscribers.socketsChanged()
+    this.hostTools.closed(ws)
   }
 
   override async alarm(): Promise<void> {
@@ -445,6 +460,9 @@ export class SessionObject extends DurableObject<Env> {
     const envelope = this.publish(type, payload, headers)
     if (type === EVENT.stepEnded) this.meterTurn(payload as EventPayloads[typeof EVENT.stepEnded])
     if (type === EVENT.drainEnded) this.writeChainLater()
+    if (type === EVENT.toolSucceeded || type === EVENT.toolFailed || type === EVENT.toolCancelled) {
+      this.hostTools.settled((payload as EventPayloads[typeof EVENT.toolFailed]).toolCallId)
+    }
     const told = this.agent?.observe(type, payload)
     if (told) this.ctx.waitUntil(told.catch((error: unknown) => console.error('agent: step boundary not delivered', { session: this.name, error })))
     return envelope

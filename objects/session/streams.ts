@@ -21,6 +21,8 @@ import { SseTail } from './sse-tail.ts'
 export interface SocketAttachment {
   subscribed: boolean
   caller: Caller
+  /** A random id naming the socket across hibernation (a host's stored offer is keyed by it). */
+  socket?: string
 }
 
 /** Events per replay page, on either stream (the ledger also ends a page at 4 MiB of payloads). */
@@ -66,7 +68,7 @@ export class Subscribers {
   accept(caller: Caller): Response {
     const { 0: client, 1: server } = new WebSocketPair()
     this.ctx.acceptWebSocket(server)
-    server.serializeAttachment({ subscribed: false, caller } satisfies SocketAttachment)
+    server.serializeAttachment({ subscribed: false, caller, socket: crypto.randomUUID() } satisfies SocketAttachment)
     this.sockets = null
     return new Response(null, { status: 101, webSocket: client })
   }
