@@ -6,6 +6,7 @@
  * `?demo=0` starts without the demo apps (tests and benchmarks install their own).
  */
 import { AgentModeView } from './agent-mode-view.ts'
+import { AgentPanel } from './agent-panel.ts'
 import { AuditView } from './audit-view.ts'
 import { h } from './dom.ts'
 import { GrantsView } from './grants-view.ts'
@@ -50,4 +51,20 @@ if (new URLSearchParams(location.search).get('demo') !== '0') {
 }
 renderChrome()
 
-Object.assign(globalThis, { neutron: { kernel, workspaces, tray, install, uninstall } })
+/**
+ * Signing out closes every app port and removes every endpoint: Agent Mode ends (its calls with
+ * it) and every app is uninstalled; signing in again installs the same apps afresh.
+ */
+let signedOut: unknown[] = []
+const panel = new AgentPanel(kernel, $('#agent-panel'), {
+  onSignOut() {
+    kernel.agentMode.clear('signed out')
+    signedOut = kernel.apps()
+    for (const app of kernel.apps()) uninstall(app.id)
+  },
+  onSignIn() {
+    for (const manifest of signedOut.splice(0)) install(manifest)
+  },
+})
+
+Object.assign(globalThis, { neutron: { kernel, workspaces, tray, install, uninstall, panel } })

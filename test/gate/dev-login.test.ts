@@ -6,7 +6,7 @@
 import { exports } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
 
-const login = (headers: Record<string, string>) => exports.default.fetch('http://127.0.0.1:8787/v1/dev/token', { method: 'POST', headers })
+const login = (headers: Record<string, string | undefined>) => exports.default.fetch('http://127.0.0.1:8787/v1/dev/token', { method: 'POST', headers: Object.fromEntries(Object.entries(headers).filter((e): e is [string, string] => e[1] !== undefined)) })
 
 describe('POST /v1/dev/token', () => {
   it('gives a loopback client the dev identity, which then authenticates', async () => {
