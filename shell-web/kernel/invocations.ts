@@ -8,13 +8,16 @@
  *
  * A capability dies with its call: on return, error, timeout, cancel or either
  * endpoint going away (disconnect, reload: a new session), and when the root's
- * grant ends (Agent Mode disabled, the app changed, sign-out). When one dies,
+ * grant ends (Agent Mode disabled, the app changed, sign-out), and for a
+ * nested call into another app when the session grant it crossed on is
+ * revoked. When one dies,
  * every descendant call ends too, so its handler's `context.signal` aborts.
  *
  * @example
  * const inv = invocations.mint(call, target, { parent })  // call.capability is now set
  * invocations.resolve(ep, msg.invocation)                  // the live invocation, or undefined
  * invocations.endRoots((root) => root.app === 'notes', fail('AGENT_MODE_REVOKED', '…'))
+ * invocations.end((inv) => inv.endpoint.app === 'notes', fail('GRANT_REQUIRED', '…'))
  */
 import type { Call, Outcome } from './calls.ts'
 import type { Endpoint } from './endpoints.ts'
@@ -86,8 +89,13 @@ export class Invocations {
 
   /** Ends every root call whose root matches (Agent Mode revoked, sign-out), with `error`. */
   endRoots(match: (root: RootInfo) => boolean, error: BusErrorShape): void {
+    this.end((invocation) => !invocation.parent && match(invocation.root), error)
+  }
+
+  /** Ends every call whose invocation matches (and, with each, its descendants), with `error`. */
+  end(match: (invocation: Invocation) => boolean, error: BusErrorShape): void {
     for (const invocation of [...this.#byCapability.values()]) {
-      if (!invocation.parent && match(invocation.root)) this.finish(invocation.call, { error }, error.code)
+      if (this.#byCapability.has(invocation.capability) && match(invocation)) this.finish(invocation.call, { error }, error.code)
     }
   }
 

@@ -18,7 +18,7 @@ import { Calls } from './calls.ts'
 import { Endpoint, Endpoints } from './endpoints.ts'
 import { FrameHost, type FrameRecord } from './frames.ts'
 import { Grants } from './grants.ts'
-import { Invocations } from './invocations.ts'
+import { type Invocation, Invocations } from './invocations.ts'
 import { WorkBudget } from './work-budget.ts'
 import { createKernelTools } from './kernel-tools.ts'
 import { type AppManifest, parseManifest } from './manifest.ts'
@@ -103,6 +103,11 @@ export class Kernel {
     this.agentMode.onRevoked((ended, reason) => {
       const error = fail('AGENT_MODE_REVOKED', `Agent Mode ended (${reason})`)
       this.invocations.endRoots((root) => ended.some((e) => e.app === root.app && e.entrypoint === root.entrypoint), error)
+    })
+    // A nested call into another app lives only as long as the session grant it crossed on.
+    this.grants.onChange(() => {
+      const crossed = (inv: Invocation) => !!inv.parent && inv.parent.endpoint.app !== inv.endpoint.app
+      this.invocations.end((inv) => crossed(inv) && !this.grants.view(inv.parent!.endpoint.id, inv.parent!.endpoint.app, inv.endpoint.app).session, fail('GRANT_REQUIRED', 'the grant this call was made under was revoked'))
     })
   }
 

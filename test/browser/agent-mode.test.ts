@@ -260,6 +260,18 @@ describe('calls made for the agent', () => {
     expect(await fixtureState<number>(hostileBg, 'invocations.whoami')).toBe(whoamis)
   })
 
+  it('a nested call into another app dies when the session grant it crossed on is revoked', async () => {
+    await grant(page(), 'x', 'target', 'hostile', 'session')
+    const slows = (await fixtureState<number>(hostileBg, 'invocations.slow')) ?? 0
+    const cancels = await fixtureState<number>(hostileBg, 'cancels')
+    await startAgentCall('ungranted', 'relay', { target: HOSTILE_BG, name: 'slow', arguments: { ms: 20_000 } })
+    await expect.poll(() => fixtureState<number>(hostileBg, 'invocations.slow')).toBe(slows + 1)
+    await revoke(page(), 'target', 'hostile')
+    expect((await done('ungranted')).ok.error).toMatchObject({ code: 'GRANT_REQUIRED' })
+    await expect.poll(() => fixtureState<number>(hostileBg, 'cancels')).toBe(cancels + 1)
+    expect(await liveInvocations()).toBe(0)
+  })
+
   it('a tray never receives a call made for the agent', async () => {
     await grant(page(), 'x', 'target', 'traytest', 'session')
     await page().evaluate(() => (window as any).neutron.tray.open('traytest'))
@@ -272,6 +284,7 @@ describe('calls made for the agent', () => {
   })
 
   it('the owner disabling Agent Mode mid-call ends the root and its nested calls (AGENT_MODE_REVOKED); the entrypoint is no longer offered', async () => {
+    await grant(page(), 'x', 'target', 'hostile', 'session')
     const slows = (await fixtureState<number>(hostileBg, 'invocations.slow')) ?? 0
     const cancels = await fixtureState<number>(hostileBg, 'cancels')
     await startAgentCall('revoked', 'relay', { target: HOSTILE_BG, name: 'slow', arguments: { ms: 20_000 } })
