@@ -14,7 +14,8 @@
 import { NeuronClient } from '../../client/index.ts'
 
 const STORAGE_KEY = 'neuron.shell.token'
-const SESSIONS_KEY = 'neuron.shell.sessions'
+/** The panel lists at most this many sessions (the newest). */
+const MAX_LISTED = 200
 
 export interface Me {
   id: string
@@ -54,12 +55,13 @@ export class Connection {
     sessionStorage.removeItem(STORAGE_KEY)
   }
 
-  /** Sessions this shell created for this identity, newest first (the API has no listing of its own). */
-  sessions(): string[] {
-    return (JSON.parse(localStorage.getItem(`${SESSIONS_KEY}:${this.me.id}`) ?? '[]') as string[]).slice(0, 50)
-  }
-
-  remember(session: string): void {
-    localStorage.setItem(`${SESSIONS_KEY}:${this.me.id}`, JSON.stringify([session, ...this.sessions().filter((s) => s !== session)].slice(0, 50)))
+  /** This identity's sessions (`GET /v1/sessions`), newest first, at most 200. */
+  async sessions(): Promise<{ id: string; title: string | null }[]> {
+    const listed: { id: string; title: string | null }[] = []
+    for await (const session of this.client.allSessions()) {
+      listed.push({ id: session.id, title: session.title ?? null })
+      if (listed.length > MAX_LISTED) listed.shift()
+    }
+    return listed.reverse()
   }
 }

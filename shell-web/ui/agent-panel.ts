@@ -34,6 +34,8 @@ interface Open {
 export class AgentPanel {
   connection?: Connection
   open?: Open
+  /** The identity's sessions, as last listed. */
+  sessions: { id: string; title: string | null }[] = []
   #error = ''
   /** Frames arrive fast: redraw the open session at most every 30 ms, without rebuilding the panel. */
   #render = throttled(() => (this.open ? this.#refresh(this.open) : this.render()), 30)
@@ -57,7 +59,7 @@ export class AgentPanel {
       h('div', { class: 'row' },
         h('select', { 'aria-label': 'Session', 'data-sessions': true, onchange: (e) => void this.openSession((e.target as HTMLSelectElement).value) },
           h('option', { value: '' }, 'Choose a session…'),
-          ...this.connection.sessions().map((id) => h('option', { value: id, selected: id === open?.id }, id))),
+          ...this.sessions.map((s) => h('option', { value: s.id, selected: s.id === open?.id }, s.title ? `${s.title} · ${s.id.slice(0, 8)}` : s.id))),
         h('button', { 'data-action': 'new-session', onclick: () => void this.newSession() }, 'New session')),
       this.#error ? h('p', { class: 'error', role: 'alert' }, this.#error) : '',
       open ? open.view.root : h('p', { class: 'muted' }, 'No session open.'),
@@ -77,7 +79,7 @@ export class AgentPanel {
   async newSession(): Promise<void> {
     await this.#try(async () => {
       const session = await this.connection!.client.createSession({ title: 'From the shell' })
-      this.connection!.remember(session.id)
+      this.sessions = await this.connection!.sessions()
       await this.openSession(session.id)
     })
   }
@@ -111,6 +113,7 @@ export class AgentPanel {
   signOut(): void {
     this.#closeSession()
     this.connection = undefined
+    this.sessions = []
     Connection.forget()
     this.hooks.onSignOut()
     this.render()
@@ -149,6 +152,7 @@ export class AgentPanel {
   async #signIn(connect: () => Promise<Connection>) {
     await this.#try(async () => {
       this.connection = await connect()
+      this.sessions = await this.connection.sessions()
       this.hooks.onSignIn()
     })
   }

@@ -61,6 +61,8 @@ describe('the shell talks to sessions, and a session calls a live app', () => {
     expect(await panel().innerText()).toContain('Signed in as dev (dev)')
     await panel().locator('[data-action=new-session]').click()
     await panel().locator('[data-connection=live]').waitFor()
+    const id: string = await page().evaluate(() => (window as any).neutron.panel.open.id)
+    expect(await panel().locator('select[data-sessions] option:checked').getAttribute('value')).toBe(id) // listed by GET /v1/sessions
 
     await notesTile.click('button.agent-mode')
     await page().waitForSelector('#agent-dialog[open]')

@@ -16,7 +16,7 @@ describe('POST /v1/dev/token', () => {
     expect(expiresAt).toBeGreaterThan(Date.now() + 11 * 3600_000)
     const me = await exports.default.fetch('http://127.0.0.1:8787/v1/me', { headers: { authorization: `Bearer ${token}`, 'cf-connecting-ip': '127.0.0.1' } })
     expect(await me.json()).toMatchObject({ subject: 'dev', via: 'dev' })
-  })
+  }, 30_000) // the file's first requests start the worker and the meter object: seconds on a loaded machine
 
   it('refuses a client off loopback, and a request without the header (DEV_LOGIN_REFUSED)', async () => {
     for (const headers of [{ 'x-neuron-dev-login': '1', 'cf-connecting-ip': '192.0.2.7' }, { 'x-neuron-dev-login': '1' }, { 'cf-connecting-ip': '127.0.0.1' }]) {
