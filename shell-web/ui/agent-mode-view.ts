@@ -22,7 +22,12 @@ export class AgentModeView {
     private readonly panel: HTMLElement,
     private readonly dialog: HTMLDialogElement,
   ) {
-    kernel.agentMode.onChange(throttled(() => this.render(), 16))
+    const render = throttled(() => this.render(), 16)
+    kernel.agentMode.onChange(() => {
+      // A decided or withdrawn request closes its dialog at once: the page must not stay inert meanwhile.
+      if (!kernel.agentMode.pending()) this.#dialog(undefined)
+      render()
+    })
     dialog.addEventListener('cancel', (e) => {
       e.preventDefault() // Escape denies explicitly
       if (this.#shown !== undefined) kernel.agentMode.decide(this.#shown, 'deny')

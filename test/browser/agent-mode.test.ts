@@ -63,10 +63,13 @@ async function clickAgentButton(frame: Frame, entrypoint: string): Promise<numbe
   await frame.evaluate((e) => (globalThis as any).hostile.armAgentButton(e), entrypoint)
   const index = await frame.evaluate(() => (globalThis as any).hostile.agentOutcomes.length)
   await frame.click('#agent')
+  // the click reached the button (nothing modal was in the way)
+  await expect.poll(() => frame.evaluate(() => (globalThis as any).hostile.agentOutcomes.length)).toBe(index + 1)
   return index
 }
 const agentOutcome = async (frame: Frame, index: number): Promise<Outcome> => {
-  await expect.poll(() => frame.evaluate((i) => (globalThis as any).hostile.agentOutcomes[i]?.error?.code !== 'PENDING', index), { timeout: 15_000 }).toBe(true)
+  const settled = (i: number) => { const o = (globalThis as any).hostile.agentOutcomes[i]; return !!o && o.error?.code !== 'PENDING' }
+  await expect.poll(() => frame.evaluate(settled, index), { timeout: 15_000 }).toBe(true)
   return frame.evaluate((i) => (globalThis as any).hostile.agentOutcomes[i], index)
 }
 async function decideInDialog(answer: 'allow' | 'deny') {
