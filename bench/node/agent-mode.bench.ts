@@ -68,6 +68,8 @@ describe('agent mode', () => {
       const delivery: number[] = []
       const roundTrip: number[] = []
       for (let i = 0; i < n; i++) {
+        // The session finishes its turn's bookkeeping just after drain.ended; measure the echo once it is idle.
+        await new Promise((r) => setTimeout(r, 50))
         let start = performance.now()
         const pong = next((m) => m.type === 'pong' && m.data === `p${i}`)
         ws.send(JSON.stringify({ type: 'ping', data: `p${i}` }))
