@@ -5,12 +5,15 @@
  * the last durable event it yielded, so nothing is skipped or yielded twice.
  *
  * The server answers a socket's messages in the order it sent them, so replies
- * (receipt, interrupt, error, pong) are matched to requests first-in, first-out.
+ * (receipt, interrupt, host.offered, error, pong) are matched to requests
+ * first-in, first-out. Host tools (a browser offering its tools to the
+ * session's model): `offerHost` after every `open` frame, answer each `host`
+ * frame with `hostProgress` / `hostResult`.
  */
 import { NeuronApiError } from './errors.ts'
 import { backoffMs, sleep } from './http.ts'
 import type { SessionHandle } from './session.ts'
-import type { InterruptResult, PromptInput, PromptResult, SessionFrame, Stored } from './types.ts'
+import type { HostMessage, HostOffered, HostTool, InterruptResult, PromptInput, PromptResult, SocketFrame, Stored } from './types.ts'
 
 type Reply = { resolve: (value: unknown) => void; reject: (error: unknown) => void; kind: string }
 
@@ -30,7 +33,7 @@ export class SessionSocket {
   #last: number
   #closed = false
   #replies: Reply[] = []
-  #queue: SessionFrame[] = []
+  #queue: SocketFrame[] = []
   #wake: (() => void) | null = null
   #opening: Promise<void> | null = null
 
@@ -40,8 +43,9 @@ export class SessionSocket {
     this.#last = options.after ?? 0
   }
 
-  /** Opens (or reopens) the socket and subscribes after the last event seen. */
+  /** Opens (or reopens) the socket and subscribes after the last event seen; an open socket is kept. */
   open(): Promise<void> {
+    if (this.#socket) return Promise.resolve() // set only once open, cleared when it closes
     this.#opening ??= this.#connect().finally(() => (this.#opening = null))
     return this.#opening
   }
@@ -67,8 +71,27 @@ export class SessionSocket {
     return result
   }
 
+  /**
+   * Offers this socket's host tools (replacing its previous offer; `[]` withdraws). An offer lives
+   * with the socket: make it again after each `open` frame.
+   */
+  async offerHost(host: string, tools: HostTool[]): Promise<HostOffered> {
+    const { type: _type, ...offered } = (await this.#request({ type: 'host.offer', host, tools }, 'host.offered')) as HostOffered & { type: string }
+    return offered
+  }
+
+  /** Progress of a host call this socket holds (no reply; a refusal arrives as a `host-error` frame). */
+  hostProgress(call: string, progress: unknown): void {
+    this.#socket?.send(JSON.stringify({ type: 'host.progress', call, progress }))
+  }
+
+  /** Settles a host call this socket holds. A socket that dropped meanwhile cannot: the server failed the call (HOST_GONE). */
+  hostResult(call: string, outcome: { ok: true; content: string } | { ok: false; error: { code: string; message: string } }): void {
+    this.#socket?.send(JSON.stringify({ type: 'host.result', call, ...outcome }))
+  }
+
   /** The frames, as they arrive, across reconnects. Ends when `close()` is called. */
-  async *frames(): AsyncGenerator<SessionFrame> {
+  async *frames(): AsyncGenerator<SocketFrame> {
     await this.open()
     while (!this.#closed || this.#queue.length > 0) {
       const frame = this.#queue.shift()
@@ -107,6 +130,7 @@ export class SessionSocket {
         socket.addEventListener('message', (event) => this.#onMessage(String(event.data)))
         socket.addEventListener('close', () => this.#onClose(socket))
         socket.send(JSON.stringify({ type: 'subscribe', after: this.#last }))
+        this.#push({ kind: 'open' })
         return
       } catch (error) {
         if (error instanceof NeuronApiError && !error.retryable) throw error
@@ -131,7 +155,12 @@ export class SessionSocket {
         return this.#socket?.send(JSON.stringify({ type: 'subscribe', after: message.seq! }))
       case 'replay-end':
         return this.#push({ kind: 'replay-end', seq: message.seq! })
+      case 'host.call':
+      case 'host.cancel':
+        return this.#push({ kind: 'host', message: message as unknown as HostMessage })
       case 'error': {
+        // A refused host.progress / host.result has no request waiting for it: it names its call.
+        if (message.error?.details?.call !== undefined) return this.#push({ kind: 'host-error', error: message.error })
         const reply = this.#replies.shift()
         const { code, message: why, details } = message.error!
         reply?.reject(new NeuronApiError(code, why, 400, details))
@@ -153,7 +182,7 @@ export class SessionSocket {
     for (const reply of this.#replies.splice(0)) reply.reject(error)
   }
 
-  #push(frame: SessionFrame): void {
+  #push(frame: SocketFrame): void {
     this.#queue.push(frame)
     this.#wake?.()
     this.#wake = null

@@ -55,6 +55,30 @@ export type PathPage = Paged<Reached>
 export type Remembered = Recalled
 /** What a session stream yields: durable events (with `seq`), live deltas, and where replay ended. */
 export type SessionFrame = Frame
+/** A host tool call the server sends to the socket that offered the tool (docs/host-tools.md). */
+export type HostMessage = { type: 'host.call'; call: string; name: string; input: unknown } | { type: 'host.cancel'; call: string; reason: string }
+/** An offerable host tool. */
+export interface HostTool {
+  name: string
+  description: string
+  inputSchema: unknown
+}
+/** The answer to a `host.offer`. */
+export interface HostOffered {
+  host: string
+  tools: string[]
+  refused: { name: string; code: string; message: string }[]
+}
+/**
+ * What a socket yields besides the session's frames: every (re)connect (`open`, after which any
+ * host offer must be made again: an offer lives with its socket), host calls and cancels, and a
+ * refusal of a host message naming a call.
+ */
+export type SocketFrame =
+  | SessionFrame
+  | { kind: 'open' }
+  | { kind: 'host'; message: HostMessage }
+  | { kind: 'host-error'; error: { code: string; message: string; details?: Record<string, unknown> } }
 export interface PromptResult {
   receipt: Receipt
   /** True when the server had already admitted this message id (a retry). */

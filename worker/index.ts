@@ -24,6 +24,7 @@ import { refuseAgents } from './gate/spawn.ts'
 import { onError } from './on-error.ts'
 import { apps } from './routes/apps.ts'
 import { config } from './routes/config.ts'
+import { dev } from './routes/dev.ts'
 import { docs, OPEN_ROUTES } from './routes/docs.ts'
 import { graph, memory } from './routes/graph.ts'
 import { health } from './routes/health.ts'
@@ -53,6 +54,7 @@ app.use('/v1/*', meter())
 app.on('POST', ['/v1/sessions', '/v1/orchestrations'], refuseAgents())
 
 app.route('/v1', docs)
+app.route('/v1/dev', dev)
 app.route('/v1/ledgers', ledgers)
 app.route('/v1/sessions', sessions)
 app.route('/v1/graph', graph)

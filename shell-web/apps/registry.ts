@@ -14,6 +14,7 @@ export const DEMO_APPS = [
     entries: { tile: '/apps/notes/tile', tray: '/apps/notes/tray', background: '/apps/notes/background' },
     tools: ['notes_search', 'notes_list', 'notes_add', 'notes_import', 'notes_export', 'notes_import_file'],
     permissions: [],
+    agentEntrypoints: ['notes_search'],
   },
   {
     id: 'planner',

@@ -45,6 +45,8 @@ export interface AuditEntry {
    * (audit.list) — private actions stay out of what an app or a model can read.
    */
   private?: true
+  /** Agent Mode: the root invocation this call was made for (every nested call names the same root). */
+  root?: string
 }
 
 export type AuditInput = Omit<AuditEntry, 'seq' | 'at' | 'count'>

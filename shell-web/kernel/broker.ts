@@ -15,11 +15,13 @@ import type { Endpoint, Endpoints, RegisteredTool } from './endpoints.ts'
 import type { Grants } from './grants.ts'
 import type { KernelTool } from './kernel-tools.ts'
 import { clampTimeout } from './limits.ts'
+import { decideGlobalCall, decideScopedCall } from './agent-policy.ts'
+import type { Invocation, Invocations } from './invocations.ts'
 import { acceptsPrivateAction, decideRoute } from './policy.ts'
 import type { PrivateAction } from './private-actions.ts'
 import type { Attribution } from './provenance.ts'
 import { type BusErrorShape, fail } from '../protocol/codes.ts'
-import { KERNEL } from '../protocol/endpoint-id.ts'
+import { KERNEL, parseEndpointId } from '../protocol/endpoint-id.ts'
 import { TOOL_NAME, hasExactKeys, isId, isRecord } from '../protocol/envelope.ts'
 import { checkJson } from '../protocol/json-compat.ts'
 import { LIMITS } from '../protocol/limits.ts'
@@ -32,6 +34,8 @@ export interface BrokerDeps {
   /** Each app's share of the kernel's checking time. */
   work: WorkBudget
   calls: Calls
+  /** Agent Mode's invocation capabilities. */
+  invocations: Invocations
   endpoints: Endpoints
   grants: Grants
   kernelTools: Map<string, KernelTool>
@@ -105,7 +109,7 @@ export class Broker {
     if (!isId(msg.id)) return this.#malformed(ep, 'exec without a numeric id')
     const id = msg.id
     const envelope = msg.payload
-    if (!hasExactKeys(msg, ['type', 'id', 'payload'], ['attachment']) || !isRecord(envelope) || !hasExactKeys(envelope, ['action', 'payload']) || typeof envelope.action !== 'string') {
+    if (!hasExactKeys(msg, ['type', 'id', 'payload'], ['attachment', 'invocation']) || !isRecord(envelope) || !hasExactKeys(envelope, ['action', 'payload']) || typeof envelope.action !== 'string') {
       return this.#refuse(ep, id, '?', '?', undefined, fail('BAD_REQUEST', 'an exec is { type, id, payload: { action, payload } }'))
     }
     const action = envelope.action.slice(0, 64)
@@ -115,14 +119,22 @@ export class Broker {
     const label = isRecord(payload) ? { target: String(payload.target ?? KERNEL).slice(0, 128), tool: String(payload.name ?? action).slice(0, 64) } : { target: KERNEL, tool: action }
     const json = checkJson(payload, LIMITS.maxPayloadBytes, LIMITS.maxDepth)
     if (!json.ok) return this.#refuse(ep, id, label.target, label.tool, undefined, fail(json.code, `${json.path}: ${json.reason}`), visibility)
+    // A capability is honoured only from the exact session it was given to, only while its call lasts.
+    let scope: Invocation | undefined
+    if ('invocation' in msg) {
+      scope = visibility === 'public' ? this.k.invocations.resolve(ep, msg.invocation) : undefined
+      if (!scope) return this.#refuse(ep, id, label.target, label.tool, undefined, fail('INVOCATION_INVALID', 'no live invocation of this endpoint has that capability'), visibility)
+    }
+    const denied = visibility === 'public' ? this.#agentPolicy(ep, label.target, label.tool, scope) : null
+    if (denied) return this.#refuse(ep, id, label.target, label.tool, payload, denied, visibility)
     if ('attachment' in msg) {
       // The sidecar rides only beside a tools.call; checking it reads its length, never its bytes.
       const checked = action === 'tools.call' ? checkAttachment(msg.attachment) : fail('ATTACHMENT_REJECTED', `${action} takes no attachment`)
       if ('code' in checked) return this.#refuse(ep, id, label.target, label.tool, undefined, checked, visibility)
-      return this.#call(ep, id, payload, { buffer: msg.attachment as ArrayBuffer, bytes: checked.bytes })
+      return this.#call(ep, id, payload, scope, { buffer: msg.attachment as ArrayBuffer, bytes: checked.bytes })
     }
-    if (action === 'tools.call') return this.#call(ep, id, payload)
-    if (action === 'tools.list') return this.#list(ep, id, payload)
+    if (action === 'tools.call') return this.#call(ep, id, payload, scope)
+    if (action === 'tools.list') return this.#list(ep, id, payload, scope)
     const privateAction = this.k.privateActions.get(action)
     if (!privateAction) return this.#refuse(ep, id, KERNEL, action, payload, fail('UNKNOWN_ACTION', `no action ${action}`), visibility)
     if (!acceptsPrivateAction(privateAction.rule, ep.kind)) {
@@ -130,7 +142,7 @@ export class Broker {
     }
     const outcome = privateAction.run(ep, payload)
     if (!(outcome instanceof Promise)) return this.#answerPrivate(ep, id, action, payload, outcome)
-    // The trusted page performs the effect (clipboard, wallet): answer when it settles.
+    // The trusted page performs the effect (clipboard, wallet) or the person decides (agent.mode.request): answer when it settles, if the sender is still there.
     void outcome.then(
       (settled) => this.#answerPrivate(ep, id, action, payload, settled),
       (error) => this.#answerPrivate(ep, id, action, payload, { error: fail('INTERNAL', `${action} failed: ${String(error).slice(0, 120)}`) }),
@@ -143,7 +155,21 @@ export class Broker {
     ep.post({ type: 'result', id, ok: outcome.ok })
   }
 
-  #call(ep: Endpoint, id: number, p: unknown, attachment?: { buffer: ArrayBuffer; bytes: number }) {
+  /**
+   * Agent Mode's checks on a routed call or listing, before it begins: one made under a capability
+   * never asks the person and never reaches a tray; an ordinary one may not leave an app that is
+   * running a call for the agent.
+   */
+  #agentPolicy(ep: Endpoint, target: string, tool: string, scope: Invocation | undefined): BusErrorShape | null {
+    const address = target === KERNEL ? undefined : parseEndpointId(target)
+    const targetApp = target === KERNEL ? KERNEL : (address?.app ?? '?')
+    const decision = scope
+      ? decideScopedCall({ sourceApp: ep.app, targetApp, targetKind: target === KERNEL ? KERNEL : (address?.kind ?? 'background'), tool, sessionGrant: this.k.grants.view(ep.id, ep.app, targetApp).session })
+      : decideGlobalCall({ sourceApp: ep.app, targetApp, appHasActiveInvocation: this.k.invocations.activeFor(ep.app) })
+    return decision.allow ? null : fail(decision.code, decision.message, decision.retryAfterMs)
+  }
+
+  #call(ep: Endpoint, id: number, p: unknown, scope: Invocation | undefined, attachment?: { buffer: ArrayBuffer; bytes: number }) {
     if (!isRecord(p) || !hasExactKeys(p, ['target', 'name', 'arguments'], ['timeoutMs', 'progress', 'delegation']) || typeof p.target !== 'string' || typeof p.name !== 'string' || !TOOL_NAME.test(p.name) || (p.progress !== undefined && typeof p.progress !== 'boolean')) {
       return this.#refuse(ep, id, '?', 'tools.call', p, fail('BAD_REQUEST', 'tools.call takes exactly { target, name, arguments, timeoutMs?, progress?, delegation? }'))
     }
@@ -152,6 +178,7 @@ export class Broker {
     const kernelTool = p.target === KERNEL ? this.k.kernelTools.get(p.name) : undefined
     const call = this.k.calls.begin(ep, id, 'tools.call', p.target, p.name, p.arguments, timeoutMs, p.progress === true, !kernelTool?.waitsForPerson)
     if ('code' in call) return this.#refuse(ep, id, p.target, p.name, p.arguments, call)
+    if (scope) call.root = scope.root.id
     if (attachment && p.target === KERNEL) return this.k.calls.finish(call, { error: fail('ATTACHMENT_REJECTED', 'kernel tools take no attachment') })
     if (p.delegation !== undefined && p.target === KERNEL) return this.k.calls.finish(call, { error: fail('BAD_REQUEST', 'kernel tools take no delegation') })
     if (attachment && !this.k.calls.holdAttachment(call, attachment.bytes)) return
@@ -166,22 +193,26 @@ export class Broker {
       if (!tool) return this.k.calls.finish(call, { error: fail('UNKNOWN_TOOL', `${target.id} exposes no tool ${name}`) })
       call.attachments = tool.descriptor.annotations?.[ATTACHMENTS_ANNOTATION] === true
       if (attachment && !call.attachments) return this.k.calls.finish(call, { error: fail('ATTACHMENT_REJECTED', `${name} is not annotated ${ATTACHMENTS_ANNOTATION}`) })
-      const issue = this.#validate(tool.validateInput, invoke.arguments, 'input')
+      const issue = checkValue(tool.validateInput, invoke.arguments, 'input')
       if (issue) return this.k.calls.finish(call, { error: issue })
+      // A nested call made for the agent gets its own capability, bound to this target session.
+      const minted = scope ? this.k.invocations.mint(call, target, { parent: scope }) : undefined
+      if (minted && 'code' in minted) return this.k.calls.finish(call, { error: minted })
       this.k.calls.forward(call, target, { action: 'tool.invoke', payload: invoke }, (ok) => {
-        const outputIssue = this.#validate(tool.validateOutput, ok, 'output')
+        const outputIssue = checkValue(tool.validateOutput, ok, 'output')
         return outputIssue ? { error: outputIssue } : { ok }
       }, attachment?.buffer)
     })
   }
 
-  #list(ep: Endpoint, id: number, p: unknown) {
+  #list(ep: Endpoint, id: number, p: unknown, scope: Invocation | undefined) {
     if (!isRecord(p) || !hasExactKeys(p, ['target'], ['timeoutMs']) || typeof p.target !== 'string') {
       return this.#refuse(ep, id, '?', 'tools.list', p, fail('BAD_REQUEST', 'tools.list takes exactly { target, timeoutMs? }'))
     }
     const timeoutMs = Math.min(clampTimeout(p.timeoutMs) ?? LIMITS.describeTimeoutMs, LIMITS.describeTimeoutMs)
     const call = this.k.calls.begin(ep, id, 'tools.list', p.target, 'tools.list', {}, timeoutMs)
     if ('code' in call) return this.#refuse(ep, id, p.target, 'tools.list', undefined, call)
+    if (scope) call.root = scope.root.id
     if (p.target === KERNEL) {
       return this.k.calls.finish(call, { ok: { tools: [...this.k.kernelTools.values()].map((t) => t.descriptor) } })
     }
@@ -226,7 +257,7 @@ export class Broker {
   async #kernelTool(call: Call, name: string, args: unknown) {
     const tool = this.k.kernelTools.get(name)
     if (!tool) return this.k.calls.finish(call, { error: fail('UNKNOWN_TOOL', `the kernel has no tool ${name}`) })
-    const issue = this.#validate(tool.validate, args, 'input')
+    const issue = checkValue(tool.validate, args, 'input')
     if (issue) return this.k.calls.finish(call, { error: issue })
     let outcome: Outcome
     try {
@@ -237,13 +268,6 @@ export class Broker {
     }
     // The kernel tool ran after the message's metered handling: its answer is still the caller's to pay for.
     this.k.work.charge(call.caller.app, () => this.k.calls.finish(call, outcome))
-  }
-
-  /** Schema validation within its own budget (steps and a deadline); the sender's share only admits the message. */
-  #validate(validate: (value: unknown, budget: ValidationBudget) => SchemaVerdict, value: unknown, which: 'input' | 'output'): BusErrorShape | null {
-    const verdict = validate(value, { deadline: performance.now() + LIMITS.maxValidationMs })
-    if (!verdict) return null
-    return verdict.code === 'VALIDATION_BUDGET' ? fail(verdict.code, `${which}: ${verdict.reason}`, LIMITS.retryAfterMs) : fail(verdict.code, `${which} ${verdict.reason}`)
   }
 
   /** Refusals that never became a call still reply and still leave an audit entry (a private one for private actions). */
@@ -278,6 +302,18 @@ export class Broker {
  */
 export function overBudget(retryAfterMs: number): BusErrorShape {
   return fail('VALIDATION_BUDGET', "this app has used its share of the kernel's checking time; retry later", retryAfterMs)
+}
+
+/**
+ * Schema validation within its own budget (steps and a deadline); the sender's share only admits the message.
+ *
+ * @example
+ * const issue = checkValue(tool.validateInput, args, 'input') // null, or { code: 'SCHEMA_VIOLATION', … }
+ */
+export function checkValue(validate: (value: unknown, budget: ValidationBudget) => SchemaVerdict, value: unknown, which: 'input' | 'output'): BusErrorShape | null {
+  const verdict = validate(value, { deadline: performance.now() + LIMITS.maxValidationMs })
+  if (!verdict) return null
+  return verdict.code === 'VALIDATION_BUDGET' ? fail(verdict.code, `${which}: ${verdict.reason}`, LIMITS.retryAfterMs) : fail(verdict.code, `${which} ${verdict.reason}`)
 }
 
 /** Filters a discovery answer down to descriptors the endpoint has registered, unchanged. */

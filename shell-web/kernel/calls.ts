@@ -50,6 +50,12 @@ export interface Call {
   accept?: (ok: unknown) => Outcome
   /** Whose call this is, when not simply the caller's (see provenance.ts). */
   provenance?: { kind: 'delegated'; origin: { endpoint: string; app: string } } | { kind: 'intermediate' }
+  /** Agent Mode: the invocation capability sent to the target beside the call (see invocations.ts). */
+  capability?: string
+  /** Agent Mode: the root invocation this call was made for, named in its audit entry. */
+  root?: string
+  /** Runs once when the call ends, however it ends (the capability dies here). */
+  ended?: () => void
 }
 
 /** Error codes a target endpoint may report; anything else becomes TOOL_ERROR. */
@@ -126,7 +132,8 @@ export class Calls {
     const open = this.#byTarget.get(target)
     if (open) open.set(kid, call)
     else this.#byTarget.set(target, new Map([[kid, call]]))
-    target.post(attachment ? { type: 'exec', id: kid, payload, attachment } : { type: 'exec', id: kid, payload }, attachment ? [attachment] : [])
+    const invocation = call.capability ? { invocation: call.capability } : {}
+    target.post(attachment ? { type: 'exec', id: kid, payload, attachment, ...invocation } : { type: 'exec', id: kid, payload, ...invocation }, attachment ? [attachment] : [])
   }
 
   /** Ends a call exactly once: reply (if the caller is still live), release, audit. */
@@ -159,7 +166,9 @@ export class Calls {
       result: 'ok' in outcome ? summarize(outcome.ok, LIMITS.auditSummaryChars) : outcome.error.message.slice(0, LIMITS.auditSummaryChars),
       ...(call.provenance ? { provenance: call.provenance.kind } : {}),
       ...(call.provenance?.kind === 'delegated' ? { origin: call.provenance.origin.endpoint } : {}),
+      ...(call.root ? { root: call.root } : {}),
     })
+    call.ended?.()
   }
 
   /** Runs `listener` whenever a call ends (after its caller's bookkeeping, before its reply). */

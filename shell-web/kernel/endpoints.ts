@@ -10,7 +10,7 @@
  * endpoints.get('app:notes:background') === ep
  * endpoints.remove(ep, 'reload') // pending calls to it fail with ENDPOINT_GONE
  */
-import type { EndpointKind } from '../protocol/endpoint-id.ts'
+import type { CallerKind } from '../protocol/endpoint-id.ts'
 import type { PortMessage, ToolDescriptor } from '../protocol/envelope.ts'
 import { LIMITS } from '../protocol/limits.ts'
 import type { SchemaVerdict, ValidationBudget } from '../protocol/schema.ts'
@@ -39,7 +39,7 @@ export class Endpoint {
   constructor(
     readonly id: string,
     readonly app: string,
-    readonly kind: EndpointKind,
+    readonly kind: CallerKind,
     readonly port: MessagePort,
   ) {}
 

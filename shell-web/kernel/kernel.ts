@@ -9,12 +9,16 @@
  * kernel.install(notesManifest)
  * const tile = kernel.mount({ app: 'notes', kind: 'tile', tileId: 't1', parent })
  */
+import { createAgentActions } from './agent-actions.ts'
+import { AgentCalls } from './agent-calls.ts'
+import { AgentMode } from './agent-mode.ts'
 import { AuditRing } from './audit.ts'
 import { Broker } from './broker.ts'
 import { Calls } from './calls.ts'
 import { Endpoint, Endpoints } from './endpoints.ts'
 import { FrameHost, type FrameRecord } from './frames.ts'
 import { Grants } from './grants.ts'
+import { type Invocation, Invocations } from './invocations.ts'
 import { WorkBudget } from './work-budget.ts'
 import { Delegations } from './delegations.ts'
 import { type BackgroundIdentity, backgroundIdentity, sameIdentity } from './identity.ts'
@@ -23,7 +27,7 @@ import { type AppManifest, parseManifest } from './manifest.ts'
 import { createPageActions } from './page-actions.ts'
 import { createPrivateActions } from './private-actions.ts'
 import { createProvenance } from './provenance.ts'
-import type { BusErrorShape } from '../protocol/codes.ts'
+import { type BusErrorShape, fail } from '../protocol/codes.ts'
 import { type EndpointKind, parseEndpointId } from '../protocol/endpoint-id.ts'
 import { LIMITS } from '../protocol/limits.ts'
 
@@ -53,6 +57,11 @@ export class Kernel {
   readonly calls = new Calls(this.audit, (ep) => this.#strike(ep))
   readonly delegations = new Delegations()
   readonly provenance = createProvenance({ calls: this.calls, delegations: this.delegations })
+  /** Agent Mode: what the owner enabled, the consent dialog, and the capabilities of calls made for the agent. */
+  readonly agentMode = new AgentMode()
+  readonly invocations = new Invocations((call, outcome, notify) => this.calls.finish(call, outcome, notify))
+  /** The agent as a caller (the bridge to a session's model calls through here). */
+  readonly agent: AgentCalls
   readonly frames: FrameHost
   readonly broker: Broker
   #apps = new Map<string, { manifest: AppManifest; frames: Set<FrameRecord>; identity: BackgroundIdentity | null }>()
@@ -67,12 +76,21 @@ export class Kernel {
       audit: this.audit,
       work: this.work,
       calls: this.calls,
+      invocations: this.invocations,
       endpoints: this.endpoints,
       grants: this.grants,
       kernelTools: new Map([...createKernelTools({ apps: () => this.apps(), endpoints: this.endpoints, grants: this.grants, audit: this.audit, openTile: host.openTile }), ['attachments.delegate', this.provenance.tool]]),
       privateActions: new Map([
         ...createPrivateActions({ endpoints: this.endpoints, manifest: (app) => this.manifest(app) }),
         ...createPageActions({ endpoints: this.endpoints, manifest: (app) => this.manifest(app), frameOf: (ep) => this.frameOf(ep), setBadge: (app, badge) => this.#setBadge(app, badge), closeTray: (frame) => host.closeTray?.(frame) }),
+        ...createAgentActions({
+          agentMode: this.agentMode,
+          manifest: (app) => this.manifest(app),
+          // The iframe holding focus carries the endpoint id the kernel bound to it.
+          focused: (ep) => document.activeElement instanceof HTMLIFrameElement && document.activeElement.dataset.endpoint === ep.id,
+          // A click inside a frame activates the frame's ancestors too, so the trusted page sees it.
+          activated: () => navigator.userActivation?.isActive ?? false,
+        }),
       ]),
       bye: (ep) => this.frames.documentGone(ep),
       strike: (ep) => this.#strike(ep),
@@ -89,10 +107,22 @@ export class Kernel {
       activate: (ep) => void this.endpoints.add(ep),
       unbind: (ep, reason) => this.endpoints.remove(ep, reason),
     })
+    this.agent = new AgentCalls({ agentMode: this.agentMode, calls: this.calls, invocations: this.invocations, endpoints: this.endpoints, manifest: (app) => this.manifest(app) })
     this.endpoints.onGone((ep) => {
       this.calls.endpointGone(ep)
       this.grants.endpointGone(ep.id)
       this.delegations.sessionEnded(ep.session)
+      this.agentMode.endpointGone(ep.id)
+    })
+    // Consent ends (owner, app, app change, sign-out): every call made under it ends with it.
+    this.agentMode.onRevoked((ended, reason) => {
+      const error = fail('AGENT_MODE_REVOKED', `Agent Mode ended (${reason})`)
+      this.invocations.endRoots((root) => ended.some((e) => e.app === root.app && e.entrypoint === root.entrypoint), error)
+    })
+    // A nested call into another app lives only as long as the session grant it crossed on.
+    this.grants.onChange(() => {
+      const crossed = (inv: Invocation) => !!inv.parent && inv.parent.endpoint.app !== inv.endpoint.app
+      this.invocations.end((inv) => crossed(inv) && !this.grants.view(inv.parent!.endpoint.id, inv.parent!.endpoint.app, inv.endpoint.app).session, fail('GRANT_REQUIRED', 'the grant this call was made under was revoked'))
     })
     this.calls.onEnd((call) => this.delegations.parentEnded(call))
   }
@@ -146,6 +176,8 @@ export class Kernel {
       return manifest
     }
     installed.identity = identity
+    // Consent named one exact version: a new build must be enabled again.
+    this.agentMode.appChanged(manifest.id)
     this.#restart(manifest.id)
     return manifest
   }
@@ -159,6 +191,7 @@ export class Kernel {
     this.#scope = scope
     for (const [app, installed] of this.#apps) {
       installed.identity = backgroundIdentity(installed.manifest, { scope })
+      this.agentMode.appChanged(app)
       this.#restart(app)
     }
   }
@@ -172,6 +205,7 @@ export class Kernel {
   uninstall(app: string): void {
     const installed = this.#apps.get(app)
     if (!installed) throw new KernelError('NOT_INSTALLED', `${app} is not installed`)
+    this.agentMode.appChanged(app)
     for (const frame of installed.frames) this.frames.unmount(frame)
     this.#apps.delete(app)
     this.trayBadges.delete(app)

@@ -8,7 +8,7 @@
  * const manifest = parseManifest({
  *   id: 'notes', version: '1.0.0', title: 'Notes',
  *   entries: { tile: '/apps/notes/tile', background: '/apps/notes/background' },
- *   tools: ['notes_search'], permissions: [],
+ *   tools: ['notes_search'], permissions: [], agentEntrypoints: ['notes_search'],
  * })
  */
 import { TOOL_NAME, hasExactKeys, isRecord } from '../protocol/envelope.ts'
@@ -25,6 +25,11 @@ export interface AppManifest {
   tools: string[]
   /** App ids this app may ask the person for a grant on. */
   permissions: string[]
+  /**
+   * Agent entrypoints: exact tools of the app's resident background that the owner may enable for
+   * an agent (Agent Mode). Each is one of `tools`; an app without a background declares none.
+   */
+  agentEntrypoints: string[]
 }
 
 /** Same-origin paths under the shell's app folders; no traversal, no query. */
@@ -33,14 +38,16 @@ const ENTRY = /^\/(apps|fixtures)\/[a-z0-9-]+(\/[a-z0-9-]+)*$/
 /** Returns the normalized manifest, or throws with the first problem. */
 export function parseManifest(input: unknown): AppManifest {
   if (!isRecord(input)) throw new Error('manifest: must be an object')
-  if (!hasExactKeys(input, ['id', 'version', 'title', 'entries'], ['description', 'tools', 'permissions'])) {
+  if (!hasExactKeys(input, ['id', 'version', 'title', 'entries'], ['description', 'tools', 'permissions', 'agentEntrypoints'])) {
     throw new Error('manifest: unexpected or missing keys')
   }
   const { id, version, title, entries } = input
   const description = input.description ?? ''
   const tools = input.tools ?? []
   const permissions = input.permissions ?? []
+  const agentEntrypoints = input.agentEntrypoints ?? []
   if (typeof id !== 'string' || !APP_ID.test(id)) throw new Error(`manifest: id must match ${APP_ID}`)
+  if (id === 'agent') throw new Error('manifest: "agent" is the id of the agent caller')
   if (typeof version !== 'string' || !/^[0-9A-Za-z.+-]{1,32}$/.test(version)) throw new Error('manifest: bad version')
   if (typeof title !== 'string' || title.length < 1 || title.length > LIMITS.maxTitleChars) throw new Error('manifest: bad title')
   if (typeof description !== 'string' || description.length > LIMITS.maxDescriptionChars) throw new Error('manifest: bad description')
@@ -54,6 +61,10 @@ export function parseManifest(input: unknown): AppManifest {
   if (!Array.isArray(permissions) || permissions.length > 32 || !permissions.every((p) => typeof p === 'string' && APP_ID.test(p))) {
     throw new Error('manifest: bad permissions')
   }
+  if (!Array.isArray(agentEntrypoints) || agentEntrypoints.length > LIMITS.maxAgentEntrypointsPerApp || !agentEntrypoints.every((t) => typeof t === 'string' && (tools as unknown[]).includes(t))) {
+    throw new Error('manifest: agentEntrypoints must be declared tools')
+  }
+  if (agentEntrypoints.length && !(entries as Record<string, unknown>).background) throw new Error('manifest: agent entrypoints are tools of a resident background')
   return {
     id,
     version,
@@ -62,5 +73,6 @@ export function parseManifest(input: unknown): AppManifest {
     entries: { ...(entries as AppManifest['entries']) },
     tools: [...tools] as string[],
     permissions: [...permissions] as string[],
+    agentEntrypoints: [...agentEntrypoints] as string[],
   }
 }

@@ -12,7 +12,7 @@
  * decideRoute({ sourceApp: 'planner', targetApp: 'notes', grants: { session: false, oneCall: true } })
  * // { allow: true, via: 'one-call-grant' }
  */
-import type { EndpointKind } from '../protocol/endpoint-id.ts'
+import type { CallerKind } from '../protocol/endpoint-id.ts'
 
 export interface GrantView {
   session: boolean
@@ -52,16 +52,16 @@ export function decideGrantRequest(input: { sourceApp: string; targetApp: string
 /**
  * Private actions travel on the same port but are not tools: no discovery, no
  * cross-app routing, no audit of successes. Each names exactly who may send it.
- * Later actions (tray.set_state, clipboard.write_text, connections.*, agent.mode.*)
- * join this table with their own rule.
+ * Later actions (tray.set_state, clipboard.write_text, connections.*) join this
+ * table with their own rule.
  */
-export type PrivateActionRule = 'any-endpoint-of-app' | 'background-only' | 'tray-only' | 'focused-tile'
+export type PrivateActionRule = 'any-endpoint-of-app' | 'background-only' | 'tray-only' | 'tile-only' | 'focused-tile'
 
 /** Is an endpoint of `kind` accepted for an action with `rule`? (`focused-tile` also needs {@link decideGesture}.) */
-export function acceptsPrivateAction(rule: PrivateActionRule, kind: EndpointKind): boolean {
+export function acceptsPrivateAction(rule: PrivateActionRule, kind: CallerKind): boolean {
   if (rule === 'any-endpoint-of-app') return true
   if (rule === 'background-only') return kind === 'background'
-  if (rule === 'focused-tile') return kind === 'tile'
+  if (rule === 'tile-only' || rule === 'focused-tile') return kind === 'tile'
   return kind === 'tray'
 }
 

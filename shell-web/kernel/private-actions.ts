@@ -3,7 +3,8 @@
  * a tool — absent from discovery, cross-app routing and the audit of calls
  * (only refusals are audited). Each names exactly which endpoints may send it.
  * The ones the trusted page performs (tray, clipboard, wallet) are in
- * page-actions.ts; connections.*, vetkeys.* and agent.mode.* come with their issues.
+ * page-actions.ts, agent.mode.* in agent-actions.ts; connections.* and
+ * vetkeys.* come with the app-backend work.
  *
  * @example
  * // an endpoint registering a tool it exposes
@@ -21,7 +22,7 @@ import { checkSchema, compileSchema } from '../protocol/schema.ts'
 
 export interface PrivateAction {
   rule: PrivateActionRule
-  /** A promise for an effect the trusted page performs (clipboard, wallet); answered when it settles. */
+  /** A promise for an effect the trusted page performs (clipboard, wallet) or a decision the person makes (agent.mode.request); answered when it settles. */
   run(ep: Endpoint, payload: unknown): Outcome | Promise<Outcome>
 }
 

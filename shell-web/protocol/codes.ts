@@ -1,6 +1,6 @@
 /**
  * Machine-readable error codes of the message bus. Every refusal carries one;
- * `retryAfterMs` is set where waiting helps (TOO_MANY_IN_FLIGHT).
+ * `retryAfterMs` is set where waiting helps (TOO_MANY_IN_FLIGHT, UI_BUSY, OWNER_REQUIRED, …).
  *
  * @example
  * if (error.code === 'GRANT_REQUIRED') await bus.requestPermission({ app: 'notes', scope: 'call' })
@@ -36,6 +36,15 @@ export const CODES = [
   'ACTIVATION_REQUIRED',
   'UNAVAILABLE',
   'PROVIDER_ERROR',
+  // Agent Mode: a call made for the agent (under an invocation capability), and the owner's consent.
+  'OWNER_REQUIRED',
+  'SCOPED_CONTEXT_REQUIRED',
+  'INVOCATION_INVALID',
+  'AGENT_CONSENT_DENIED',
+  'AGENT_CONSENT_TIMEOUT',
+  'AGENT_CONSENT_LIMIT',
+  'AGENT_MODE_REVOKED',
+  'AGENT_MODE_LIMIT',
 ] as const
 
 export type Code = (typeof CODES)[number]

@@ -7,6 +7,8 @@
  * // 'app:notes:tile:t1:instance:9f2c'
  */
 export type EndpointKind = 'background' | 'tile' | 'tray'
+/** Who may be a call's caller: an app's endpoint, or the agent (the bridge to a session's model, on the trusted page). */
+export type CallerKind = EndpointKind | 'agent'
 
 export interface EndpointAddress {
   app: string

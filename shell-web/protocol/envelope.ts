@@ -18,6 +18,12 @@ export interface Exec<P = unknown> {
   payload: { action: string; payload: P }
   /** tools.call / tool.invoke only, for a tool annotated `neutron:attachments`: transferred, ≤ 16 MiB. */
   attachment?: ArrayBuffer
+  /**
+   * Private transport metadata of Agent Mode, an opaque invocation capability: kernel → endpoint
+   * beside a `tool.invoke` made for the agent; endpoint → kernel beside a `tools.call`/`tools.list`
+   * made from that invocation's handler (its `context.kernel`). Never part of `payload`.
+   */
+  invocation?: string
 }
 export type Result = { type: 'result'; id: number; ok: unknown; attachment?: ArrayBuffer } | { type: 'result'; id: number; error: BusErrorShape }
 export interface Progress {

@@ -90,4 +90,17 @@ export const LIMITS = {
   maxTileParamChars: 256,
   maxAppsListed: 256,
   maxErrorMessageChars: 500,
+  /** Agent Mode: how long the owner's consent dialog waits before AGENT_CONSENT_TIMEOUT. */
+  agentConsentTimeoutMs: 60_000,
+  /** Consent dialogs one app may open within `agentConsentWindowMs` (AGENT_CONSENT_LIMIT past it). */
+  agentConsentsPerWindow: 3,
+  agentConsentWindowMs: 60_000,
+  /** Entrypoints enabled at once across the shell (AGENT_MODE_LIMIT past it). */
+  maxAgentEntrypoints: 8,
+  /** Agent entrypoints one manifest may declare. */
+  maxAgentEntrypointsPerApp: 8,
+  /** Hint returned with OWNER_REQUIRED: the owner has to act on the trusted page first. */
+  ownerRequiredRetryAfterMs: 5_000,
+  /** Invocation capabilities alive at once (every routed call made for the agent holds one). */
+  maxInvocations: 256,
 } as const

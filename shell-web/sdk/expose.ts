@@ -11,7 +11,7 @@
  */
 import { BusError } from './errors.ts'
 import type { Transport } from './transport.ts'
-import type { ToolContext, ToolHandler, ToolOptions } from './types.ts'
+import type { ScopedKernel, ToolContext, ToolHandler, ToolOptions } from './types.ts'
 import { TOOL_NAME, type InvokePayload, type ToolDescriptor, isRecord } from '../protocol/envelope.ts'
 import { checkJson } from '../protocol/json-compat.ts'
 import { LIMITS } from '../protocol/limits.ts'
@@ -34,7 +34,11 @@ export class ToolHost {
   /** Progress this endpoint may send, mirroring the kernel's rate for it. */
   #progress = new Rate(LIMITS.progressBurst, LIMITS.progressPerSecond)
 
-  constructor(private readonly transport: Transport) {
+  constructor(
+    private readonly transport: Transport,
+    /** Makes the scoped client of one call made for the agent, from its capability. */
+    private readonly scoped: (invocation: string) => ScopedKernel,
+  ) {
     transport.on('exec', (msg) => this.#onExec(msg))
     transport.on('cancel', (msg) => this.#running.get(msg.id as number)?.abort(new BusError('CANCELLED', String(msg.reason ?? 'cancelled'))))
   }
@@ -65,11 +69,13 @@ export class ToolHost {
       return this.transport.post({ type: 'result', id, ok: { tools: [...this.#tools.values()].map((t) => t.descriptor) } })
     }
     const attachment = msg.attachment instanceof ArrayBuffer ? msg.attachment : undefined
-    if (envelope.action === 'tool.invoke' && isRecord(envelope.payload)) return void this.#invoke(id, envelope.payload as unknown as InvokePayload, attachment)
+    // The capability stays in this closure: the handler gets a client that uses it, never the value.
+    const invocation = typeof msg.invocation === 'string' ? msg.invocation : undefined
+    if (envelope.action === 'tool.invoke' && isRecord(envelope.payload)) return void this.#invoke(id, envelope.payload as unknown as InvokePayload, attachment, invocation)
     this.transport.post({ type: 'result', id, error: { code: 'BAD_REQUEST', message: 'unknown action' } })
   }
 
-  async #invoke(id: number, call: InvokePayload, attachment: ArrayBuffer | undefined) {
+  async #invoke(id: number, call: InvokePayload, attachment: ArrayBuffer | undefined, invocation: string | undefined) {
     const tool = this.#tools.get(call.name)
     const controller = new AbortController()
     const reply = (outcome: { ok: unknown; attachment?: ArrayBuffer } | { error: BusError }) => {
@@ -104,6 +110,7 @@ export class ToolHost {
           .request('tools.call', { target: 'kernel', name: 'attachments.delegate', arguments: { invocation: id } })
           .then((ok) => (ok as { token: string }).token),
       ...(attachment ? { attachment } : {}),
+      ...(invocation ? { kernel: this.scoped(invocation) } : {}),
       reportProgress: (value) => {
         if (done || controller.signal.aborted || !call.progress) return false
         if (!checkJson(value, LIMITS.maxProgressBytes, LIMITS.maxDepth).ok) return false

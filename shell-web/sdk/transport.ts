@@ -31,6 +31,8 @@ export interface RequestOptions {
   attachment?: ArrayBuffer
   /** Receives the attachment of the answer, if it carries one, just before the promise resolves. */
   onAttachment?: (attachment: ArrayBuffer) => void
+  /** Agent Mode: the invocation capability this request runs under (private metadata beside the exec). */
+  invocation?: string
 }
 
 interface Pending {
@@ -108,11 +110,12 @@ export class Transport {
       const signal = options.signal
       signal?.addEventListener('abort', onAbort, { once: true })
       this.#pending.set(id, { routed, resolve, reject, onProgress: options.onProgress, onAttachment: options.onAttachment, timer, cleanup: signal && (() => signal.removeEventListener('abort', onAbort)) })
+      const invocation = options.invocation === undefined ? {} : { invocation: options.invocation }
       const send = () => {
         if (!this.#pending.has(id)) return
         try {
-          if (attachment) this.#port!.postMessage({ type: 'exec', id, payload: { action, payload }, attachment }, [attachment])
-          else this.#port!.postMessage({ type: 'exec', id, payload: { action, payload } })
+          if (attachment) this.#port!.postMessage({ type: 'exec', id, payload: { action, payload }, attachment, ...invocation }, [attachment])
+          else this.#port!.postMessage({ type: 'exec', id, payload: { action, payload }, ...invocation })
         } catch (error) {
           this.#settle(id, { error: new BusError('NOT_JSON_COMPATIBLE', String(error)) })
         }

@@ -4,7 +4,7 @@
  * @example
  * const options: ToolOptions = { title: 'Search', description: 'Search notes', inputSchema: { type: 'object' }, outputSchema: { type: 'object' } }
  */
-import type { InvokeCaller } from '../protocol/envelope.ts'
+import type { InvokeCaller, ToolDescriptor } from '../protocol/envelope.ts'
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 
@@ -36,6 +36,29 @@ export interface ToolContext {
   reportProgress(value: Json): boolean
   /** The caller's attachment, for a tool exposed with `attachments: true` (transferred to this frame). */
   attachment?: ArrayBuffer
+  /**
+   * Present when the call was made for the agent (Agent Mode): the client for nested calls, carrying
+   * this invocation's provenance. While such a call runs, the app's ordinary client may not call
+   * other apps or the kernel (SCOPED_CONTEXT_REQUIRED); use this one.
+   */
+  kernel?: ScopedKernel
+}
+
+/** The scoped client a handler gets for a call made for the agent (`context.kernel`). */
+export interface ScopedKernel {
+  callTool<O = unknown>(call: ToolCall<unknown>, options?: CallOptions): Promise<O>
+  listTools(target: string): Promise<ToolDescriptor[]>
+  listApps(): Promise<AppSummary[]>
+  describeApp(app: string): Promise<AppDescription>
+  listEndpoints(): Promise<EndpointSummary[]>
+}
+
+/** What `agent.mode.request` answers once the owner allowed it (or it was allowed already). */
+export interface AgentModeEnabled {
+  enabled: true
+  app: string
+  version: string
+  entrypoint: string
 }
 
 export type ToolHandler<I, O> = (args: I, context: ToolContext) => O | Promise<O>

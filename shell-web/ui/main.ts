@@ -6,6 +6,8 @@
  * Installs are kept across reloads (installs.ts); on the very first start the demo apps are
  * installed, unless `?demo=0` (tests and benchmarks install their own).
  */
+import { AgentModeView } from './agent-mode-view.ts'
+import { AgentPanel } from './agent-panel.ts'
 import { AuditView } from './audit-view.ts'
 import { h } from './dom.ts'
 import { GrantsView } from './grants-view.ts'
@@ -28,6 +30,7 @@ workspaces = new Workspaces(kernel, $('#workspace'), $('#workspaces'))
 tray = new Tray(kernel, $('#tray'))
 new GrantsView(kernel, $('#grants'), $<HTMLDialogElement>('#grant-dialog'))
 new AuditView(kernel, $('#audit'), $('#endpoints'))
+new AgentModeView(kernel, $('#agent-mode'), $<HTMLDialogElement>('#agent-dialog'))
 
 const launcher = $('#launcher')
 const renderChrome = () => {
@@ -38,6 +41,8 @@ const renderChrome = () => {
 }
 kernel.onChange(renderChrome)
 
+/** The apps installed when the person signed out (null: signed in, or never signed in). */
+let signedOut: unknown[] | null = null
 const install = (manifest: unknown) => kernel.install(manifest)
 const upgrade = (manifest: unknown) => kernel.upgrade(manifest)
 const uninstall = (app: string) => {
@@ -60,7 +65,25 @@ if (stored) {
 }
 if (kernel.manifest('notes')?.entries.tile) workspaces.openTile('notes')
 if (kernel.manifest('planner')?.entries.tile) workspaces.openTile('planner')
-kernel.onChange(() => saveInstalls(localStorage, kernel.apps()))
+kernel.onChange(() => signedOut === null && saveInstalls(localStorage, kernel.apps()))
 renderChrome()
 
-Object.assign(globalThis, { neutron: { kernel, workspaces, tray, install, upgrade, uninstall } })
+/**
+ * Signing out closes every app port and removes every endpoint: Agent Mode ends (its calls with
+ * it) and every app is uninstalled; signing in again installs the same apps afresh. The stored
+ * installs stay as they were while signed out, so a reload then still knows them.
+ */
+const panel = new AgentPanel(kernel, $('#agent-panel'), {
+  onSignOut() {
+    kernel.agentMode.clear('signed out')
+    signedOut = kernel.apps()
+    for (const app of kernel.apps()) uninstall(app.id)
+  },
+  onSignIn() {
+    const apps = signedOut ?? []
+    signedOut = null
+    for (const manifest of apps) install(manifest)
+  },
+})
+
+Object.assign(globalThis, { neutron: { kernel, workspaces, tray, install, upgrade, uninstall, panel } })

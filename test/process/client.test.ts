@@ -5,7 +5,7 @@
  * with no durable event skipped or yielded twice.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { NeuronApiError, NeuronClient, type SessionFrame, type Stored } from '../../client/index.ts'
+import { NeuronApiError, NeuronClient, type SessionFrame, type SocketFrame, type Stored } from '../../client/index.ts'
 import { type Proxy, startProxy } from '../support/proxy.ts'
 import { devToken, startWrangler, type Wrangler } from '../support/wrangler.ts'
 
@@ -111,7 +111,7 @@ describe('typed client against a real wrangler dev', () => {
     expect(history.length).toBeGreaterThan(400)
     const socket = neuron.socket(session.id)
     try {
-      const seen: SessionFrame[] = []
+      const seen: SocketFrame[] = []
       for await (const frame of socket.frames()) {
         seen.push(frame)
         if (frame.kind === 'replay-end') break

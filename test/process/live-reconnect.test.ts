@@ -10,7 +10,7 @@
  * `replay-end`, then one snapshot, and no delta before them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { LiveTranscript, NeuronClient, type SessionFrame, type SessionHandle, type Stored } from '../../client/index.ts'
+import { LiveTranscript, NeuronClient, type SessionFrame, type SessionHandle, type SocketFrame, type Stored } from '../../client/index.ts'
 import { readSse } from '../../client/sse.ts'
 import { type Proxy, startProxy } from '../support/proxy.ts'
 import { devToken, startWrangler, type Wrangler } from '../support/wrangler.ts'
@@ -97,7 +97,7 @@ describe('the live view after reconnects (real wrangler dev)', () => {
         if (mode === 'sse') return client.session(session.id).events({ signal: stop.signal })
         const socket = client.socket(session.id)
         sockets.push(socket)
-        return socket.frames()
+        return sessionFramesOf(socket.frames())
       }
       try {
         const connected = followConnected(stream(neuron))
@@ -169,3 +169,8 @@ describe('the live view after reconnects (real wrangler dev)', () => {
     for await (const frame of session.events({ after: wsEnd })) if (frame.kind === 'event' && frame.envelope.type === DONE) break
   })
 })
+
+/** The session's frames among what a socket yields (it also says when it opens, and carries host messages). */
+async function* sessionFramesOf(frames: AsyncIterable<SocketFrame>): AsyncGenerator<SessionFrame> {
+  for await (const frame of frames) if (frame.kind !== 'open' && frame.kind !== 'host' && frame.kind !== 'host-error') yield frame
+}

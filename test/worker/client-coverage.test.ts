@@ -13,6 +13,7 @@ import { ROUTES } from '../../worker/openapi/routes.ts'
 const NOT_IN_CLIENT: Record<string, string> = {
   getOpenApi: 'the document itself: generators read it, the client is written from the same table',
   getDocs: 'an HTML page for people',
+  devToken: 'the shell page\'s one-click sign-in (shell-web/agent/connection.ts); the CLI signs the dev identity locally from .dev.vars',
   getUsage: 'metering totals for operators; read with fetch',
   openOrchestrationSocket: 'the client follows orchestrations over SSE only',
   forkSession: 'not yet in the client: fork and truncate are operator tools (curl in docs/sessions.md)',

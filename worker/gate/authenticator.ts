@@ -38,6 +38,8 @@ export interface Ticket {
 
 /** Verified bearer tokens kept per isolate; an entry is honoured only until the token's own expiry. */
 const VERIFIED_CAPACITY = 1024
+/** A one-click dev sign-in lasts as long as `npm run token`'s default (12 hours). */
+const DEV_TOKEN_TTL_SECONDS = 12 * 3600
 
 /**
  * The one credential check. One instance per isolate (see `authenticatorFor`):
@@ -100,6 +102,23 @@ export class Authenticator {
     if (typeof payload.jti !== 'string') throw unauthorized('TOKEN_MALFORMED', 'the ticket has no jti')
     const principal: Principal = { issuer: String(payload.iss), subject: String(payload.sub), claims: claimsOf(payload), via: 'ticket' }
     return { principal, session, jti: payload.jti, exp: Number(payload.exp) }
+  }
+
+  /**
+   * The local dev identity's token, for the shell's one-click sign-in: only where dev tokens are
+   * accepted at all (a local `wrangler dev` with a dev secret, a client on a loopback address).
+   *
+   * @example
+   * const { token, expiresAt } = await authenticator.devToken(c.req.header('cf-connecting-ip'))
+   */
+  async devToken(peer: string | undefined): Promise<{ token: string; expiresAt: number }> {
+    const { devSecret } = this.config
+    if (!devSecret || !this.devAllowed(peer)) {
+      throw new NeuronError('DEV_LOGIN_REFUSED', 'the local dev identity is offered only by a local `wrangler dev`, to a client on a loopback address', { status: 403 })
+    }
+    const now = Math.floor(Date.now() / 1000)
+    const exp = now + DEV_TOKEN_TTL_SECONDS
+    return { token: await sign({ iss: DEV_ISSUER, aud: this.config.audience, sub: 'dev', claims: [], iat: now, exp }, devSecret, 'HS256'), expiresAt: exp * 1000 }
   }
 
   private devAllowed(peer: string | undefined): boolean {

@@ -162,6 +162,8 @@ export const ConfigVersion: Schema = { type: 'object', required: ['version', 'et
 export const JsonSchema: Schema = { type: 'object', required: ['$schema'], properties: { $schema: str, $id: str } }
 
 export const Ticket: Schema = { type: 'object', required: ['ticket', 'expiresAt'], properties: { ticket: str, expiresAt: int } }
+/** The one-click dev sign-in's answer. */
+export const DevToken: Schema = { type: 'object', required: ['token', 'expiresAt'], properties: { token: str, expiresAt: int } }
 
 export const Me: Schema = { type: 'object', required: ['id', 'claims'], properties: { id: str, issuer: str, subject: str, claims: strings, via: str } }
 

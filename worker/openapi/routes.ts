@@ -56,6 +56,16 @@ const GRAPH_ERRORS = ['INVALID_QUERY', 'CLAIM_REQUIRED']
 export const ROUTES: RouteDoc[] = [
   { method: 'get', path: '/v1/openapi.json', operationId: 'getOpenApi', summary: 'This OpenAPI 3.1 document', auth: 'none', ok: { 200: 'the document' }, response: R.OpenApi, errors: [] },
   { method: 'get', path: '/v1/docs', operationId: 'getDocs', summary: 'A readable page of this API', auth: 'none', ok: { 200: 'HTML' }, response: R.HTML, errors: [] },
+  {
+    method: 'post',
+    path: '/v1/dev/token',
+    operationId: 'devToken',
+    summary: 'The local dev identity\'s bearer token, for the shell\'s one-click sign-in: only a local `wrangler dev` to a loopback client, with header `X-Neuron-Dev-Login: 1`',
+    auth: 'none',
+    ok: { 200: 'the token and when it expires (epoch ms)' },
+    response: R.DevToken,
+    errors: ['DEV_LOGIN_REFUSED'],
+  },
   { method: 'get', path: '/v1/me', operationId: 'getMe', summary: 'The authenticated principal and its claims', auth: 'bearer', ok: { 200: 'the principal' }, response: R.Me, errors: [] },
   { method: 'get', path: '/v1/config', operationId: 'getConfig', summary: "The caller's config document, its version and ETag (version 0: never written)", auth: 'bearer', ok: { 200: 'the current version' }, response: R.ConfigVersion, errors: [] },
   {

@@ -8,7 +8,8 @@ import { openApiDocument } from '../openapi/document.ts'
 import { AUTH_ERRORS, ROUTES } from '../openapi/routes.ts'
 
 /** Routes the authenticate stage lets through without a principal. */
-export const OPEN_ROUTES = ['/v1/openapi.json', '/v1/docs']
+/** Routes the gate lets through without a credential (the dev sign-in checks its own conditions). */
+export const OPEN_ROUTES = ['/v1/openapi.json', '/v1/docs', '/v1/dev/token']
 
 let cached: ReturnType<typeof openApiDocument> | undefined
 

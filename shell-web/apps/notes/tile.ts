@@ -77,6 +77,14 @@ async function copyExport() {
   }
 }
 
+/** Agent Mode: must run synchronously inside the click (the kernel checks focus and the click's activation). */
+function letAgentSearch() {
+  bus.requestAgentMode('notes_search').then(
+    () => (status.textContent = 'The agent may now search your notes (disable it in the shell\u2019s Agent Mode panel).'),
+    (error) => (status.textContent = describe(error)),
+  )
+}
+
 function describe(error: unknown): string {
   return error instanceof BusError ? `${error.code}: ${error.message}` : String(error)
 }
@@ -86,6 +94,7 @@ mount(
   results,
   el('div', { class: 'row' }, el('button', { type: 'button', class: 'import', onclick: importNotes }, 'Import sample notes'), bar),
   el('div', { class: 'row' }, file, el('button', { type: 'button', class: 'copy-export', onclick: copyExport }, 'Copy export')),
+  el('div', { class: 'row' }, el('button', { type: 'button', class: 'agent-mode', onclick: letAgentSearch }, 'Let the agent search notes')),
   status,
   el('h3', {}, 'All notes ', revision),
   list,

@@ -55,7 +55,8 @@ export const TARGET = {
   version: '1.0.0',
   title: 'Target',
   entries: { background: '/fixtures/target/background', tile: '/fixtures/target/tile' },
-  tools: ['echo', 'slow', 'bad_output'],
+  tools: ['echo', 'slow', 'bad_output', 'relay'],
+  agentEntrypoints: ['echo', 'slow', 'relay'],
 }
 export const HOSTILE = {
   id: 'hostile',
@@ -64,6 +65,7 @@ export const HOSTILE = {
   entries: { tile: '/fixtures/hostile/tile', background: '/fixtures/hostile/background' },
   tools: ['slow', 'raw_bad_output', 'flood', 'late', 'whoami', 'answer_after_cancel'],
   permissions: ['target'],
+  agentEntrypoints: ['slow', 'whoami'],
 }
 
 export async function install(page: Page, manifest: object): Promise<void> {

@@ -1,0 +1,90 @@
+/**
+ * The agent panel's transcript as a fold over a session's frames: durable
+ * events become lines once each (by sequence, so a reconnect that replays
+ * after the last one seen adds nothing twice and skips nothing), text deltas
+ * grow the running step's line until its durable `text` replaces it, and tool
+ * progress updates its call's line. Bounded: the newest 500 lines are kept.
+ *
+ * @example
+ * const transcript = new Transcript()
+ * for await (const frame of socket.frames()) if (transcript.apply(frame)) render(transcript.lines)
+ */
+import type { SessionFrame } from '../../client/index.ts'
+
+export interface Line {
+  key: string
+  kind: 'you' | 'model' | 'tool' | 'result' | 'error' | 'note'
+  text: string
+  /** Tool progress, shown beside its call. */
+  progress?: string
+}
+
+const MAX_LINES = 500
+const MAX_TEXT = 4_000
+const P = 'session.next.'
+
+export class Transcript {
+  lines: Line[] = []
+  /** The last durable sequence folded in. */
+  last = 0
+  #byKey = new Map<string, Line>()
+
+  /** Folds one frame in; true when the lines changed. */
+  apply(frame: SessionFrame): boolean {
+    if (frame.kind === 'delta') return this.#delta(frame.delta as { type: string; step?: string; text?: string; toolCallId?: string; progress?: unknown })
+    if (frame.kind !== 'event') return false
+    const { seq, type } = frame.envelope
+    if (seq <= this.last) return false
+    this.last = seq
+    const p = (frame.envelope.payload ?? {}) as Record<string, any>
+    switch (type) {
+      case `${P}admitted`:
+        return this.#add({ key: `admitted:${seq}`, kind: 'you', text: String(p.text) })
+      case `${P}text`:
+        return this.#add({ key: `text:${p.step}`, kind: 'model', text: String(p.text) }, true)
+      case `${P}tool.called`:
+        return this.#add({ key: `tool:${p.toolCallId}`, kind: 'tool', text: `${p.name} ${JSON.stringify(p.input)}` })
+      case `${P}tool.succeeded`:
+        return this.#add({ key: `result:${p.toolCallId}`, kind: 'result', text: String(p.content) })
+      case `${P}tool.failed`:
+        return this.#add({ key: `result:${p.toolCallId}`, kind: 'error', text: `${p.error?.code}: ${p.error?.message}` })
+      case `${P}tool.cancelled`:
+        return this.#add({ key: `result:${p.toolCallId}`, kind: 'note', text: `cancelled: ${p.reason}` })
+      case `${P}step.failed`:
+        return this.#add({ key: `failed:${seq}`, kind: 'error', text: `${p.error?.code}: ${p.error?.message}` })
+      case `${P}interrupted`:
+        return this.#add({ key: `interrupted:${seq}`, kind: 'note', text: `interrupted (${p.reason})` })
+      default:
+        return false
+    }
+  }
+
+  #delta(delta: { type: string; step?: string; text?: string; toolCallId?: string; progress?: unknown }): boolean {
+    if (delta.type === 'text-delta' && delta.step) {
+      const line = this.#byKey.get(`text:${delta.step}`)
+      if (line) return (line.text = (line.text + (delta.text ?? '')).slice(0, MAX_TEXT)), true
+      return this.#add({ key: `text:${delta.step}`, kind: 'model', text: delta.text ?? '' })
+    }
+    if (delta.type === 'tool-progress' && delta.toolCallId) {
+      const line = this.#byKey.get(`tool:${delta.toolCallId}`)
+      if (!line) return false
+      line.progress = JSON.stringify(delta.progress).slice(0, 200)
+      return true
+    }
+    return false
+  }
+
+  /** Adds a line, or (`replace`) sets the text of the line with its key. */
+  #add(line: Line, replace = false): boolean {
+    line.text = line.text.slice(0, MAX_TEXT)
+    const existing = this.#byKey.get(line.key)
+    if (existing) {
+      if (replace) existing.text = line.text
+      return replace
+    }
+    this.lines.push(line)
+    this.#byKey.set(line.key, line)
+    for (const gone of this.lines.splice(0, Math.max(0, this.lines.length - MAX_LINES))) this.#byKey.delete(gone.key)
+    return true
+  }
+}

@@ -1,0 +1,181 @@
+/**
+ * The agent panel: a trusted part of the shell page (not an iframe), where the
+ * person signs in, lists and creates sessions, prompts, watches the answer
+ * stream with its tool calls, progress and results, and interrupts. While a
+ * session is open here its socket is the bridge: the session's model may call
+ * the tools of apps the person enabled in Agent Mode. Signing out closes the
+ * socket and tears every app down (`onSignOut`).
+ *
+ * @example
+ * new AgentPanel(kernel, document.querySelector('#agent-panel')!, { onSignOut: () => teardown(), onSignIn: () => restore() })
+ */
+import { h, throttled } from './dom.ts'
+import type { SessionSocket } from '../../client/index.ts'
+import { HostBridge } from '../agent/bridge.ts'
+import { Connection } from '../agent/connection.ts'
+import { Transcript } from '../agent/transcript.ts'
+import type { Kernel } from '../kernel/kernel.ts'
+
+export interface PanelHooks {
+  onSignIn(): void
+  onSignOut(): void
+}
+
+interface Open {
+  id: string
+  socket: SessionSocket
+  bridge: HostBridge
+  transcript: Transcript
+  state: string
+  /** Built once per open session, so typing is never interrupted by a re-render. */
+  view: { root: HTMLElement; status: HTMLElement; list: HTMLElement }
+}
+
+export class AgentPanel {
+  connection?: Connection
+  open?: Open
+  /** The identity's sessions, as last listed. */
+  sessions: { id: string; title: string | null }[] = []
+  #error = ''
+  /** Frames arrive fast: redraw the open session at most every 30 ms, without rebuilding the panel. */
+  #render = throttled(() => (this.open ? this.#refresh(this.open) : this.render()), 30)
+
+  constructor(
+    private readonly kernel: Kernel,
+    private readonly root: HTMLElement,
+    private readonly hooks: PanelHooks,
+  ) {
+    this.render()
+    const kept = Connection.remembered()
+    if (kept) void this.#signIn(() => Connection.withToken(location.origin, kept))
+  }
+
+  render(): void {
+    if (!this.connection) return void this.root.replaceChildren(...this.#signedOut().filter((n) => n !== null))
+    const open = this.open
+    this.root.replaceChildren(
+      h('h2', {}, 'Agent'),
+      h('p', { class: 'who' }, `Signed in as ${this.connection.me.subject} (${this.connection.me.via}) `, h('button', { 'data-action': 'sign-out', onclick: () => this.signOut() }, 'Sign out')),
+      h('div', { class: 'row' },
+        h('select', { 'aria-label': 'Session', 'data-sessions': true, onchange: (e) => void this.openSession((e.target as HTMLSelectElement).value) },
+          h('option', { value: '' }, 'Choose a session…'),
+          ...this.sessions.map((s) => h('option', { value: s.id, selected: s.id === open?.id }, s.title ? `${s.title} · ${s.id.slice(0, 8)}` : s.id))),
+        h('button', { 'data-action': 'new-session', onclick: () => void this.newSession() }, 'New session')),
+      this.#error ? h('p', { class: 'error', role: 'alert' }, this.#error) : '',
+      open ? open.view.root : h('p', { class: 'muted' }, 'No session open.'),
+    )
+    if (open) this.#refresh(open)
+  }
+
+  /** Redraws what changes while a session is open: its status line and transcript. */
+  #refresh(open: Open) {
+    const offered = open.bridge.lastOffer?.tools ?? []
+    open.view.status.dataset.connection = open.state
+    open.view.status.textContent = `${open.state} · after ${open.transcript.last} · offering ${offered.length ? offered.join(', ') : 'no app tools'}`
+    open.view.list.replaceChildren(...open.transcript.lines.map((l) => h('li', { class: `line ${l.kind}`, 'data-kind': l.kind }, l.text, l.progress ? h('span', { class: 'progress' }, ` ${l.progress}`) : null)))
+    open.view.list.scrollTop = open.view.list.scrollHeight
+  }
+
+  async newSession(): Promise<void> {
+    await this.#try(async () => {
+      const session = await this.connection!.client.createSession({ title: 'From the shell' })
+      this.sessions = await this.connection!.sessions()
+      await this.openSession(session.id)
+    })
+  }
+
+  /** Opens a session's socket: replay from the start, then live; the bridge offers the enabled tools. */
+  async openSession(id: string): Promise<void> {
+    this.#closeSession()
+    if (!id || !this.connection) return this.render()
+    const socket = this.connection.client.socket(id)
+    const open = { id, socket, bridge: new HostBridge(this.kernel, socket, this.#render), transcript: new Transcript(), state: 'connecting' } as Open
+    open.view = this.#session(open)
+    this.open = open
+    this.render()
+    void (async () => {
+      try {
+        for await (const frame of socket.frames()) {
+          if (this.open !== open) return
+          if (frame.kind === 'open') open.state = 'connected'
+          if (frame.kind === 'replay-end') open.state = 'live'
+          if (open.bridge.handle(frame)) continue
+          if (frame.kind !== 'open' && frame.kind !== 'host' && frame.kind !== 'host-error') open.transcript.apply(frame)
+          this.#render()
+        }
+      } catch (error) {
+        if (this.open === open) this.#fail(error)
+      }
+    })()
+  }
+
+  /** Sign-out: the socket closes, the token is forgotten, every app port closes. */
+  signOut(): void {
+    this.#closeSession()
+    this.connection = undefined
+    this.sessions = []
+    Connection.forget()
+    this.hooks.onSignOut()
+    this.render()
+  }
+
+  #session(open: Open): Open['view'] {
+    const input = h('input', { name: 'prompt', placeholder: 'Prompt the session (the local model: /tool notes_search {"query":"…"})', autocomplete: 'off' })
+    const status = h('p', { class: 'muted', 'data-connection': open.state })
+    const list = h('ol', { class: 'transcript' })
+    const root = h('div', { class: 'session', 'data-session': open.id },
+      status,
+      list,
+      h('form', { class: 'row', onsubmit: (e) => {
+        e.preventDefault()
+        const text = input.value.trim()
+        if (!text) return
+        input.value = ''
+        void this.#try(() => open.socket.prompt(text))
+      } }, input, h('button', { type: 'submit' }, 'Send'), h('button', { type: 'button', 'data-action': 'interrupt', onclick: () => void this.#try(() => open.socket.interrupt()) }, 'Interrupt')),
+    )
+    return { root, status, list }
+  }
+
+  #signedOut() {
+    const token = h('textarea', { name: 'token', rows: 3, placeholder: 'Paste a bearer JWT from your identity provider' })
+    return [
+      h('h2', {}, 'Agent'),
+      h('p', { class: 'muted' }, 'Sign in to talk to sessions and let them use the apps you enable.'),
+      h('button', { class: 'primary', 'data-action': 'dev-sign-in', onclick: () => void this.#signIn(() => Connection.devSignIn(location.origin)) }, 'Sign in (local dev identity)'),
+      token,
+      h('button', { 'data-action': 'token-sign-in', onclick: () => void this.#signIn(() => Connection.withToken(location.origin, token.value)) }, 'Use token'),
+      this.#error ? h('p', { class: 'error', role: 'alert' }, this.#error) : null,
+    ]
+  }
+
+  async #signIn(connect: () => Promise<Connection>) {
+    await this.#try(async () => {
+      this.connection = await connect()
+      this.sessions = await this.connection.sessions()
+      this.hooks.onSignIn()
+    })
+  }
+
+  #closeSession() {
+    if (!this.open) return
+    this.open.bridge.close()
+    this.open.socket.close()
+    this.open = undefined
+  }
+
+  async #try(work: () => Promise<unknown>) {
+    this.#error = ''
+    try {
+      await work()
+    } catch (error) {
+      this.#fail(error)
+    }
+    this.render()
+  }
+
+  #fail(error: unknown) {
+    this.#error = error instanceof Error ? `${(error as { code?: string }).code ?? ''} ${error.message}`.trim() : String(error)
+    this.render()
+  }
+}
