@@ -17,6 +17,7 @@
 import { type AgentMode } from './agent-mode.ts'
 import { decideAgentModeRequest } from './agent-policy.ts'
 import type { Endpoint } from './endpoints.ts'
+import type { Gesture } from './gesture.ts'
 import type { AppManifest } from './manifest.ts'
 import type { PrivateAction } from './private-actions.ts'
 import { fail } from '../protocol/codes.ts'
@@ -25,10 +26,8 @@ import { TOOL_NAME, hasExactKeys, isRecord } from '../protocol/envelope.ts'
 export interface AgentActionDeps {
   agentMode: AgentMode
   manifest(app: string): AppManifest | undefined
-  /** The sender's frame has focus on the trusted page. */
-  focused(ep: Endpoint): boolean
-  /** The trusted page has transient user activation now. */
-  activated(): boolean
+  /** Is the person using the sender's tile right now (see gesture.ts). */
+  gesture(ep: Endpoint): Promise<Gesture>
 }
 
 export function createAgentActions(deps: AgentActionDeps): [string, PrivateAction][] {
@@ -44,8 +43,7 @@ export function createAgentActions(deps: AgentActionDeps): [string, PrivateActio
       const entrypoint = p.entrypoint
       const decision = decideAgentModeRequest(
         {
-          focused: deps.focused(ep),
-          activated: deps.activated(),
+          ...(await deps.gesture(ep)),
           declared: manifest.agentEntrypoints,
           entrypoint,
           alreadyEnabled: agentMode.isEnabled(ep.app, manifest.version, entrypoint),

@@ -25,6 +25,7 @@ import { type BackgroundIdentity, backgroundIdentity, sameIdentity } from './ide
 import { createKernelTools } from './kernel-tools.ts'
 import { type AppManifest, parseManifest } from './manifest.ts'
 import { createPageActions } from './page-actions.ts'
+import { createGestureCheck } from './gesture.ts'
 import { createPrivateActions } from './private-actions.ts'
 import { createProvenance } from './provenance.ts'
 import { type BusErrorShape, fail } from '../protocol/codes.ts'
@@ -72,6 +73,7 @@ export class Kernel {
   #listeners = new Set<() => void>()
 
   constructor(private readonly host: KernelHost) {
+    const gesture = createGestureCheck({ frameOf: (ep) => this.frameOf(ep) })
     this.broker = new Broker({
       audit: this.audit,
       work: this.work,
@@ -82,14 +84,11 @@ export class Kernel {
       kernelTools: new Map([...createKernelTools({ apps: () => this.apps(), endpoints: this.endpoints, grants: this.grants, audit: this.audit, openTile: host.openTile }), ['attachments.delegate', this.provenance.tool]]),
       privateActions: new Map([
         ...createPrivateActions({ endpoints: this.endpoints, manifest: (app) => this.manifest(app) }),
-        ...createPageActions({ endpoints: this.endpoints, manifest: (app) => this.manifest(app), frameOf: (ep) => this.frameOf(ep), setBadge: (app, badge) => this.#setBadge(app, badge), closeTray: (frame) => host.closeTray?.(frame) }),
+        ...createPageActions({ endpoints: this.endpoints, manifest: (app) => this.manifest(app), frameOf: (ep) => this.frameOf(ep), setBadge: (app, badge) => this.#setBadge(app, badge), closeTray: (frame) => host.closeTray?.(frame), gesture }),
         ...createAgentActions({
           agentMode: this.agentMode,
           manifest: (app) => this.manifest(app),
-          // The iframe holding focus carries the endpoint id the kernel bound to it.
-          focused: (ep) => document.activeElement instanceof HTMLIFrameElement && document.activeElement.dataset.endpoint === ep.id,
-          // A click inside a frame activates the frame's ancestors too, so the trusted page sees it.
-          activated: () => navigator.userActivation?.isActive ?? false,
+          gesture,
         }),
       ]),
       bye: (ep) => this.frames.documentGone(ep),

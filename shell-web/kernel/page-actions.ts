@@ -20,6 +20,7 @@
 import type { Outcome } from './calls.ts'
 import type { Endpoint, Endpoints } from './endpoints.ts'
 import type { FrameRecord } from './frames.ts'
+import type { Gesture } from './gesture.ts'
 import type { AppManifest } from './manifest.ts'
 import { decideGesture } from './policy.ts'
 import type { PrivateAction } from './private-actions.ts'
@@ -40,9 +41,9 @@ export interface PageActionDeps {
   frameOf(ep: Endpoint): FrameRecord | undefined
   setBadge(app: string, badge: number | null): void
   closeTray(frame: FrameRecord): void
+  /** Is the person using this tile right now (see gesture.ts). */
+  gesture(ep: Endpoint): Promise<Gesture>
   /** Platform facts, replaceable in tests of the page itself. */
-  focusedFrame?(): HTMLIFrameElement | null
-  activated?(): boolean
   writeText?(text: string): Promise<void>
   provider?(): Eip1193Provider | undefined
 }
@@ -51,23 +52,14 @@ export interface PageActionDeps {
 const WALLET_METHODS = new Set(['eth_accounts', 'eth_chainId', 'eth_blockNumber', 'eth_getBalance', 'eth_call', 'eth_estimateGas', 'personal_sign', 'eth_signTypedData_v4', 'eth_sendTransaction', 'wallet_switchEthereumChain'])
 
 export function createPageActions(deps: PageActionDeps): Map<string, PrivateAction> {
-  const focusedFrame = deps.focusedFrame ?? (() => (document.hasFocus() && document.activeElement instanceof HTMLIFrameElement ? document.activeElement : null))
-  const activated = deps.activated ?? (() => navigator.userActivation?.isActive === true)
   const writeText = deps.writeText ?? ((text: string) => navigator.clipboard.writeText(text))
   const provider = deps.provider ?? (() => (globalThis as { ethereum?: Eip1193Provider }).ethereum)
   /** Wallet sessions, each bound to the tile session that connected it (a reload or an upgrade ends it). */
   const wallets = new Map<string, Endpoint>()
 
-  /**
-   * The person is using this very tile right now. The click that sent the message and the page's
-   * record of which frame has focus travel separately inside the browser, so the message can
-   * arrive first: focus is looked at again for up to `focusSettleMs` before refusing.
-   */
+  /** A refusal unless the person is using this very tile right now. */
   const gesture = async (ep: Endpoint): Promise<Outcome | null> => {
-    const frame = deps.frameOf(ep)
-    const focused = () => !!frame && frame.endpoint === ep && focusedFrame() === frame.iframe
-    for (const until = performance.now() + LIMITS.focusSettleMs; !focused() && performance.now() < until; ) await new Promise((r) => setTimeout(r, 10))
-    const decision = decideGesture({ focused: focused() && ep.live, activated: activated() })
+    const decision = decideGesture(await deps.gesture(ep))
     return decision.allow ? null : { error: fail(decision.code, decision.message) }
   }
   const current = (ep: Endpoint) => deps.endpoints.get(ep.id) === ep

@@ -247,7 +247,7 @@ describe('calls made for the agent', () => {
     const since = await lastSeq(page())
     const before = (await capabilities()).length
     const outcome = await agentCall('relay', { target: HOSTILE_BG, name: 'whoami', arguments: { nested: true } })
-    expect(outcome.ok).toEqual({ ok: { caller: { endpoint: TARGET_BG, app: 'target' }, arguments: { nested: true } } })
+    expect(outcome.ok).toEqual({ ok: { caller: { endpoint: TARGET_BG, app: 'target', nested: true }, arguments: { nested: true } } })
     expect((await fixtureState<boolean[]>(target, 'scoped')).at(-1)).toBe(true)
     expect(await capabilities()).toHaveLength(before + 1) // B got a capability of its own
     const entries = await auditSince(page(), since)
