@@ -85,3 +85,15 @@ export const MAX_HOST_CALLS_PER_SOCKET = 16
 
 /** Host tools: how long a host has to answer a call (the environment's `HOST_CALL_TIMEOUT_MS` overrides it). */
 export const HOST_CALL_TIMEOUT_MS = 120_000
+
+/**
+ * What one call of an app's backend may use. `cpuMs` and `subRequests` are handed to the Worker
+ * Loader, which Cloudflare enforces per invocation (local workerd does not: a 2 s busy loop and six
+ * fetches passed under limits of 50 ms and 3 here). `wallMs` the kernel enforces itself, everywhere:
+ * a call that has not answered by then is 504 `BACKEND_TIMEOUT` and its writes are dropped. A method
+ * may declare a shorter `timeoutMs` in its interface, never a longer one.
+ */
+export const BACKEND_LIMITS = { cpuMs: 1_000, subRequests: 50, wallMs: 30_000 } as const
+
+/** What one update may stage before it commits: its writes are held until the method answers. */
+export const MAX_UPDATE_WRITE_BYTES = 4 * 1024 * 1024

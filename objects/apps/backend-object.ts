@@ -16,6 +16,7 @@ import { DurableObject } from 'cloudflare:workers'
 import { openKey, type SealedKey, sealKey } from '../config/credentials.ts'
 import type { Env } from '../env.ts'
 import { NeuronError } from '../errors.ts'
+import { BACKEND_LIMITS } from '../limits.ts'
 import { sha256Hex } from '../ledger/hash.ts'
 import { assertJson, type Json } from '../ledger/json.ts'
 import { type Folded, Ledger, migrateLedger } from '../ledger/ledger.ts'
@@ -23,7 +24,7 @@ import { answerFailures } from '../rpc.ts'
 import { CONNECTIONS_TOPIC, type ConnectionInfo, connectionBinding } from './connections.ts'
 import { assertRoomForGrant, foldGrants, type Grant, GRANTS_TOPIC } from './grants.ts'
 import { INSTALL_TOPIC, type InstalledVersion, installationName } from './installation.ts'
-import { loadBackend } from './loader.ts'
+import { type BackendEntrypoint, loadBackend } from './loader.ts'
 import type { GateProps } from './outbound-gate.ts'
 import { ReadState, WriteState } from './state.ts'
 
@@ -95,21 +96,22 @@ export class AppBackendObject extends DurableObject<Env> {
     const { input: inputCheck, output: outputCheck } = this.validatorsOf(installed).get(method)!
     check(inputCheck, input, 'INVALID_INPUT', 400, `input of ${method}`)
     const backend = loadBackend(this.env.LOADER, loaderId(installed), installed.module, this.outboundGate(installed))
+    const timeoutMs = Math.min(spec.timeoutMs ?? BACKEND_LIMITS.wallMs, BACKEND_LIMITS.wallMs)
     const run = async (): Promise<{ output: Json }> => {
-      const state = spec.kind === 'query' ? new ReadState(this.ledger) : new WriteState(this.ledger, installed.person)
-      let output: unknown
+      const writes = spec.kind === 'update' ? new WriteState(this.ledger, installed.person) : undefined
       try {
-        output = await backend.invoke(method, input, state)
-      } catch (error) {
-        throw new NeuronError('BACKEND_FAILED', `${installed.app}.${method} failed: ${(error as Error).message}`, { status: 502, details: { method, reason: (error as Error).message } })
+        const output = await withDeadline(invokeBackend(backend, installed.app, method, input, writes ?? new ReadState(this.ledger)), timeoutMs, installed.app, method)
+        try {
+          assertJson(output)
+        } catch (error) {
+          throw new NeuronError('INVALID_OUTPUT', `${installed.app}.${method} answered a value that is not JSON: ${(error as Error).message}`, { status: 502, details: { method } })
+        }
+        check(outputCheck, output, 'INVALID_OUTPUT', 502, `output of ${method}`)
+        writes?.commit()
+        return { output }
+      } finally {
+        writes?.discard() // after a commit there is nothing left to drop; otherwise the update leaves no trace
       }
-      try {
-        assertJson(output)
-      } catch (error) {
-        throw new NeuronError('INVALID_OUTPUT', `${installed.app}.${method} answered a value that is not JSON: ${(error as Error).message}`, { status: 502, details: { method } })
-      }
-      check(outputCheck, output, 'INVALID_OUTPUT', 502, `output of ${method}`)
-      return { output }
     }
     if (spec.kind === 'query') return run()
     const turn = this.updates.then(run, run)
@@ -237,3 +239,28 @@ function notInstalled(): NeuronError {
 
 // Expected failures of the RPC surface are answers, not uncaught errors (objects/rpc.ts).
 answerFailures(AppBackendObject, ['install', 'uninstall', 'installed', 'call', 'grant', 'revoke', 'listGrants', 'allows', 'setConnection', 'deleteConnection', 'connections', 'revealConnection'])
+
+/** Runs one method in the backend's isolate; whatever it throws is `BACKEND_FAILED` with its message. */
+async function invokeBackend(backend: BackendEntrypoint, app: string, method: string, input: unknown, state: ReadState | WriteState): Promise<unknown> {
+  try {
+    return await backend.invoke(method, input, state)
+  } catch (error) {
+    throw new NeuronError('BACKEND_FAILED', `${app}.${method} failed: ${(error as Error).message}`, { status: 502, details: { method, reason: (error as Error).message } })
+  }
+}
+
+/**
+ * The call's answer, or 504 `BACKEND_TIMEOUT` once `ms` have passed. The isolate is not stopped
+ * (Cloudflare's CPU limit does that); the kernel stops waiting, and the update's writes are dropped.
+ */
+async function withDeadline<T>(work: Promise<T>, ms: number, app: string, method: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new NeuronError('BACKEND_TIMEOUT', `${app}.${method} did not answer within ${ms} ms`, { status: 504, details: { method, timeoutMs: ms } })), ms)
+  })
+  try {
+    return await Promise.race([work, deadline])
+  } finally {
+    clearTimeout(timer)
+  }
+}

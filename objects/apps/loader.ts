@@ -9,8 +9,12 @@
  * The kernel wraps the app's module in its own main module (`kernel.js`), which
  * dispatches only to the module's own functions and can list them, so "does
  * the backend load, and does it have every declared method" is one call.
+ *
+ * Each invocation runs under `BACKEND_LIMITS` (CPU time and subrequests, enforced by
+ * Cloudflare); the installation object adds the wall-clock deadline (backend-object.ts).
  */
 import { NeuronError } from '../errors.ts'
+import { BACKEND_LIMITS } from '../limits.ts'
 
 /** Compatibility date of app backends: fixed by the kernel, not chosen by the app. */
 const BACKEND_COMPATIBILITY_DATE = '2026-10-01'
@@ -49,6 +53,7 @@ export function loadBackend(loader: WorkerLoader, id: string, module: string, ou
     modules: { 'kernel.js': KERNEL_MODULE, 'backend.js': module },
     env: {},
     globalOutbound: outbound,
+    limits: { cpuMs: BACKEND_LIMITS.cpuMs, subRequests: BACKEND_LIMITS.subRequests },
   }))
   return worker.getEntrypoint('Backend') as unknown as BackendEntrypoint
 }

@@ -17,7 +17,7 @@ import { NeuronError } from '../errors.ts'
 import { canonicalJson, utf8Length } from '../ledger/json.ts'
 import { sha256Hex } from '../ledger/hash.ts'
 import { checkSchema } from '../ledger/schema-check.ts'
-import { MAX_BACKEND_BYTES, MAX_INTERFACE_METHODS, MAX_PACKAGE_BYTES, MAX_PACKAGE_FILES } from '../limits.ts'
+import { BACKEND_LIMITS, MAX_BACKEND_BYTES, MAX_INTERFACE_METHODS, MAX_PACKAGE_BYTES, MAX_PACKAGE_FILES } from '../limits.ts'
 import { parseOrThrow } from '../validate.ts'
 
 /** An app id: one address segment, so `app.<id>` addresses stay valid. */
@@ -28,10 +28,12 @@ const MethodName = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, 'must be 1â€
 const FilePath = z.string().regex(/^[A-Za-z0-9_-][A-Za-z0-9._/-]{0,199}$/, 'must be a relative path of [A-Za-z0-9._/-]').refine((path) => !path.split('/').includes('..'), 'must not contain ..')
 const JsonSchemaObject = z.record(z.string(), z.unknown()).describe('A JSON Schema (draft 2020-12) object')
 
-/** One backend method: its kind and the schemas the kernel validates its input and output with. */
+/** One backend method: its kind, the schemas the kernel validates its input and output with, and an optional deadline. */
 export const MethodSpec = z.strictObject({
   kind: z.enum(['query', 'update']),
   description: z.string().max(1024).optional(),
+  /** The method's own wall-clock deadline, at most the kernel's (`BACKEND_LIMITS.wallMs`). */
+  timeoutMs: z.number().int().min(1).max(BACKEND_LIMITS.wallMs).optional(),
   input: JsonSchemaObject,
   output: JsonSchemaObject,
 })

@@ -5,15 +5,21 @@
  * rule is the shape of the object handed over, not a flag checked later: a
  * query's `state.put` does not exist on the other side.
  *
- * State is a fold over the installation's ledger: `put` appends an
- * `app.state.put` envelope on topic `state.<key>`, `get` reads the latest one.
- * Nothing is updated in place, and every past value stays in the history.
+ * State is a fold over the installation's ledger: an `app.state.put` envelope
+ * on topic `state.<key>` per value, `get` reads the latest one. Nothing is
+ * updated in place, and every past value stays in the history.
+ *
+ * An update is all or nothing: its `put`s are staged (its own `get`s see them)
+ * and appended together, in one synchronous step, only when the method has
+ * answered in time with a valid output (`commit`). A method that throws, times
+ * out or answers wrongly leaves no trace in the state, and a `put` arriving
+ * after its call ended is refused.
  */
 import { RpcTarget } from 'cloudflare:workers'
 import { NeuronError } from '../errors.ts'
 import { assertJson, canonicalJson, type Json, utf8Length } from '../ledger/json.ts'
 import type { Ledger } from '../ledger/ledger.ts'
-import { MAX_CALL_BYTES } from '../limits.ts'
+import { MAX_CALL_BYTES, MAX_UPDATE_WRITE_BYTES } from '../limits.ts'
 
 const KEY = /^[A-Za-z0-9_:-]{1,128}$/
 
@@ -34,8 +40,12 @@ export class ReadState extends RpcTarget {
   }
 }
 
-/** Read and append access for an update; `author` is the person the installation belongs to. */
+/** Read and staged-write access for an update; `author` is the person the installation belongs to. */
 export class WriteState extends RpcTarget {
+  #staged = new Map<string, { value: Json; bytes: number }>()
+  #bytes = 0
+  #ended = false
+
   constructor(
     private readonly ledger: Ledger,
     private readonly author: string,
@@ -44,21 +54,42 @@ export class WriteState extends RpcTarget {
   }
 
   get(key: string): Json | null {
+    const staged = this.#staged.get(key)
+    if (staged) return staged.value
     return readValue(this.ledger, key)
   }
 
   /**
-   * Appends `value` as the new value of `key`.
+   * Stages `value` as the new value of `key`; it is stored when the update answers.
    *
    * @example
    * await state.put('count', count + 1)
    */
   put(key: string, value: unknown): void {
-    const topic = topicOf(key)
+    topicOf(key)
+    if (this.#ended) throw new NeuronError('CALL_ENDED', 'this update has already ended; nothing more can be written for it', { status: 409 })
     assertJson(value)
     const bytes = utf8Length(canonicalJson(value))
     if (bytes > MAX_CALL_BYTES) throw new NeuronError('STATE_VALUE_TOO_LARGE', `a state value is at most ${MAX_CALL_BYTES} bytes; this one is ${bytes}`, { status: 413 })
-    this.ledger.append({ topic, type: 'app.state.put', author: this.author, payload: { key, value } })
+    const total = this.#bytes - (this.#staged.get(key)?.bytes ?? 0) + bytes
+    if (total > MAX_UPDATE_WRITE_BYTES) throw new NeuronError('UPDATE_TOO_LARGE', `one update writes at most ${MAX_UPDATE_WRITE_BYTES} bytes of state`, { status: 413 })
+    this.#staged.set(key, { value: value as Json, bytes })
+    this.#bytes = total
+  }
+
+  /** Appends every staged value (in the order first staged), then ends the update. */
+  commit(): void {
+    this.#ended = true
+    for (const [key, { value }] of this.#staged) {
+      this.ledger.append({ topic: topicOf(key), type: 'app.state.put', author: this.author, payload: { key, value } })
+    }
+    this.#staged.clear()
+  }
+
+  /** Ends the update without storing anything (it threw, timed out or answered wrongly). */
+  discard(): void {
+    this.#ended = true
+    this.#staged.clear()
   }
 }
 

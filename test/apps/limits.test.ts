@@ -1,0 +1,85 @@
+/**
+ * What one backend call may use, and what an update leaves behind: an update is all or nothing
+ * (its writes are staged, visible to its own reads, and stored only when it answers in time with
+ * a valid output), and a call that does not answer by its deadline is 504 BACKEND_TIMEOUT
+ * without holding up the updates queued behind it.
+ */
+import { beforeAll, describe, expect, it } from 'vitest'
+import { pkg } from '../fixtures/apps/packages.ts'
+import { call, errorOf, installed, output, person, upload, warm } from './support.ts'
+
+/** Writes then fails in each way a call can fail; `slow` writes then sleeps past its deadline. */
+const MODULE = `export default {
+  async read(input, state) { return { value: await state.get(input.key) } },
+  async writeThenThrow(input, state) { await state.put(input.key, 'partial'); throw new Error('gave up') },
+  async writeThenLie(input, state) { await state.put(input.key, 'partial'); return { notAllowed: true } },
+  async readOwnWrites(input, state) {
+    await state.put(input.key, 1); await state.put(input.key, 2); await state.put('other', 'x')
+    return { seen: await state.get(input.key) }
+  },
+  async slow(input, state) {
+    await state.put(input.key, 'before the deadline')
+    await new Promise((resolve) => setTimeout(resolve, input.ms))
+    try { await state.put(input.key, 'after the deadline'); return { late: 'stored' } } catch (error) { globalThis.lateRefusal = String(error.message); return { late: 'refused' } }
+  },
+  async lateRefusal() { return { refusal: globalThis.lateRefusal ?? null } },
+}`
+const STRICT = { type: 'object', properties: { seen: { type: 'integer' } }, additionalProperties: false }
+const METHODS = {
+  read: { kind: 'query' as const },
+  writeThenThrow: { kind: 'update' as const },
+  writeThenLie: { kind: 'update' as const, output: STRICT },
+  readOwnWrites: { kind: 'update' as const, output: STRICT },
+  slow: { kind: 'update' as const, timeoutMs: 300 },
+  lateRefusal: { kind: 'query' as const },
+}
+const value = async (key: string, as: string) => (await output('limits', 'read', { key }, as)).value
+
+describe('backend limits and atomic updates', () => {
+  beforeAll(() => warm(), 60_000)
+
+  it('an update that throws or answers a wrong output stores none of its writes', async () => {
+    const ada = person('ada')
+    await installed(pkg('limits', MODULE, METHODS), ada)
+    const thrown = await call('limits', 'writeThenThrow', { key: 'k' }, ada)
+    expect(thrown.status).toBe(502)
+    expect(await errorOf(thrown)).toMatchObject({ code: 'BACKEND_FAILED', details: { reason: expect.stringContaining('gave up') } })
+    const lied = await call('limits', 'writeThenLie', { key: 'k' }, ada)
+    expect(lied.status).toBe(502)
+    expect(await errorOf(lied)).toMatchObject({ code: 'INVALID_OUTPUT' })
+    expect(await value('k', ada)).toBeNull()
+  })
+
+  it("an update reads its own staged writes, and all of them are stored when it answers", async () => {
+    const ada = person('ada')
+    await installed(pkg('limits', MODULE, METHODS), ada)
+    expect(await output('limits', 'readOwnWrites', { key: 'k' }, ada)).toEqual({ seen: 2 })
+    expect(await value('k', ada)).toBe(2)
+    expect(await value('other', ada)).toBe('x')
+  })
+
+  it('a call past its deadline is 504 BACKEND_TIMEOUT, stores nothing, frees the queue, and a later write of it is refused', async () => {
+    const ada = person('ada')
+    await installed(pkg('limits', MODULE, METHODS), ada)
+    const started = Date.now()
+    const [slow, next] = await Promise.all([
+      call('limits', 'slow', { key: 'k', ms: 1_500 }, ada),
+      // queued behind the slow update: it runs once the deadline has passed, not after the sleep
+      call('limits', 'readOwnWrites', { key: 'q' }, ada),
+    ])
+    expect(slow.status).toBe(504)
+    expect(await errorOf(slow)).toMatchObject({ code: 'BACKEND_TIMEOUT', details: { method: 'slow', timeoutMs: 300 } })
+    expect(next.status).toBe(200)
+    expect(Date.now() - started).toBeLessThan(1_500)
+    expect(await value('k', ada)).toBeNull()
+    // the isolate kept running; once it wakes, its write is refused and still nothing is stored
+    await expect.poll(async () => (await output('limits', 'lateRefusal', {}, ada)).refusal, { timeout: 5_000 }).toMatch(/already ended/)
+    expect(await value('k', ada)).toBeNull()
+  })
+
+  it('a method may declare a deadline up to the kernel\'s 30 s, not beyond', async () => {
+    const res = await upload(pkg('limits', MODULE, { ...METHODS, slow: { kind: 'update', timeoutMs: 30_001 } }), person('ada'))
+    expect(res.status).toBe(400)
+    expect(await errorOf(res)).toMatchObject({ code: 'INVALID_PACKAGE' })
+  })
+})
