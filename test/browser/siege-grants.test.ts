@@ -4,7 +4,7 @@
  * target reload), and handshake races.
  */
 import { describe, expect, it } from 'vitest'
-import { type AuditRow, audit, auditSince, fixtureState, frameOf, grant, lastSeq, liveEndpoints } from './support/shell.ts'
+import { type AuditRow, audit, auditSince, fixtureState, grant, lastSeq, liveEndpoints } from './support/shell.ts'
 import { SIEGE_BG, WITNESS_BG, assertNothingSmuggled, duringAttack, one, reloadSiegeBackground, run, s, setupSiege, shell, siegeBg, siegeTile, w, witnessTile } from './support/siege.ts'
 
 setupSiege()

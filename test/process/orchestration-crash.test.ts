@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { afterAll, describe, expect, it } from 'vitest'
-import { type Event, Restartable, until } from '../support/restartable.ts'
+import { Restartable, until } from '../support/restartable.ts'
 
 type View = { status: string; packages: { id: string; beat: string; result: unknown }[] }
 

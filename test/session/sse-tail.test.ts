@@ -122,7 +122,7 @@ describe('SseTail', () => {
     const big = 'x'.repeat(4000)
     for (let seq = 1; seq <= 500; seq++) mem.log.push({ ...envelope(seq), payload: { big } })
     let closed = 0
-    const tail = new SseTail(mem.read, 0, () => closed++, { heartbeatMs: 10, stallMs: 100 })
+    new SseTail(mem.read, 0, () => closed++, { heartbeatMs: 10, stallMs: 100 })
     await new Promise((r) => setTimeout(r, 300))
     expect(closed).toBe(1)
     // A caught-up idle reader is not stalled: it is waiting for events, not refusing them.
