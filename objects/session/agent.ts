@@ -9,7 +9,9 @@
 import { z } from 'zod'
 import type { Json } from '../ledger/json.ts'
 import { INPUT } from '../orchestration/events.ts'
-import type { BridgeDraft } from '../orchestration/bridge.ts'
+import { bridge, type BridgeDraft } from '../orchestration/bridge.ts'
+import type { OrchestrationObject } from '../orchestration/orchestration-object.ts'
+import { NeuronError } from '../errors.ts'
 import { Tool } from '../tools/tool.ts'
 import { Identifier } from '../validate.ts'
 import { EVENT, type EventPayloads, type EventType } from './events.ts'
@@ -124,4 +126,24 @@ export class AgentLink {
     const topic = `orchestration.${this.address.orchestration}.agent.${this.address.token}`
     return { topic, type, author: `agent:${this.address.token}`, time: Date.now(), payload: { ...payload, prompts: this.turn } }
   }
+}
+
+/**
+ * The agent link of a session whose name is an agent address, or null for any other session. Its
+ * tools reach the orchestration over the bridge (retried; what cannot be delivered goes to
+ * `deadLetter`, and the tool call fails with the bridge's code).
+ *
+ * @example
+ * const agent = agentLinkOf(sessionName, env.ORCHESTRATIONS, (draft, error) => ledger.append(…))
+ */
+export function agentLinkOf(name: string, orchestrations: DurableObjectNamespace<OrchestrationObject>, deadLetter: (draft: BridgeDraft, error: unknown) => void): AgentLink | null {
+  const address = agentAddressOf(name)
+  if (!address) return null
+  const orchestration = orchestrations.getByName(address.orchestration)
+  const toOrchestration = bridge({ deadLetter })
+  return new AgentLink(address, async (draft) => {
+    const sent = await toOrchestration.deliver(draft, (d) => orchestration.receive(d))
+    if (!sent.ok) throw new NeuronError(sent.error.code, sent.error.message, { status: 502, details: { tries: sent.error.tries } })
+    return sent.answer.answer
+  })
 }

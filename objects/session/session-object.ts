@@ -10,8 +10,7 @@ import type { z } from 'zod'
 import type { Env } from '../env.ts'
 import { authorize, type Caller, gateHeaders } from '../access/authorize.ts'
 import { NeuronError } from '../errors.ts'
-import { HOST_CALL_TIMEOUT_MS, MAX_BODY_BYTES } from '../limits.ts'
-import { parseJson } from '../parse-json.ts'
+import { HOST_CALL_TIMEOUT_MS } from '../limits.ts'
 import { failureOf, failureResponse } from '../failure.ts'
 import type { GraphObject } from '../graph/graph-object.ts'
 import { chainStep, conversationOf, emptyChain } from '../graph/turns.ts'
@@ -19,7 +18,7 @@ import { Bus, on } from '../ledger/bus.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import { current, type Header } from '../ledger/headers.ts'
 import { sha256Hex } from '../ledger/hash.ts'
-import { canonicalJson, type Json, utf8Length } from '../ledger/json.ts'
+import { canonicalJson, type Json } from '../ledger/json.ts'
 import { Ledger, migrateLedger } from '../ledger/ledger.ts'
 import type { Page } from '../ledger/page.ts'
 import { type Catalog, resolveModelRef } from '../llm/catalog.ts'
@@ -29,7 +28,7 @@ import type { Usage } from '../llm/types.ts'
 import { calculator } from '../tools/builtins/calculator.ts'
 import { memoryTools } from '../tools/builtins/memory.ts'
 import { wait } from '../tools/builtins/wait.ts'
-import { answerFailures, settle, settled } from '../rpc.ts'
+import { answerFailures, settle } from '../rpc.ts'
 import { ToolRegistry } from '../tools/registry.ts'
 import { McpToolset } from '../tools/mcp/toolset.ts'
 import { mcpServersOf } from '../tools/mcp/servers.ts'
@@ -46,8 +45,8 @@ import { SessionConfig } from './session-config.ts'
 import type { ConfigVersion } from '../config/versions.ts'
 import { ChainWriter } from './chain-writer.ts'
 import { EVENT, type EventPayloads, type EventType } from './events.ts'
-import { artifactRefsOf, copiesOf, ForkSchema, prefix, scanPrefix, TruncateSchema } from './fork.ts'
 import { History } from './history.ts'
+import { forkSession, type LineageHost, sessionExists, truncateSession } from './lineage.ts'
 import { emptySession, reduceSession, type SessionState, type SessionView, viewOf } from './projection.ts'
 import { Receipts } from './receipts.ts'
 import { recover } from './recovery.ts'
@@ -57,10 +56,11 @@ import { Runner } from './runner.ts'
 import { HostTools } from './host-tools.ts'
 import { CreateSessionSchema, PromptSchema } from './schemas.ts'
 import { type SocketAttachment, Subscribers } from './streams.ts'
-import { epochKey, messagesAt, Truncations } from './truncation.ts'
-import { CALLER_HEADER, ClientMessageSchema, TICKET_HEADER } from './ws-protocol.ts'
-import { bridge, type BridgeDraft } from '../orchestration/bridge.ts'
-import { AgentLink, agentAddressOf, AgentMessageSchema } from './agent.ts'
+import { Truncations } from './truncation.ts'
+import { spendTicket } from './tickets.ts'
+import { afterOf, CALLER_HEADER, ClientMessageSchema, readMessage, TICKET_HEADER } from './ws-protocol.ts'
+import type { BridgeDraft } from '../orchestration/bridge.ts'
+import { type AgentLink, agentLinkOf, AgentMessageSchema } from './agent.ts'
 
 /** While a drain runs, an alarm this far ahead revives the object if it is evicted mid-work. */
 const WATCHDOG_MS = 30_000
@@ -91,6 +91,8 @@ export class SessionObject extends DurableObject<Env> {
   protected readonly agent: AgentLink | null
   /** Tools a browser holding one of this session's sockets offers (docs/host-tools.md). */
   protected readonly hostTools: HostTools
+  /** What forking and truncating use of this object (lineage.ts). */
+  private readonly lineage: LineageHost
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
@@ -148,7 +150,9 @@ export class SessionObject extends DurableObject<Env> {
     this.tools.register('memory_recall', memory.recall)
     this.tools.register('memory_forget', memory.forget)
     this.tools.register('wait', wait)
-    this.agent = this.agentLink()
+    this.agent = agentLinkOf(this.name, env.ORCHESTRATIONS, (draft, error) =>
+      void this.ledger.append({ topic: `${this.topic}.dead`, type: 'orchestration.dead-letter', author: 'stage:bridge', payload: { draft, error } }),
+    )
     for (const [name, tool] of this.agent?.tools() ?? []) this.tools.register(name, tool)
     this.hostTools = new HostTools({
       ctx,
@@ -157,6 +161,18 @@ export class SessionObject extends DurableObject<Env> {
       air: (delta) => void this.bus.publish(this.air, delta.type, delta),
       timeoutMs: Number(env.HOST_CALL_TIMEOUT_MS) || HOST_CALL_TIMEOUT_MS,
     })
+    this.lineage = {
+      name: this.name,
+      topic: this.topic,
+      ledger: this.ledger,
+      storage: ctx.storage,
+      sessions: env.SESSIONS,
+      chain: this.chain,
+      state: () => this.state,
+      busy: () => this.runner.busy || this.state.pending.length > 0,
+      record: (type, payload, headers) => this.record(type, payload, headers),
+      publish: (type, payload, headers) => this.publish(type, payload, headers),
+    }
     void ctx.blockConcurrencyWhile(async () => {
       await migrateLedger(ctx.storage)
       this.state = restore(ctx.storage.kv, this.ledger, this.topic, this.receipts)
@@ -272,72 +288,21 @@ export class SessionObject extends DurableObject<Env> {
   /**
    * Creates this session as a fork of `from` after its event `at`: the prefix's
    * turns are copied, the origin is only read, and the fork's conversation
-   * `forks` from the origin's turn at that point.
+   * `forks` from the origin's turn at that point (lineage.ts).
    */
   async forkFrom(caller: Caller, from: string, input: unknown): Promise<SessionView> {
-    const { at } = parseOrThrow(ForkSchema, input, 'INVALID_REQUEST')
-    if (this.state.exists) throw sessionExists(this.name)
-    const origin = settled(this.env.SESSIONS.getByName(from))
-    const scan = await scanPrefix(prefix(origin, caller, at), from, caller.id, at)
-    const copies = await copiesOf(prefix(origin, caller, at), scan)
-    // The artifacts the copies name come first, one at a time: content-addressed, so a fork that
-    // fails after this leaves at most blobs nothing names, never an event naming a missing blob.
-    for (const ref of artifactRefsOf(copies)) {
-      const bytes = await origin.artifact(caller, ref)
-      if (bytes) this.ledger.artifacts.put(bytes)
-    }
-    // Another request may have created this session while the prefix was read.
-    if (this.state.exists) throw sessionExists(this.name)
-    // From here to the chain's seed nothing awaits: the fork is written whole or not at all.
-    const base = scan.created.payload as EventPayloads[typeof EVENT.created]
-    const decision = authorize({ owner: caller.id, share: [] }, caller)
-    const forkedFrom: Header = { key: 'forked-from', value: { session: from, at } }
-    const created = this.record(EVENT.created, { ...base, owner: caller.id, share: [] }, [...gateHeaders(caller, decision), forkedFrom])
-    // Copies are history, not new work: they are not metered again.
-    for (const event of copies) this.publish(event.type as EventType, event.payload as never)
-    const conversation = conversationOf(this.name)
-    const head = scan.chain.last ?? conversationOf(from)
-    void this.chain.seed({ ...emptyChain(), cursor: this.state.lastSeq, conversation, last: head, user: scan.chain.user, agent: scan.chain.agent })
-    // The origin's turns up to now reach the graph before the fork points at one of them.
-    await origin.writeChain(caller)
-    await this.chain.amend((state) => ({
-      state,
-      ops: [
-        ...chainStep(emptyChain(), created, this.name, caller.id).ops,
-        { op: 'edge', edge: { source: conversation, target: head, type: 'forks', author: caller.id, time: created.time, payload: { session: from, at } } },
-      ],
-    }))
+    await forkSession(this.lineage, caller, from, input)
     return viewOf(this.name, this.state)
   }
 
   /**
    * Truncates the conversation back to event `at`, a rest point: the model's
-   * history from now on ends there (a `truncated` event records the cut), and a
-   * `truncates` edge points the chain's head at that turn, so the next turn
-   * follows it. Every event stays in the log.
+   * history from now on ends there, and the chain's head points at that turn
+   * (lineage.ts). Every event stays in the log.
    */
   async truncate(caller: Caller, input: unknown): Promise<{ head: string; truncated: number }> {
     this.access.check(this.state, caller, 'truncate')
-    const { at } = parseOrThrow(TruncateSchema, input, 'INVALID_REQUEST')
-    if (this.runner.busy || this.state.pending.length > 0) throw new NeuronError('SESSION_BUSY', 'truncate an idle session', { status: 409 })
-    const self = { history: async (_: Caller, after: number, limit: number) => this.ledger.byTopic(this.topic, { after, limit }) }
-    const scan = await scanPrefix(prefix(self, caller, at), this.name, this.state.owner, at)
-    const head = scan.chain.last ?? conversationOf(this.name)
-    const epoch = this.state.epoch
-    if (at < epochKey(epoch)) {
-      throw new NeuronError('TRUNCATE_COMPACTED', `the history up to event ${epochKey(epoch)} was compacted; fork from event ${at} instead`, {
-        status: 409,
-        details: { at, compactedThrough: epochKey(epoch) },
-      })
-    }
-    const keep = messagesAt(this.ctx.storage, this.topic, at, epoch)
-    const drop = messagesAt(this.ctx.storage, this.topic, this.state.lastSeq, epoch)
-    const event = this.record(EVENT.truncated, { at, keep, drop, epoch: epochKey(epoch) })
-    await this.chain.amend((state) => ({
-      state: { ...state, cursor: Math.max(state.cursor, event.seq), last: head, user: null },
-      ops: [{ op: 'edge', edge: { source: conversationOf(this.name), target: head, type: 'truncates', author: caller.id, time: event.time, payload: { at } } }],
-    }))
-    return { head, truncated: event.seq }
+    return truncateSession(this.lineage, caller, input)
   }
 
   /** One artifact of this session's store (a fork copies the ones its events name), or null. */
@@ -366,12 +331,12 @@ export class SessionObject extends DurableObject<Env> {
         if (request.headers.get('upgrade')?.toLowerCase() !== 'websocket') {
           throw new NeuronError('UPGRADE_REQUIRED', 'this endpoint speaks WebSocket', { status: 426 })
         }
-        this.spendTicket(request.headers.get(TICKET_HEADER))
+        spendTicket(this.ctx.storage.kv, request.headers.get(TICKET_HEADER))
         return this.subscribers.accept(caller)
       }
       if (url.pathname.endsWith('/events')) {
         const after = afterOf(request, url)
-        this.spendTicket(request.headers.get(TICKET_HEADER))
+        spendTicket(this.ctx.storage.kv, request.headers.get(TICKET_HEADER))
         return this.subscribers.tail(after)
       }
       throw new NeuronError('NOT_FOUND', `no stream at ${url.pathname}`, { status: 404 })
@@ -519,40 +484,10 @@ export class SessionObject extends DurableObject<Env> {
     return this.state.exists && (this.state.pending.length > 0 || this.state.loopOpen)
   }
 
-  /**
-   * A stream ticket is good once: its id is remembered until it would have expired anyway.
-   * Keys sort by expiry, so each use also forgets a bounded batch of already-expired ones.
-   */
-  private spendTicket(header: string | null): void {
-    if (!header) return
-    const { jti, exp } = JSON.parse(header) as { jti: string; exp: number }
-    const kv = this.ctx.storage.kv
-    const key = `ticket:${expiryKey(exp)}:${jti}`
-    if (kv.get(key) !== undefined) throw new NeuronError('TICKET_REPLAYED', 'this ticket was already used', { status: 401 })
-    kv.put(key, 1)
-    const expired = kv.list({ prefix: 'ticket:', end: `ticket:${expiryKey(Date.now() / 1000)}`, limit: 16 })
-    for (const [stale] of expired) kv.delete(stale)
-  }
-
   private meterTurn(step: EventPayloads[typeof EVENT.stepEnded]): void {
     if (!step.usage || !this.state.owner) return
     const metered = this.env.METERS.getByName(this.state.owner).turn({ session: this.name, step: step.step, usage: step.usage, cost: step.cost })
     this.ctx.waitUntil(metered.catch((error: unknown) => console.error('meter: turn not recorded', { session: this.name, error })))
-  }
-
-  /** The agent link when this session's name is an agent address: its tools speak over the bridge. */
-  private agentLink(): AgentLink | null {
-    const address = agentAddressOf(this.name)
-    if (!address) return null
-    const orchestration = this.env.ORCHESTRATIONS.getByName(address.orchestration)
-    const toOrchestration = bridge({
-      deadLetter: (draft, error) => void this.ledger.append({ topic: `${this.topic}.dead`, type: 'orchestration.dead-letter', author: 'stage:bridge', payload: { draft, error } }),
-    })
-    return new AgentLink(address, async (draft) => {
-      const sent = await toOrchestration.deliver(draft, (d) => orchestration.receive(d))
-      if (!sent.ok) throw new NeuronError(sent.error.code, sent.error.message, { status: 502, details: { tries: sent.error.tries } })
-      return sent.answer.answer
-    })
   }
 
   private resolveModel(ref: string) {
@@ -568,32 +503,3 @@ export class SessionObject extends DurableObject<Env> {
 // Expected failures of the RPC surface are answers, not uncaught errors (objects/rpc.ts);
 // a call to one of these from inside the object goes through `settle`.
 answerFailures(SessionObject, ['create', 'view', 'config', 'putConfig', 'prompt', 'interrupt', 'history', 'denials', 'forkFrom', 'truncate', 'writeChain', 'artifact'])
-
-/** A client's WebSocket message as JSON, under the same size and nesting limits as an HTTP body. */
-function readMessage(message: string | ArrayBuffer): unknown {
-  const bytes = typeof message === 'string' ? utf8Length(message) : message.byteLength
-  if (bytes > MAX_BODY_BYTES) {
-    throw new NeuronError('PAYLOAD_TOO_LARGE', `a WebSocket message is ${bytes} bytes; the limit is ${MAX_BODY_BYTES}`, {
-      status: 413,
-      details: { maxBytes: MAX_BODY_BYTES },
-    })
-  }
-  return parseJson(typeof message === 'string' ? message : new TextDecoder().decode(message), { what: 'a WebSocket message' })
-}
-
-/** Seconds since the epoch as a fixed-width key, so keys sort by time. */
-function expiryKey(seconds: number): string {
-  return String(Math.floor(seconds)).padStart(12, '0')
-}
-
-function sessionExists(id: string): NeuronError {
-  return new NeuronError('SESSION_EXISTS', `a session ${id} already exists`, { status: 409, details: { id } })
-}
-
-function afterOf(request: Request, url: URL): number {
-  const after = Number(request.headers.get('last-event-id') ?? url.searchParams.get('after') ?? 0)
-  if (!Number.isInteger(after) || after < 0) {
-    throw new NeuronError('INVALID_QUERY', 'after / Last-Event-ID must be a non-negative integer sequence', { status: 400 })
-  }
-  return after
-}

@@ -1,9 +1,14 @@
 /**
- * The WebSocket protocol of a session: what a client may send on the socket.
+ * The WebSocket protocol of a session: what a client may send on the socket, and how a
+ * message and a stream's resume point are read (the same limits as an HTTP body).
  * Replies and events use the same shapes as HTTP (see `frames.ts`); the
  * `host.*` messages are a browser host's (docs/host-tools.md).
  */
 import { z } from 'zod'
+import { NeuronError } from '../errors.ts'
+import { utf8Length } from '../ledger/json.ts'
+import { MAX_BODY_BYTES } from '../limits.ts'
+import { parseJson } from '../parse-json.ts'
 import { HostOfferSchema } from './host-offer.ts'
 
 const CallId = z.string().min(1).max(256)
@@ -44,3 +49,24 @@ export type ClientMessage = z.output<typeof ClientMessageSchema>
 export const CALLER_HEADER = 'x-neuron-caller'
 /** The one-use ticket a stream request was authenticated with, if any. */
 export const TICKET_HEADER = 'x-neuron-ticket'
+
+/** A client's WebSocket message as JSON, under the same size and nesting limits as an HTTP body. */
+export function readMessage(message: string | ArrayBuffer): unknown {
+  const bytes = typeof message === 'string' ? utf8Length(message) : message.byteLength
+  if (bytes > MAX_BODY_BYTES) {
+    throw new NeuronError('PAYLOAD_TOO_LARGE', `a WebSocket message is ${bytes} bytes; the limit is ${MAX_BODY_BYTES}`, {
+      status: 413,
+      details: { maxBytes: MAX_BODY_BYTES },
+    })
+  }
+  return parseJson(typeof message === 'string' ? message : new TextDecoder().decode(message), { what: 'a WebSocket message' })
+}
+
+/** Where a stream resumes: `Last-Event-ID` (SSE's own resume) or `?after=`, a sequence already seen. */
+export function afterOf(request: Request, url: URL): number {
+  const after = Number(request.headers.get('last-event-id') ?? url.searchParams.get('after') ?? 0)
+  if (!Number.isInteger(after) || after < 0) {
+    throw new NeuronError('INVALID_QUERY', 'after / Last-Event-ID must be a non-negative integer sequence', { status: 400 })
+  }
+  return after
+}

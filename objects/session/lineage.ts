@@ -1,0 +1,113 @@
+/**
+ * A session's lineage: forking a new session from a past turn of another, and truncating a
+ * session's own conversation back to a past turn. Both read a prefix of a history up to a rest
+ * point (fork.ts), write the session's events, and point the conversation chain in the graph at
+ * the old turn (`forks` / `truncates` edges), so the next turn follows it. Nothing is deleted:
+ * a truncation records the cut as an event, and the model's history leaves the cut range out.
+ *
+ * The session object hands this module a port (`LineageHost`) with exactly what it needs.
+ *
+ * @example
+ * await forkSession(host, caller, 'origin-session', { at: 12 })
+ * await truncateSession(host, caller, { at: 7 }) // { head, truncated }
+ */
+import { authorize, type Caller, gateHeaders } from '../access/authorize.ts'
+import type { Env } from '../env.ts'
+import { NeuronError } from '../errors.ts'
+import { chainStep, conversationOf, emptyChain } from '../graph/turns.ts'
+import type { Stored } from '../ledger/envelope.ts'
+import type { Header } from '../ledger/headers.ts'
+import type { Ledger } from '../ledger/ledger.ts'
+import { settled } from '../rpc.ts'
+import { parseOrThrow } from '../validate.ts'
+import type { ChainWriter } from './chain-writer.ts'
+import { EVENT, type EventPayloads, type EventType } from './events.ts'
+import { artifactRefsOf, copiesOf, ForkSchema, prefix, scanPrefix, TruncateSchema } from './fork.ts'
+import type { SessionState } from './projection.ts'
+import { epochKey, messagesAt } from './truncation.ts'
+
+/** What forking and truncating need of the session object. */
+export interface LineageHost {
+  readonly name: string
+  readonly topic: string
+  readonly ledger: Ledger
+  readonly storage: DurableObjectStorage
+  readonly sessions: Env['SESSIONS']
+  readonly chain: ChainWriter
+  state(): SessionState
+  /** A turn is running or prompts wait: a truncation would cut under it. */
+  busy(): boolean
+  /** Stores, delivers and folds an event with its follow-ups (metering, graph, agent). */
+  record<T extends EventType>(type: T, payload: EventPayloads[T], headers?: Header[]): Stored
+  /** Stores, delivers and folds an event without follow-ups (a fork's copies are history, not new work). */
+  publish<T extends EventType>(type: T, payload: EventPayloads[T], headers?: Header[]): Stored
+}
+
+/** The error for creating a session that already exists. */
+export function sessionExists(id: string): NeuronError {
+  return new NeuronError('SESSION_EXISTS', `a session ${id} already exists`, { status: 409, details: { id } })
+}
+
+/** Creates the host's session as a fork of `from` after its event `at` (`input: { at }`), owned by `caller`. */
+export async function forkSession(host: LineageHost, caller: Caller, from: string, input: unknown): Promise<void> {
+  const { at } = parseOrThrow(ForkSchema, input, 'INVALID_REQUEST')
+  if (host.state().exists) throw sessionExists(host.name)
+  const origin = settled(host.sessions.getByName(from))
+  const scan = await scanPrefix(prefix(origin, caller, at), from, caller.id, at)
+  const copies = await copiesOf(prefix(origin, caller, at), scan)
+  // The artifacts the copies name come first, one at a time: content-addressed, so a fork that
+  // fails after this leaves at most blobs nothing names, never an event naming a missing blob.
+  for (const ref of artifactRefsOf(copies)) {
+    const bytes = await origin.artifact(caller, ref)
+    if (bytes) host.ledger.artifacts.put(bytes)
+  }
+  // Another request may have created this session while the prefix was read.
+  if (host.state().exists) throw sessionExists(host.name)
+  // From here to the chain's seed nothing awaits: the fork is written whole or not at all.
+  const base = scan.created.payload as EventPayloads[typeof EVENT.created]
+  const decision = authorize({ owner: caller.id, share: [] }, caller)
+  const forkedFrom: Header = { key: 'forked-from', value: { session: from, at } }
+  const created = host.record(EVENT.created, { ...base, owner: caller.id, share: [] }, [...gateHeaders(caller, decision), forkedFrom])
+  // Copies are history, not new work: they are not metered again.
+  for (const event of copies) host.publish(event.type as EventType, event.payload as never)
+  const conversation = conversationOf(host.name)
+  const head = scan.chain.last ?? conversationOf(from)
+  void host.chain.seed({ ...emptyChain(), cursor: host.state().lastSeq, conversation, last: head, user: scan.chain.user, agent: scan.chain.agent })
+  // The origin's turns up to now reach the graph before the fork points at one of them.
+  await origin.writeChain(caller)
+  await host.chain.amend((state) => ({
+    state,
+    ops: [
+      ...chainStep(emptyChain(), created, host.name, caller.id).ops,
+      { op: 'edge', edge: { source: conversation, target: head, type: 'forks', author: caller.id, time: created.time, payload: { session: from, at } } },
+    ],
+  }))
+}
+
+/**
+ * Truncates the host's conversation back to event `at` (`input: { at }`), a rest point at or after
+ * the current context epoch: a `truncated` event records the cut and a `truncates` edge moves the
+ * chain's head. The caller is already authorized.
+ */
+export async function truncateSession(host: LineageHost, caller: Caller, input: unknown): Promise<{ head: string; truncated: number }> {
+  const { at } = parseOrThrow(TruncateSchema, input, 'INVALID_REQUEST')
+  if (host.busy()) throw new NeuronError('SESSION_BUSY', 'truncate an idle session', { status: 409 })
+  const self = { history: async (_: Caller, after: number, limit: number) => host.ledger.byTopic(host.topic, { after, limit }) }
+  const scan = await scanPrefix(prefix(self, caller, at), host.name, host.state().owner, at)
+  const head = scan.chain.last ?? conversationOf(host.name)
+  const epoch = host.state().epoch
+  if (at < epochKey(epoch)) {
+    throw new NeuronError('TRUNCATE_COMPACTED', `the history up to event ${epochKey(epoch)} was compacted; fork from event ${at} instead`, {
+      status: 409,
+      details: { at, compactedThrough: epochKey(epoch) },
+    })
+  }
+  const keep = messagesAt(host.storage, host.topic, at, epoch)
+  const drop = messagesAt(host.storage, host.topic, host.state().lastSeq, epoch)
+  const event = host.record(EVENT.truncated, { at, keep, drop, epoch: epochKey(epoch) })
+  await host.chain.amend((state) => ({
+    state: { ...state, cursor: Math.max(state.cursor, event.seq), last: head, user: null },
+    ops: [{ op: 'edge', edge: { source: conversationOf(host.name), target: head, type: 'truncates', author: caller.id, time: event.time, payload: { at } } }],
+  }))
+  return { head, truncated: event.seq }
+}
