@@ -1,15 +1,20 @@
 /**
- * Session delivery benchmarks against a real `wrangler dev` (issue 3).
- * The physical limit is a raw `ws.send` of the same bytes over the same socket:
- * a WebSocket ping whose payload the object sends straight back.
+ * Session delivery benchmarks against a real `wrangler dev` (issues 3 and 14).
+ * Two floors, measured in the same run, in interleaved blocks:
+ * - a raw `ws.send`: a WebSocket ping whose payload the session object sends straight back;
+ * - the physical limit of a durable event: in one bench-only object (bench/delivery/), an INSERT
+ *   of the event's frame into a table with the session log's DDL, then `ws.send` of that frame,
+ *   released by the output gate once the row is durable.
+ * The subject: a prompt on a session's socket until its `admitted` event arrives on that socket.
  */
 import { afterAll, beforeAll, describe, it } from 'vitest'
+import { deliveryConfig } from '../delivery/config.ts'
 import { devToken, startWrangler, type Wrangler } from '../../test/support/wrangler.ts'
 
 let dev: Wrangler
 let auth: Record<string, string>
 beforeAll(async () => {
-  dev = await startWrangler()
+  dev = await startWrangler({ config: deliveryConfig() })
   auth = { authorization: `Bearer ${await devToken('bench')}` }
 })
 afterAll(async () => dev?.stop())
@@ -51,14 +56,17 @@ function roundTrip(ws: WebSocket, message: string, match: (data: Record<string, 
   })
 }
 
-const N = 300
+const N = Number(process.env.NEURON_BENCH_N ?? 300)
+/** Round trips of each kind per block; blocks alternate so load from other processes falls on all alike. */
+const BLOCK = 20
 
 describe('session delivery', () => {
-  it('append → subscriber latency (WebSocket, SSE) vs a raw ws.send of the same bytes', async () => {
+  it('append → subscriber latency (WebSocket, SSE) vs the durable limit and a raw ws.send', async () => {
     await post('/v1/sessions', { id: 'bench-latency' })
     const ws = await open(await socketUrl('bench-latency'))
+    const limitWs = await open(`${dev.url.replace('http', 'ws')}/__bench/limit/ws`)
     await roundTrip(ws, JSON.stringify({ type: 'subscribe', after: 0 }), (m) => m.type === 'replay-end')
-    const sse = await fetch(`${dev.url}/v1/sessions/bench-latency/events?after=${1_000_000}`, { headers: auth })
+    const sse = await fetch(`${dev.url}/v1/sessions/bench-latency/events?after=0`, { headers: auth })
     const reader = sse.body!.getReader()
     const decoder = new TextDecoder()
     let buffer = ''
@@ -71,17 +79,20 @@ describe('session delivery', () => {
       }
     }
     const raw: number[] = []
+    const limit: number[] = []
     const viaWs: number[] = []
     const viaSse: number[] = []
     const text = 'x'.repeat(400)
-    for (let i = 0; i < N; i++) {
-      raw.push(await roundTrip(ws, JSON.stringify({ type: 'ping', data: text + i }), (m) => m.type === 'pong'))
+    // The limit stores and sends the bytes the real path delivered last (the admitted event's frame).
+    let lastFrame = ''
+    const real = async (i: number) => {
       // One prompt, two subscribers: the same admitted event reaches the socket and the SSE tail.
       const start = performance.now()
       const sseDone = sseSaw(`"messageId":"w${i}"`).then(() => viaSse.push(performance.now() - start))
       const idle = new Promise<void>((resolve) => {
         const onMessage = (event: MessageEvent) => {
-          const m = JSON.parse(String(event.data)) as { type: string; event?: { type: string } }
+          const m = JSON.parse(String(event.data)) as { type: string; event?: { type: string; payload?: { messageId?: string } } }
+          if (m.type === 'event' && m.event?.type === 'session.next.admitted' && m.event.payload?.messageId === `w${i}`) lastFrame = String(event.data)
           if (m.type === 'event' && m.event?.type === 'session.next.drain.ended') {
             ws.removeEventListener('message', onMessage)
             resolve()
@@ -89,17 +100,31 @@ describe('session delivery', () => {
         }
         ws.addEventListener('message', onMessage)
       })
-      viaWs.push(await roundTrip(ws, JSON.stringify({ type: 'prompt', id: `w${i}`, text: text + i }), (m) => m.type === 'event' && (m.event as { type: string }).type === 'session.next.admitted'))
+      const took = await roundTrip(ws, JSON.stringify({ type: 'prompt', id: `w${i}`, text: text + i }), (m) => m.type === 'event' && (m.event as { type: string }).type === 'session.next.admitted')
       await sseDone
       // Measure the next round on an idle session, not behind this prompt's turn.
       await idle
+      return took
+    }
+    await real(-1)
+    for (let i = 0; i < N; i += BLOCK) {
+      for (let k = i; k < i + BLOCK; k++) raw.push(await roundTrip(ws, JSON.stringify({ type: 'ping', data: text + k }), (m) => m.type === 'pong'))
+      for (let k = i; k < i + BLOCK; k++) {
+        const frame = lastFrame.replace('"messageId":"w', `"messageId":"limit${k}-w`)
+        limit.push(await roundTrip(limitWs, frame, (m) => m.type === 'event'))
+      }
+      for (let k = i; k < i + BLOCK; k++) viaWs.push(await real(k))
     }
     await reader.cancel()
     ws.close()
+    limitWs.close()
     const row = (name: string, xs: number[]) =>
-      `  ${name.padEnd(34)} p50 ${percentile(xs, 50).toFixed(2)} ms   p99 ${percentile(xs, 99).toFixed(2)} ms   (${(percentile(xs, 50) / percentile(raw, 50)).toFixed(2)}× raw p50)`
-    console.log(`\nsession delivery latency, ${N} round trips (real wrangler dev, loopback)`)
+      `  ${name.padEnd(44)} p50 ${percentile(xs, 50).toFixed(2)} ms   p99 ${percentile(xs, 99).toFixed(2)} ms   ` +
+      `(${(percentile(xs, 50) / percentile(limit, 50)).toFixed(2)}× limit p50, ${(percentile(xs, 99) / percentile(limit, 99)).toFixed(2)}× limit p99; ` +
+      `${(percentile(xs, 50) / percentile(raw, 50)).toFixed(2)}× raw p50)`
+    console.log(`\nsession delivery latency, ${N} round trips of each, blocks of ${BLOCK} interleaved (real wrangler dev, loopback, frame ${lastFrame.length} B)`)
     console.log(row('raw ws.send (ping → pong)', raw))
+    console.log(row('limit: INSERT + output gate + ws.send', limit))
     console.log(row('WS prompt → admitted on the socket', viaWs))
     console.log(row('WS prompt → admitted on an SSE tail', viaSse))
   })

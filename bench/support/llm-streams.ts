@@ -7,7 +7,12 @@
  */
 import { createCatalog, type Provider } from '../../objects/llm/catalog.ts'
 import { CATALOG_SNAPSHOT } from '../../objects/llm/catalog-snapshot.ts'
+import { anthropic } from '../../objects/llm/dialects/anthropic.ts'
+import { openai } from '../../objects/llm/dialects/openai.ts'
+import { openaiCompatible } from '../../objects/llm/dialects/openai-compatible.ts'
+import { type SseEvent, SseParser } from '../../objects/llm/sse.ts'
 import { streamModel } from '../../objects/llm/stream.ts'
+import type { Dialect, LlmEvent } from '../../objects/llm/types.ts'
 import anthropicText from '../../test/fixtures/llm/anthropic/text.sse?raw'
 import anthropicTools from '../../test/fixtures/llm/anthropic/tools-parallel.sse?raw'
 import compatText from '../../test/fixtures/llm/openai-compatible/text.sse?raw'
@@ -78,4 +83,55 @@ export function streamingBody(parts: Uint8Array[]): ReadableStream<Uint8Array> {
       else controller.close()
     },
   })
+}
+
+/** Each case's dialect, by endpoint kind. */
+export const DIALECTS: Record<StreamCase['kind'], Dialect> = { 'anthropic/messages': anthropic, 'openai/responses': openai, 'openai/completions': openaiCompatible }
+
+/** The physical limit: decode and cut into lines, nothing else. */
+export function decodeAndSplit(parts: Uint8Array[]): number {
+  const decoder = new TextDecoder()
+  let carry = ''
+  let lines = 0
+  for (const part of parts) {
+    const text = carry + decoder.decode(part, { stream: true })
+    const split = text.split('\n')
+    carry = split.pop() ?? ''
+    lines += split.length
+  }
+  return lines + (carry + decoder.decode()).split('\n').length
+}
+
+/** The shared SSE parser alone: the floor under every dialect. */
+export function sseOnly(parts: Uint8Array[]): number {
+  const sse = new SseParser()
+  const wire: SseEvent[] = []
+  let count = 0
+  for (const part of parts) {
+    sse.push(part, wire)
+    count += wire.length
+    wire.length = 0
+  }
+  sse.end(wire)
+  return count + wire.length
+}
+
+/** The dialect path of `streamModel`, minus the network: SSE parser + dialect parser. */
+export function parse(dialect: Dialect, parts: Uint8Array[]): number {
+  const sse = new SseParser()
+  const parser = dialect.parser()
+  const wire: SseEvent[] = []
+  let count = 0
+  for (const part of parts) {
+    sse.push(part, wire)
+    const out: LlmEvent[] = []
+    for (const event of wire) parser.push(event, out)
+    wire.length = 0
+    count += out.length
+  }
+  sse.end(wire)
+  const out: LlmEvent[] = []
+  for (const event of wire) parser.push(event, out)
+  parser.end(out)
+  return count + out.length
 }

@@ -8,63 +8,9 @@
  *   npx vitest run --config bench/vitest.config.ts --project bench-workers bench/workers/llm-sse.bench.ts
  */
 import { it } from 'vitest'
-import { anthropic } from '../../objects/llm/dialects/anthropic.ts'
-import { openai } from '../../objects/llm/dialects/openai.ts'
-import { openaiCompatible } from '../../objects/llm/dialects/openai-compatible.ts'
-import { type SseEvent, SseParser } from '../../objects/llm/sse.ts'
-import type { Dialect, LlmEvent } from '../../objects/llm/types.ts'
 import { compare, type Measured } from '../support/compare.ts'
-import { CHUNK, chunks, streamCases, viaStreamModel } from '../support/llm-streams.ts'
+import { CHUNK, chunks, DIALECTS, decodeAndSplit, parse, sseOnly, streamCases, viaStreamModel } from '../support/llm-streams.ts'
 
-/** The physical limit: decode and cut into lines, nothing else. */
-function decodeAndSplit(parts: Uint8Array[]): number {
-  const decoder = new TextDecoder()
-  let carry = ''
-  let lines = 0
-  for (const part of parts) {
-    const text = carry + decoder.decode(part, { stream: true })
-    const split = text.split('\n')
-    carry = split.pop() ?? ''
-    lines += split.length
-  }
-  return lines + (carry + decoder.decode()).split('\n').length
-}
-
-/** The shared SSE parser alone: the floor under every dialect. */
-function sseOnly(parts: Uint8Array[]): number {
-  const sse = new SseParser()
-  const wire: SseEvent[] = []
-  let count = 0
-  for (const part of parts) {
-    sse.push(part, wire)
-    count += wire.length
-    wire.length = 0
-  }
-  sse.end(wire)
-  return count + wire.length
-}
-
-/** The dialect path of `streamModel`, minus the network: SSE parser + dialect parser. */
-function parse(dialect: Dialect, parts: Uint8Array[]): number {
-  const sse = new SseParser()
-  const parser = dialect.parser()
-  const wire: SseEvent[] = []
-  let count = 0
-  for (const part of parts) {
-    sse.push(part, wire)
-    const out: LlmEvent[] = []
-    for (const event of wire) parser.push(event, out)
-    wire.length = 0
-    count += out.length
-  }
-  sse.end(wire)
-  const out: LlmEvent[] = []
-  for (const event of wire) parser.push(event, out)
-  parser.end(out)
-  return count + out.length
-}
-
-const DIALECTS = { 'anthropic/messages': anthropic, 'openai/responses': openai, 'openai/completions': openaiCompatible }
 const CASES = streamCases().map((c) => ({ ...c, dialect: DIALECTS[c.kind] }))
 
 it('SSE parse throughput per dialect vs TextDecoder + line split', async () => {

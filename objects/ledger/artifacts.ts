@@ -2,11 +2,12 @@
  * Content-addressed blob store (spec §1.4). A blob is keyed by its SHA-256 and
  * split into chunks below SQLite's 2 MB row limit, so any size up to the
  * object's storage fits. Putting the same bytes twice is a no-op.
+ *
+ * Statements go straight to `sql.exec` (the tables are `schema.ts`'s `artifact` and
+ * `artifact_chunk`): every turn stores a few artifacts (its context baseline, the tools it
+ * offered, large tool results), and building each query through drizzle cost more than running it.
  */
-import { asc, eq, sql } from 'drizzle-orm'
-import type { DrizzleSqliteDODatabase } from 'drizzle-orm/durable-sqlite'
 import { sha256Hex } from './hash.ts'
-import { artifact, artifactChunk } from './schema.ts'
 
 /** Bytes per chunk row: comfortably under the 2 MB row/BLOB limit. */
 export const CHUNK_BYTES = 1024 * 1024
@@ -20,7 +21,7 @@ export interface StoredArtifact {
 }
 
 export class ArtifactStore {
-  constructor(private readonly db: DrizzleSqliteDODatabase<Record<string, unknown>>) {}
+  constructor(private readonly sql: SqlStorage) {}
 
   /**
    * Stores `bytes` under their hash. Call inside a transaction when it must
@@ -31,16 +32,18 @@ export class ArtifactStore {
    */
   put(bytes: Uint8Array, kind?: string, hash = sha256Hex(bytes)): StoredArtifact {
     const chunks = Math.max(1, Math.ceil(bytes.byteLength / CHUNK_BYTES))
-    const inserted = this.db
-      .insert(artifact)
-      .values({ hash, size: bytes.byteLength, kind: kind ?? null, chunks, time: Date.now() })
-      .onConflictDoNothing()
-      .returning({ hash: artifact.hash })
-      .all()
-    if (inserted.length > 0) {
+    const inserted = this.sql.exec(
+      'insert into artifact (hash, size, kind, chunks, time) values (?, ?, ?, ?, ?) on conflict do nothing',
+      hash,
+      bytes.byteLength,
+      kind ?? null,
+      chunks,
+      Date.now(),
+    ).rowsWritten
+    if (inserted > 0) {
       for (let idx = 0; idx < chunks; idx++) {
         const data = bytes.subarray(idx * CHUNK_BYTES, (idx + 1) * CHUNK_BYTES)
-        this.db.insert(artifactChunk).values({ hash, idx, data: data as unknown as Buffer }).run()
+        this.sql.exec('insert into artifact_chunk (hash, idx, data) values (?, ?, ?)', hash, idx, data as unknown as ArrayBuffer)
       }
     }
     return { ref: `sha256:${hash}`, hash, size: bytes.byteLength, ...(kind === undefined ? {} : { kind }) }
@@ -48,20 +51,15 @@ export class ArtifactStore {
 
   /** The blob's bytes, or `null` when no blob has that hash. */
   get(hash: string): Uint8Array | null {
-    const [row] = this.db.select().from(artifact).where(eq(artifact.hash, hash)).all()
+    const [row] = this.sql.exec<{ size: number; chunks: number }>('select size, chunks from artifact where hash = ?', hash).toArray()
     if (!row) return null
     const out = new Uint8Array(row.size)
     let offset = 0
     // One chunk per query keeps memory at one chunk beyond the result.
     for (let idx = 0; idx < row.chunks; idx++) {
-      const [chunk] = this.db
-        .select({ data: artifactChunk.data })
-        .from(artifactChunk)
-        .where(sql`${artifactChunk.hash} = ${hash} and ${artifactChunk.idx} = ${idx}`)
-        .orderBy(asc(artifactChunk.idx))
-        .all()
+      const [chunk] = this.sql.exec<{ data: ArrayBuffer }>('select data from artifact_chunk where hash = ? and idx = ?', hash, idx).toArray()
       if (!chunk) throw new Error(`artifact ${hash} is missing chunk ${idx}`)
-      const bytes = new Uint8Array(chunk.data as unknown as ArrayBuffer)
+      const bytes = new Uint8Array(chunk.data)
       out.set(bytes, offset)
       offset += bytes.byteLength
     }

@@ -87,7 +87,7 @@ export class Ledger {
     private readonly limits: SealLimits = DEFAULT_LIMITS,
   ) {
     this.db = drizzle(storage)
-    this.artifacts = new ArtifactStore(this.db)
+    this.artifacts = new ArtifactStore(storage.sql)
     this.schemas = new SchemaRegistry(this.db)
     const p = (name: string) => sql.placeholder(name)
     // drizzle writes the SQL once; the hot path binds it straight to `sql.exec`.

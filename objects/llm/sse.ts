@@ -80,6 +80,8 @@ export class SseParser {
   #line(buf: string, start: number, end: number, out: SseEvent[]): void {
     if (start === end) return this.#dispatch(out)
     if (buf.startsWith('data:', start)) return this.#appendData(buf.slice(valueStart(buf, start + 5, end), end))
+    // Vendors name nearly every event (Anthropic, OpenAI Responses): the second most common line.
+    if (buf.startsWith('event:', start)) return void (this.#event = buf.slice(valueStart(buf, start + 6, end), end))
     const first = buf.charCodeAt(start)
     if (first === 58) return // ':' comment
     let colon = buf.indexOf(':', start)

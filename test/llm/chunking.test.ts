@@ -28,6 +28,10 @@ const cases = Object.entries(FIXTURES).flatMap(([name, files]) =>
   Object.entries(files).map(([file, text]) => [`${name}/${file}`, DIALECTS[name as keyof typeof FIXTURES], text] as const),
 )
 
+// Each case parses its stream once per byte offset (thousands of full parses): about 2 s on a
+// quiet machine, several times that when other suites share the CPU. The bound is on work, not time.
+const TORTURE_MS = 60_000
+
 describe('chunking torture', () => {
   it.each(cases)('%s: every split offset and byte-by-byte give the same outcome', (_, dialect, text) => {
     const bytes = utf8(text)
@@ -38,7 +42,7 @@ describe('chunking torture', () => {
       if (JSON.stringify(split) !== JSON.stringify(whole)) expect(split, `split at byte ${at}`).toEqual(whole)
     }
     expect(outcome(dialect, [...bytes].map((b) => new Uint8Array([b])))).toEqual(whole)
-  })
+  }, TORTURE_MS)
 
   it.each(cases)('%s: CRLF and CR line ends give the same outcome, at every split', (_, dialect, text) => {
     const whole = outcome(dialect, [utf8(text)])
@@ -50,5 +54,5 @@ describe('chunking torture', () => {
         if (JSON.stringify(split) !== JSON.stringify(whole)) expect(split, `${JSON.stringify(end)} split at ${at}`).toEqual(whole)
       }
     }
-  })
+  }, TORTURE_MS)
 })

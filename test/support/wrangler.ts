@@ -50,6 +50,8 @@ export async function startWrangler(
     ip?: string
     /** A worker entry in place of wrangler.toml's `main` (same bindings), e.g. the load harness's. */
     script?: string
+    /** A wrangler config in place of wrangler.toml, e.g. the delivery bench's (bench/delivery/config.ts). */
+    config?: string
   } = {},
 ): Promise<Wrangler> {
   const port = await freePort()
@@ -59,6 +61,7 @@ export async function startWrangler(
     join(ROOT, 'node_modules/wrangler/bin/wrangler.js'),
     'dev',
     ...(options.script ? [options.script] : []),
+    ...(options.config ? ['--config', options.config] : []),
     '--ip',
     options.ip ?? '127.0.0.1',
     '--port',

@@ -26,6 +26,7 @@ import type {
   Usage,
 } from '../types.ts'
 import { hotFrame, hotRead, hotShape, INDEX, STRING } from './fast-path.ts'
+import { Fragments } from './fragments.ts'
 import { count, postJson, readJson, toolInput, truncated } from './wire.ts'
 
 export const ANTHROPIC_VERSION = '2023-06-01'
@@ -128,8 +129,7 @@ const DELTA = String.raw`\{"type":"content_block_delta","index":${INDEX},"delta"
 export const TEXT_DELTA = hotShape(String.raw`${DELTA}"text_delta","text":${STRING}\}\}`, { frame: true })
 export const JSON_DELTA = hotShape(String.raw`${DELTA}"input_json_delta","partial_json":${STRING}\}\}`, { frame: true })
 
-// A tool's input arrives in many small pieces; joining them once at the end is cheapest.
-type OpenBlock = { kind: 'text' | 'thinking' | 'other' } | { kind: 'tool'; id: string; name: string; json: string[] }
+type OpenBlock = { kind: 'text' | 'thinking' | 'other' } | { kind: 'tool'; id: string; name: string; json: Fragments }
 
 class AnthropicParser implements DialectParser {
   #blocks: OpenBlock[] = []
@@ -186,7 +186,7 @@ class AnthropicParser implements DialectParser {
     if (block?.type === 'tool_use') {
       const id = block.id ?? `toolu_${index}`
       const name = block.name ?? ''
-      this.#blocks[index] = { kind: 'tool', id, name, json: [] }
+      this.#blocks[index] = { kind: 'tool', id, name, json: new Fragments() }
       out.push({ type: 'tool-input-start', id, name })
     } else if (block?.type === 'text') {
       this.#blocks[index] = { kind: 'text' }
@@ -228,7 +228,7 @@ class AnthropicParser implements DialectParser {
     if (block?.kind !== 'tool') return
     out.push(
       { type: 'tool-input-end', id: block.id },
-      { type: 'tool-call', id: block.id, name: block.name, input: toolInput(block.json.join('')) },
+      { type: 'tool-call', id: block.id, name: block.name, input: toolInput(block.json.text()) },
     )
   }
 

@@ -11,10 +11,16 @@
  * Consecutive deltas of one stream usually differ only in their string (the
  * same id, model and index around it). A shape made with `{ frame: true }`
  * remembers the text around its last match; an event that is that same frame
- * around a valid JSON string body is read with two prefix/suffix comparisons
- * and one pass over the string, with no regex. Any other event takes the regex,
- * so the answer is the same: the frame matched the shape, and any valid string
- * body in its place matches it too.
+ * around a valid JSON string body is read with a few slice comparisons and one
+ * pass over the string, with no regex. Any other event takes the regex, so the
+ * answer is the same: the frame matched the shape, and any valid string body in
+ * its place matches it too. Two relaxations keep that true for streams whose
+ * frame changes on every event (OpenAI Responses): `vary` names members the
+ * shape matches as any flat member (never a key the dialect reads) whose
+ * non-negative integer may differ (a `sequence_number`), and `tail` is the
+ * shape's own pattern for what follows the string (an `obfuscation` that
+ * changes on every event), tried when the text after the string is not the
+ * remembered one.
  */
 
 // Flat members: keys no dialect reads here (JSON.parse lets a repeated key win, so
@@ -42,8 +48,15 @@ export interface HotShape {
   readonly pattern: RegExp
   /** Capture group numbers of `text`, `index` and `id` (0 when the shape has none). */
   readonly groups: { text: number; index: number; id: number }
-  /** The text before and after the string of the last match, with what it captured (frame shapes only). */
-  frame: { head: string; tail: string; index: number; id: string } | null | undefined
+  /** Members whose integer value may change from frame to frame (frame shapes only). */
+  readonly vary: readonly string[]
+  /** The whole text after the string, from its closing quote, as the shape accepts it (frame shapes only). */
+  readonly tail: RegExp | undefined
+  /**
+   * The last match's frame (frame shapes only): the text before the string, cut around each varying
+   * integer (`head[0]`, an integer, `head[1]`, …), and the text after it, with what it captured.
+   */
+  frame: { head: string[]; tail: string; index: number; id: string } | null | undefined
 }
 
 /** What a hot event carries: its decoded string, and its index or id when the shape captures them. */
@@ -59,14 +72,30 @@ export interface HotEvent {
  * @example
  * const OUTPUT_TEXT_DELTA = hotShape(String.raw`\{"type":"response\.output_text\.delta",${MEMBERS}"delta":${STRING}\}`)
  */
-export function hotShape(source: string, options: { /** Remember the last match's frame (see above). */ frame?: boolean } = {}): HotShape {
+export function hotShape(
+  source: string,
+  options: {
+    /** Remember the last match's frame (see above). */
+    frame?: boolean
+    /** Flat members whose non-negative integer may differ between frames, e.g. `['sequence_number']`. */
+    vary?: string[]
+    /** Regex source of what follows the string, from its closing quote to the end, when it may change. */
+    tail?: string
+  } = {},
+): HotShape {
   // Named groups are twice as slow to match as numbered ones: name them here, number them in the pattern.
   const names = [...source.matchAll(/\(\?<(text|index|id)>/g)].map((m) => m[1])
   if (!names.includes('text')) throw new Error('a hot shape captures one STRING')
   const group = (name: string) => names.indexOf(name) + 1
   // Match indices (`d`) cost a little on every match: only frame shapes, which need them, ask.
   const pattern = new RegExp(`^${source.replace(/\(\?<(?:text|index|id)>/g, '(')}$`, options.frame ? 'd' : '')
-  return { pattern, groups: { text: group('text'), index: group('index'), id: group('id') }, frame: options.frame ? null : undefined }
+  return {
+    pattern,
+    groups: { text: group('text'), index: group('index'), id: group('id') },
+    vary: options.vary ?? [],
+    tail: options.tail === undefined ? undefined : new RegExp(`^${options.tail}$`),
+    frame: options.frame ? null : undefined,
+  }
 }
 
 /**
@@ -79,11 +108,24 @@ export function hotShape(source: string, options: { /** Remember the last match'
 export function hotFrame(data: string, shape: HotShape): HotEvent | undefined {
   const frame = shape.frame
   if (!frame) return undefined
-  const { head, tail } = frame
-  const end = data.length - tail.length
+  const { head } = frame
   // Slices compared with === run at memcmp speed; startsWith compares character by character.
-  if (end < head.length || data.slice(end) !== tail || data.slice(0, head.length) !== head) return undefined
-  const text = stringBody(data, head.length, end)
+  let at = head[0]!.length
+  if (data.slice(0, at) !== head[0]) return undefined
+  for (let part = 1; part < head.length; part++) {
+    at = integerEnd(data, at)
+    const text = head[part]!
+    if (at === -1 || data.slice(at, at + text.length) !== text) return undefined
+    at += text.length
+  }
+  const end = stringEnd(data, at)
+  if (end === -1) return undefined
+  if (end !== data.length - frame.tail.length || data.slice(end) !== frame.tail) {
+    if (!shape.tail?.test(data.slice(end))) return undefined
+  }
+  const raw = data.slice(at, end)
+  const slash = data.indexOf('\\', at)
+  const text = slash === -1 || slash > end ? raw : unescape(raw)
   return text === undefined ? undefined : { text, index: frame.index, id: frame.id }
 }
 
@@ -102,50 +144,58 @@ export function hotRead(data: string, shape: HotShape): HotEvent | undefined {
   if (text === undefined) return undefined
   const event = { text, index: groups.index ? Number(match[groups.index]) : -1, id: groups.id ? (match[groups.id] ?? '') : '' }
   const at = match.indices?.[groups.text]
-  if (shape.frame !== undefined && at) shape.frame = { head: data.slice(0, at[0]), tail: data.slice(at[1]), index: event.index, id: event.id }
+  if (shape.frame !== undefined && at) shape.frame = { head: cutAtIntegers(data.slice(0, at[0]), shape.vary), tail: data.slice(at[1]), index: event.index, id: event.id }
   return event
 }
 
-/**
- * `data[from, to)` read as the body of a JSON string: escapes resolved; `undefined` when it is not
- * one (a bare `"`, a raw control character, a bad or cut escape).
- */
-function stringBody(data: string, from: number, to: number): string | undefined {
-  let out = ''
-  let run = from
-  for (let at = from; at < to; at++) {
-    const c = data.charCodeAt(at)
-    if (c === 0x22 || c < 0x20) return undefined
-    if (c !== 0x5c) continue
-    if (at + 1 >= to) return undefined
-    let decoded: string
-    switch (data.charCodeAt(at + 1)) {
-      case 0x22: decoded = '"'; break
-      case 0x5c: decoded = '\\'; break
-      case 0x2f: decoded = '/'; break
-      case 0x62: decoded = '\b'; break
-      case 0x66: decoded = '\f'; break
-      case 0x6e: decoded = '\n'; break
-      case 0x72: decoded = '\r'; break
-      case 0x74: decoded = '\t'; break
-      case 0x75: {
-        if (at + 6 > to) return undefined
-        const hex = data.slice(at + 2, at + 6)
-        if (!/^[0-9a-fA-F]{4}$/.test(hex)) return undefined
-        decoded = String.fromCharCode(Number.parseInt(hex, 16))
-        out += data.slice(run, at) + decoded
-        at += 5
-        run = at + 1
-        continue
-      }
-      default:
-        return undefined
+/** `head` cut around the integer value of each `vary` member it holds, in order of position. */
+function cutAtIntegers(head: string, vary: readonly string[]): string[] {
+  const holes: [number, number][] = []
+  for (const key of vary) {
+    // A key follows `{` or `,`; a flat member's string cannot hold a `"`, so this is the member itself.
+    for (const opener of ['{', ',']) {
+      const at = head.indexOf(`${opener}"${key}":`)
+      if (at === -1) continue
+      const from = at + key.length + 4
+      const to = integerEnd(head, from)
+      if (to !== -1) holes.push([from, to])
     }
-    out += data.slice(run, at) + decoded
-    at += 1
-    run = at + 1
   }
-  return run === from ? data.slice(from, to) : out + data.slice(run, to)
+  holes.sort((a, b) => a[0] - b[0])
+  const parts: string[] = []
+  let from = 0
+  for (const [start, end] of holes) {
+    parts.push(head.slice(from, start))
+    from = end
+  }
+  parts.push(head.slice(from))
+  return parts
+}
+
+/** The end of the JSON non-negative integer (`0` or `[1-9][0-9]*`) at `from`; -1 when there is none. */
+function integerEnd(data: string, from: number): number {
+  const first = data.charCodeAt(from)
+  if (first === 0x30) return from + 1
+  if (!(first >= 0x31 && first <= 0x39)) return -1
+  let at = from + 1
+  for (let c = data.charCodeAt(at); c >= 0x30 && c <= 0x39; c = data.charCodeAt(++at));
+  return at
+}
+
+/**
+ * Where the JSON string whose body starts at `from` ends (the index of its closing quote), or -1
+ * when a raw control character or a cut escape comes first. Escapes are skipped, not checked:
+ * `unescape` checks them.
+ */
+function stringEnd(data: string, from: number): number {
+  const length = data.length
+  for (let at = from; at < length; at++) {
+    const c = data.charCodeAt(at)
+    if (c === 0x22) return at
+    if (c < 0x20) return -1
+    if (c === 0x5c && ++at >= length) return -1
+  }
+  return -1
 }
 
 /**

@@ -11,6 +11,7 @@ import { classifyVendorError, ProviderError } from '../errors.ts'
 import type { SseEvent } from '../sse.ts'
 import type { Dialect, DialectInput, DialectParser, FinishReason, LlmEvent, LlmMessage } from '../types.ts'
 import { hotFrame, hotRead, hotShape, INDEX, MEMBERS, STRING } from './fast-path.ts'
+import { Fragments } from './fragments.ts'
 import { count, firstString, postJson, readJson, toolInput, truncated } from './wire.ts'
 
 /** @example dialectFor('openai/completions') === openaiCompatible */
@@ -100,8 +101,7 @@ export const TOOL_DELTA = hotShape(
   { frame: true },
 )
 
-// A call's arguments arrive in many small pieces; joining them once at the end is cheapest.
-type Call = { id: string; name: string; args: string[] }
+type Call = { id: string; name: string; args: Fragments }
 
 class CompatibleParser implements DialectParser {
   #calls: Call[] = []
@@ -115,14 +115,14 @@ class CompatibleParser implements DialectParser {
     if (event.data === '[DONE]') return this.#close(out)
     // The same frame as the last tool-argument chunk: no regex at all (and no content regex first).
     const framed = hotFrame(event.data, TOOL_DELTA)
-    if (framed) return this.#toolDelta({ index: framed.index, function: { arguments: framed.text } }, out)
+    if (framed && this.#arguments(framed.index, framed.text, out)) return
     const text = hotRead(event.data, CONTENT_DELTA)
     if (text) {
       if (text.text) out.push({ type: 'text-delta', text: text.text })
       return
     }
     const args = hotRead(event.data, TOOL_DELTA)
-    if (args) return this.#toolDelta({ index: args.index, function: { arguments: args.text } }, out)
+    if (args && this.#arguments(args.index, args.text, out)) return
     const chunk = readJson<WireChunk>(event.data, 'openai-compatible')
     if (chunk.error) throw vendorError(chunk.error)
     const choice = chunk.choices?.[0]
@@ -159,15 +159,23 @@ class CompatibleParser implements DialectParser {
     const index = wire.index ?? (wire.id !== undefined ? this.#calls.length : this.#calls.length - 1)
     let call = this.#calls[index]
     if (!call) {
-      call = { id: wire.id ?? `call_${index}`, name: wire.function?.name ?? '', args: [] }
+      call = { id: wire.id ?? `call_${index}`, name: wire.function?.name ?? '', args: new Fragments() }
       this.#calls[index] = call
       out.push({ type: 'tool-input-start', id: call.id, name: call.name })
     } else if (wire.function?.name && !call.name) call.name = wire.function.name
     const args = wire.function?.arguments
+    if (args) this.#arguments(index, args, out)
+  }
+
+  /** More argument text for the call at `index`; false when no such call started (the full path starts it). */
+  #arguments(index: number, args: string, out: LlmEvent[]): boolean {
+    const call = this.#calls[index]
+    if (!call) return false
     if (args) {
       call.args.push(args)
       out.push({ type: 'tool-input-delta', id: call.id, delta: args })
     }
+    return true
   }
 
   #flushCalls(out: LlmEvent[]): void {
@@ -176,7 +184,7 @@ class CompatibleParser implements DialectParser {
       if (!call) continue
       out.push(
         { type: 'tool-input-end', id: call.id },
-        { type: 'tool-call', id: call.id, name: call.name, input: toolInput(call.args.join('')) },
+        { type: 'tool-call', id: call.id, name: call.name, input: toolInput(call.args.text()) },
       )
     }
   }

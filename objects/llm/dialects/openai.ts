@@ -14,7 +14,7 @@ import type { JsonObject } from '../../ledger/json.ts'
 import { classifyVendorError, ProviderError } from '../errors.ts'
 import type { SseEvent } from '../sse.ts'
 import type { AssistantPart, Dialect, DialectInput, DialectParser, FinishReason, LlmEvent, LlmMessage } from '../types.ts'
-import { hotRead, hotShape, ID, MEMBERS, members, STRING } from './fast-path.ts'
+import { hotFrame, hotRead, hotShape, ID, MEMBERS, members, STRING } from './fast-path.ts'
 import { count, firstString, postJson, readJson, toolInput, truncated } from './wire.ts'
 
 /** @example dialectFor('openai/responses') === openai */
@@ -135,15 +135,19 @@ interface WireEvent {
   error?: WireError | null
 }
 
-// The bulk of a stream, read without JSON.parse when exactly this shape (see fast-path.ts).
+// The bulk of a stream, read without JSON.parse when exactly this shape (see fast-path.ts). Every
+// event carries a new `sequence_number` and `obfuscation`; the frame lets both change.
 const OBFUSCATION = String.raw`(?:,"obfuscation":"[A-Za-z0-9+/=_-]*")?`
+const FRAME = { frame: true, vary: ['sequence_number'] }
 export const OUTPUT_TEXT_DELTA = hotShape(
   String.raw`\{"type":"response\.output_text\.delta",${MEMBERS}"delta":${STRING}(?:,"logprobs":\[\])?${OBFUSCATION}\}`,
+  { ...FRAME, tail: String.raw`"(?:,"logprobs":\[\])?${OBFUSCATION}\}` },
 )
 const OTHERS = members('item_id')
 export const ARGUMENTS_DELTA = hotShape(
   String.raw`\{"type":"response\.function_call_arguments\.delta",` +
     String.raw`${OTHERS}"item_id":${ID},${OTHERS}"delta":${STRING}${OBFUSCATION}\}`,
+  { ...FRAME, tail: String.raw`"${OBFUSCATION}\}` },
 )
 
 class OpenAiParser implements DialectParser {
@@ -155,6 +159,9 @@ class OpenAiParser implements DialectParser {
 
   push(event: SseEvent, out: LlmEvent[]): void {
     if (this.#done) return
+    // The same frame as the last arguments delta: no regex at all (and no text regex first).
+    const framed = hotFrame(event.data, ARGUMENTS_DELTA)
+    if (framed) return this.#argumentsDelta(framed.id, framed.text, out)
     const text = hotRead(event.data, OUTPUT_TEXT_DELTA)
     if (text) {
       if (text.text) out.push({ type: 'text-delta', text: text.text })
