@@ -100,8 +100,9 @@ export async function duringAttack<T>(name: string, attack: () => Promise<T>, op
   expect(probe.count).toBeGreaterThan(3)
   // The target is 50 ms, and the figures are reported against it. Wall-clock bounds on a shared
   // 2-core machine are noisy (whole-machine stalls of 100 ms+ happen with no attack at all), so
-  // the test only guards against the multi-second freezes the unbounded kernel had.
-  if (options.guard ?? true) expect(probe.p95).toBeLessThan(4 * LATENCY_MS)
+  // the test only guards against the multi-second freezes the unbounded kernel had (p95 under
+  // 500 ms: 236 ms was seen at load average 12 with no freeze).
+  if (options.guard ?? true) expect(probe.p95).toBeLessThan(10 * LATENCY_MS)
   return { value, max: probe.max, roundTrip: ping.max }
 }
 
