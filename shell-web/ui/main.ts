@@ -5,8 +5,8 @@
  *
  * Whose apps run: signed out, this browser's installs (installs.ts; on the very first start the
  * demo apps, unless `?demo=0`: tests and benchmarks install their own). Signed in, the person's
- * installs on the server (person-installs.ts; on a person's first sign-in, with none yet, the demo
- * apps as packages). Signing in or out changes the installation scope, so nothing of one owner's
+ * installs on the server (person-installs.ts; on a person's first sign-in in this browser, the
+ * demo apps as packages). Signing in or out changes the installation scope, so nothing of one owner's
  * apps survives into the other's; signing out tears every endpoint down.
  */
 import { AgentModeView } from './agent-mode-view.ts'
@@ -14,7 +14,7 @@ import { AgentPanel } from './agent-panel.ts'
 import { AuditView } from './audit-view.ts'
 import { h } from './dom.ts'
 import { GrantsView } from './grants-view.ts'
-import { loadInstalls, saveInstalls } from './installs.ts'
+import { demosInstalledFor, loadInstalls, markDemosInstalled, saveInstalls } from './installs.ts'
 import { InstallsView } from './installs-view.ts'
 import { OfferView } from './offer-view.ts'
 import { PersonInstalls } from './person-installs.ts'
@@ -111,7 +111,11 @@ async function runPersonInstalls() {
   const skipped: { app: string; reason: string }[] = []
   await showing(async () => {
     skipped.push(...(await person!.load()))
-    if (demos && !kernel.apps().length && !skipped.length) await person!.installDemos()
+    // A person's first sign-in in this browser installs the demo apps for them, through the API.
+    if (demos && !demosInstalledFor(localStorage, connection.me.id)) {
+      await person!.installDemos()
+      markDemosInstalled(localStorage, connection.me.id)
+    }
     openDemoTiles()
   }, skipped)
 }

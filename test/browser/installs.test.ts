@@ -30,7 +30,8 @@ const GESTURES = { id: 'gestures', version: '1.0.0', title: 'Gestures', entries:
 const hashOf = (pkg: Record<string, unknown>) => createHash('sha256').update(canonicalize({ ...pkg, interface: pkg.interface ?? { methods: {} } })!).digest('hex')
 
 const OFFERED = 'https://apps.example.test'
-const COUNTER_OFFER = { ...COUNTER, manifest: { ...COUNTER.manifest, origins: ['https://api.example.com'] } }
+/** The sample counter under another id (the README's counter is installed from a terminal below). */
+const COUNTER_OFFER = { ...COUNTER, manifest: { ...COUNTER.manifest, app: 'tally', name: 'Tally', origins: ['https://api.example.com'] } }
 const COUNTER_NEXT = { ...COUNTER_OFFER, manifest: { ...COUNTER_OFFER.manifest, version: '1.1.0' }, files: { 'index.html': '<!doctype html><title>Counter</title><p>Counter 1.1</p>' } }
 const GREETER = { manifest: { app: 'greeter', version: '1.0.0', name: 'Greeter', entry: 'index.html' }, files: { 'index.html': '<p>hello</p>' } }
 const BROKEN = { ...GREETER, manifest: { ...GREETER.manifest, app: 'broken' }, backend: { module: 'export default {' } }
@@ -84,8 +85,8 @@ beforeAll(async () => {
   // Package URLs on another origin, served by the test (the trusted page fetches them itself).
   const big = JSON.stringify({ ...GREETER, files: { 'index.html': 'x'.repeat(5 * 1024 * 1024) } })
   const served: Record<string, { status?: number; body: string; delayMs?: number }> = {
-    '/counter.json': { body: JSON.stringify(COUNTER_OFFER) },
-    '/counter-next.json': { body: JSON.stringify(COUNTER_NEXT) },
+    '/tally.json': { body: JSON.stringify(COUNTER_OFFER) },
+    '/tally-next.json': { body: JSON.stringify(COUNTER_NEXT) },
     '/greeter.json': { body: JSON.stringify(GREETER) },
     '/slow-greeter.json': { body: JSON.stringify(GREETER), delayMs: 3_000 },
     '/broken.json': { body: JSON.stringify(BROKEN) },
@@ -107,12 +108,20 @@ describe('installs per signed-in person', () => {
     expect((await kernelApp('notes')).entries.background).toBe('/apps/notes/background')
     expect((await identity('notes')).scope).toBe('local')
     const tile = await gesturesTile()
-    expect((await offer(tile, `${OFFERED}/counter.json`)).error?.code).toBe('SIGN_IN_REQUIRED')
+    expect((await offer(tile, `${OFFERED}/tally.json`)).error?.code).toBe('SIGN_IN_REQUIRED')
     await page().evaluate(() => (window as any).neutron.uninstall('gestures'))
   }, 90_000)
 
   it('signing in runs the person\u2019s installs: the demo apps as packages through the API, their frames reading the package files under the sandbox CSP; a reload brings them back', async () => {
     const local = await page().evaluate(() => localStorage.getItem('neutron.installs.v1'))
+    // The README's steps: the sample counter installed from a terminal, with the dev token, first.
+    const fromTerminal = await page().evaluate(async (pkg) => {
+      const { token } = await (await fetch('/v1/dev/token', { method: 'POST', headers: { 'x-neuron-dev-login': '1' } })).json()
+      const post = (path: string, body: unknown) => fetch(path, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      const { hash } = await (await post('/v1/apps/packages', pkg)).json()
+      return (await post('/v1/apps/installs', { package: hash })).status
+    }, COUNTER)
+    expect(fromTerminal).toBe(201)
     await panel().locator('[data-action=dev-sign-in]').click()
     await panel().locator('[data-action=sign-out]').waitFor()
     await waitForEndpoint(page(), 'app:notes:background', ['notes_search', 'notes_list'])
@@ -120,9 +129,12 @@ describe('installs per signed-in person', () => {
     expect(notes.entries).toEqual({ tile: expect.stringMatching(/^\/app-frames\/[0-9a-f]{64}\.[^/]+\/tile\.html$/), tray: expect.stringMatching(/\/tray\.html$/), background: expect.stringMatching(/\/background\.html$/) })
     expect((await identity('notes')).scope).toMatch(/^person:/)
     const installs = await serverInstalls()
-    expect(installs.map((i) => i.app)).toEqual(['notes', 'planner'])
+    expect(installs.map((i) => i.app)).toEqual(['counter', 'notes', 'planner'])
+    expect((await kernelApp('counter')).entries.tile).toMatch(/^\/app-frames\/[0-9a-f]{64}\.[^/]+\/index\.html$/)
+    await page().locator('#launcher [data-open=counter]').click()
+    await expect.poll(() => page().frameLocator('section.tile[data-app="counter"] iframe').locator('body').innerText(), { timeout: 30_000 }).toContain('A counter with a backend.')
     // The same bytes the build wrote, content-addressed.
-    expect(installs[0]!.hash).toBe(hashOf(JSON.parse(bundle('packages/notes.json'))))
+    expect(installs[1]!.hash).toBe(hashOf(JSON.parse(bundle('packages/notes.json'))))
     // The frame's document came from the package, with the same CSP as every app page; no token needed.
     const src = await page().locator('#backgrounds iframe[data-app="notes"]').getAttribute('src')
     const served = await page().evaluate(async (src) => {
@@ -191,20 +203,20 @@ describe('installs per signed-in person', () => {
   it('apps.install_offer: the person sees name, version, content id, backend and origins; Accept installs, a second offer of the same app upgrades', async () => {
     const tile = await gesturesTile()
     let shown: Record<string, string> = {}
-    const accepted = await offer(tile, `${OFFERED}/counter.json`, async () => void (shown = await answer('accept')))
-    expect(accepted).toEqual({ ok: { installed: true, app: 'counter', version: '1.0.0', hash: hashOf(COUNTER_OFFER), upgradedFrom: null } })
-    expect(shown.text).toContain('Counter')
-    expect(shown.text).toContain('counter version 1.0.0')
+    const accepted = await offer(tile, `${OFFERED}/tally.json`, async () => void (shown = await answer('accept')))
+    expect(accepted).toEqual({ ok: { installed: true, app: 'tally', version: '1.0.0', hash: hashOf(COUNTER_OFFER), upgradedFrom: null } })
+    expect(shown.text).toContain('Tally')
+    expect(shown.text).toContain('tally version 1.0.0')
     expect(shown.hash).toBe(hashOf(COUNTER_OFFER))
     expect(shown.backend).toBe('yes: count, increment')
     expect(shown.origins).toBe('https://api.example.com')
-    expect((await serverInstalls()).find((i) => i.app === 'counter')).toEqual({ app: 'counter', version: '1.0.0', hash: hashOf(COUNTER_OFFER) })
-    expect((await kernelApp('counter')).entries.tile).toMatch(new RegExp(`^/app-frames/${hashOf(COUNTER_OFFER)}\\.[^/]+/index\\.html$`))
+    expect((await serverInstalls()).find((i) => i.app === 'tally')).toEqual({ app: 'tally', version: '1.0.0', hash: hashOf(COUNTER_OFFER) })
+    expect((await kernelApp('tally')).entries.tile).toMatch(new RegExp(`^/app-frames/${hashOf(COUNTER_OFFER)}\\.[^/]+/index\\.html$`))
 
-    const upgraded = await offer(tile, `${OFFERED}/counter-next.json`, async () => void (shown = await answer('accept')))
-    expect(upgraded.ok).toMatchObject({ app: 'counter', version: '1.1.0', hash: hashOf(COUNTER_NEXT), upgradedFrom: '1.0.0' })
+    const upgraded = await offer(tile, `${OFFERED}/tally-next.json`, async () => void (shown = await answer('accept')))
+    expect(upgraded.ok).toMatchObject({ app: 'tally', version: '1.1.0', hash: hashOf(COUNTER_NEXT), upgradedFrom: '1.0.0' })
     expect(shown.text).toContain('Version 1.0.0 is installed')
-    expect((await kernelApp('counter')).version).toBe('1.1.0')
+    expect((await kernelApp('tally')).version).toBe('1.1.0')
   }, 120_000)
 
   it('a refused offer is OFFER_REFUSED and stores nothing; every other failure has its own code', async () => {
@@ -253,6 +265,7 @@ describe('installs per signed-in person', () => {
     expect((await kernelApp('notes')).entries.background).toBe('/apps/notes/background')
     expect((await identity('notes')).scope).toBe('local')
     expect(await kernelApp('counter')).toBeNull()
+    expect(await kernelApp('tally')).toBeNull()
     expect(shell.errors).toEqual([])
   }, 90_000)
 })
