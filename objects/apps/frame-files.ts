@@ -12,6 +12,7 @@
  * const base = await frameBase(env.TICKET_SECRET!, 'idp#ada', hash) // '/app-frames/<token>/'
  * await readFrameToken(env.TICKET_SECRET!, token)                    // { person: 'idp#ada', hash } | null
  */
+import { base64url, fromBase64url } from './base64url.ts'
 
 /** Where package files are served (outside /v1: documents for frames, not API). */
 export const FRAMES_PATH = '/app-frames'
@@ -52,13 +53,4 @@ function hmacKey(secret: string, usages: ('sign' | 'verify')[]): Promise<CryptoK
 /** Labelled, so a MAC made for frames means nothing anywhere else the same secret is used. */
 function message(person: string, hash: string): Uint8Array {
   return new TextEncoder().encode(JSON.stringify([LABEL, person, hash]))
-}
-
-function base64url(bytes: Uint8Array): string {
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
-}
-
-function fromBase64url(text: string): Uint8Array {
-  const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/') + '='.repeat((4 - (text.length % 4)) % 4))
-  return Uint8Array.from(binary, (c) => c.charCodeAt(0))
 }

@@ -11,10 +11,8 @@
  * @example
  * new OfferView(kernel.installOffers, document.querySelector('#offer-dialog')!)
  */
-import { h } from './dom.ts'
+import { h, showDecision } from './dom.ts'
 import type { InstallOffers, PendingOffer } from '../kernel/install-offers.ts'
-
-const ARM_DELAY_MS = 400
 
 export class OfferView {
   #shown?: number
@@ -39,29 +37,18 @@ export class OfferView {
     if (this.#shown === pending.id) return
     this.#shown = pending.id
     const { offer } = pending
-    const button = (label: string, answer: 'accept' | 'refuse', cls: string) => {
-      const b = h('button', { type: 'button', class: cls, 'data-offer-decision': answer, onclick: () => this.offers.decide(pending.id, answer) }, label)
-      b.disabled = true
-      return b
-    }
-    const buttons = [button(pending.upgradeFrom ? `Upgrade from ${pending.upgradeFrom}` : 'Install', 'accept', 'primary'), button('Refuse', 'refuse', 'danger')]
-    this.dialog.replaceChildren(
-      h('form', { method: 'dialog' },
-        h('h2', {}, pending.upgradeFrom ? 'Upgrade this app?' : 'Install this app?'),
-        h('p', {}, h('span', { class: 'untrusted' }, 'Name (untrusted): '), offer.name, ` — ${offer.app} version ${offer.version}`),
-        h('dl', { class: 'offer' },
-          h('dt', {}, 'Content id'), h('dd', { 'data-offer': 'hash' }, h('code', {}, offer.hash)),
-          h('dt', {}, 'Backend'), h('dd', { 'data-offer': 'backend' }, offer.backend ? `yes: ${offer.methods.join(', ') || 'no methods'}` : 'no'),
-          h('dt', {}, 'Will ask to reach'), h('dd', { 'data-offer': 'origins' }, offer.origins.length ? offer.origins.join(', ') : 'no network origins'),
-          h('dt', {}, 'Runs'), h('dd', {}, offer.frames.join(', ')),
-          h('dt', {}, 'From'), h('dd', {}, h('code', {}, pending.url)),
-        ),
-        pending.upgradeFrom ? h('p', {}, `Version ${pending.upgradeFrom} is installed: upgrading reloads the app; its open calls end and its grants and Agent Mode must be given again.`) : '',
-        h('p', { class: 'muted' }, `Offered by ${pending.endpoint}.`),
-        h('div', { class: 'actions' }, ...buttons),
+    const button = (label: string, answer: 'accept' | 'refuse', cls: string) => h('button', { type: 'button', class: cls, 'data-offer-decision': answer, onclick: () => this.offers.decide(pending.id, answer) }, label)
+    showDecision(this.dialog, pending.upgradeFrom ? 'Upgrade this app?' : 'Install this app?', [
+      h('p', {}, h('span', { class: 'untrusted' }, 'Name (untrusted): '), offer.name, ` — ${offer.app} version ${offer.version}`),
+      h('dl', { class: 'offer' },
+        h('dt', {}, 'Content id'), h('dd', { 'data-offer': 'hash' }, h('code', {}, offer.hash)),
+        h('dt', {}, 'Backend'), h('dd', { 'data-offer': 'backend' }, offer.backend ? `yes: ${offer.methods.join(', ') || 'no methods'}` : 'no'),
+        h('dt', {}, 'Will ask to reach'), h('dd', { 'data-offer': 'origins' }, offer.origins.length ? offer.origins.join(', ') : 'no network origins'),
+        h('dt', {}, 'Runs'), h('dd', {}, offer.frames.join(', ')),
+        h('dt', {}, 'From'), h('dd', {}, h('code', {}, pending.url)),
       ),
-    )
-    if (!this.dialog.open) this.dialog.showModal()
-    setTimeout(() => buttons.forEach((b) => (b.disabled = false)), ARM_DELAY_MS)
+      pending.upgradeFrom ? h('p', {}, `Version ${pending.upgradeFrom} is installed: upgrading reloads the app; its open calls end and its grants and Agent Mode must be given again.`) : null,
+      h('p', { class: 'muted' }, `Offered by ${pending.endpoint}.`),
+    ], [button(pending.upgradeFrom ? `Upgrade from ${pending.upgradeFrom}` : 'Install', 'accept', 'primary'), button('Refuse', 'refuse', 'danger')])
   }
 }
