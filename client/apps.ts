@@ -36,9 +36,9 @@ export class AppsClient {
     return this.#http.json('POST', '/v1/apps/installs', { package: hash })
   }
 
-  /** The caller's installs. */
-  async installs(): Promise<InstallInfo[]> {
-    return (await this.#http.json<{ items: InstallInfo[] }>('GET', '/v1/apps/installs')).items
+  /** The caller's installs; `files` is where the shell's frames read each one's frontend. */
+  async installs(): Promise<(InstallInfo & { files: string | null })[]> {
+    return (await this.#http.json<{ items: (InstallInfo & { files: string | null })[] }>('GET', '/v1/apps/installs')).items
   }
 
   /** A handle on the caller's installation of `app` (nothing is fetched until you call it). */

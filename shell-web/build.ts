@@ -1,8 +1,9 @@
 /**
  * Builds the static shell into dist/shell (git-ignored): the trusted page,
  * every app and fixture page (one IIFE bundle each: sandboxed opaque-origin
- * frames cannot load module scripts without CORS), and the `_headers` file
- * that gives app pages their sandbox CSP even when opened directly.
+ * frames cannot load module scripts without CORS), the `_headers` file
+ * that gives app pages their sandbox CSP even when opened directly, and the
+ * demo apps as app packages (`packages/<id>.json`).
  *
  * Writes are atomic and skip unchanged files, so several `wrangler dev`
  * processes building at once never serve a half-written file.
@@ -13,20 +14,17 @@
 import { build } from 'esbuild'
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
+import { APP_CSP } from '../objects/apps/frame-policy.ts'
+import { appPackage, framePage } from './apps/packages.ts'
+import { DEMO_APPS } from './apps/registry.ts'
 
 const SRC = import.meta.dirname
 const OUT = resolve(SRC, '../dist/shell')
 const ENTRY = /^(tile|tray|background|nested|racer)\.ts$/
 
-/**
- * App frames: sandboxed and opaque even when navigated to directly; no network. `worker-src blob:`
- * lets a frame (a background doing computation) start a dedicated Worker from a script it built
- * itself: an opaque origin cannot load a same-path worker script, and a blob worker inherits this
- * policy, so it has no network either.
- */
-const APP_CSP = "sandbox allow-scripts allow-forms; default-src 'none'; script-src 'self'; worker-src blob:; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'none'; frame-ancestors 'self'; base-uri 'none'; form-action 'none'"
+// App frames get the same CSP here as packaged apps' files get from the server (APP_CSP).
 const FIXTURE_CSP = APP_CSP.replace("connect-src 'none'", "connect-src 'none'; frame-src 'self'")
-const SHELL_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+const SHELL_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-src 'self'; connect-src 'self' https:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
 
 const HEADERS = `/
   Content-Security-Policy: ${SHELL_CSP}
@@ -49,9 +47,7 @@ const HEADERS = `/
 /** The trusted orchestration view: same origin as the API, like the shell page. */
 const ORCHESTRATION_PAGE = `<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Orchestration</title>\n<link rel="icon" href="data:,">\n<link rel="stylesheet" href="/orchestration.css">\n<script src="/orchestration.js" defer></script>\n</head>\n<body></body>\n</html>\n`
 
-function page(title: string, script: string): string {
-  return `<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>${title}</title>\n<link rel="stylesheet" href="/apps/app.css">\n<script src="${script}" defer></script>\n</head>\n<body></body>\n</html>\n`
-}
+const page = (title: string, script: string) => framePage(title, script, '/apps/app.css')
 
 function pages(folder: 'apps' | 'fixtures'): { entry: string; out: string; html: string }[] {
   const root = join(SRC, folder)
@@ -100,4 +96,8 @@ changed += +put(join(OUT, 'orchestration.css'), readFileSync(join(SRC, 'orchestr
 changed += +put(join(OUT, 'apps/app.css'), readFileSync(join(SRC, 'apps/app.css')))
 for (const f of frames) changed += +put(join(OUT, `${f.out}.html`), f.html)
 changed += +put(join(OUT, '_headers'), HEADERS)
-console.log(`shell: ${result.outputFiles.length + frames.length + 7} files in ${relative(process.cwd(), OUT) || OUT}, ${changed} changed, ${Math.round(performance.now() - started)} ms`)
+// The demo apps as ordinary packages, which a signed-in shell installs through the API.
+const bundle = (path: string) => Buffer.from(result.outputFiles.find((f) => f.path === join(OUT, path))!.contents).toString()
+const css = readFileSync(join(SRC, 'apps/app.css'), 'utf8')
+for (const app of DEMO_APPS) changed += +put(join(OUT, `packages/${app.id}.json`), JSON.stringify(appPackage(app, { script: (kind) => bundle(`apps/${app.id}/${kind}.js`), css })))
+console.log(`shell: ${result.outputFiles.length + frames.length + DEMO_APPS.length + 7} files in ${relative(process.cwd(), OUT) || OUT}, ${changed} changed, ${Math.round(performance.now() - started)} ms`)

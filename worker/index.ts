@@ -22,6 +22,7 @@ import { authenticate } from './gate/authenticate.ts'
 import { meter } from './gate/meter.ts'
 import { refuseAgents } from './gate/spawn.ts'
 import { onError } from './on-error.ts'
+import { appFrames } from './routes/app-frames.ts'
 import { apps } from './routes/apps.ts'
 import { config } from './routes/config.ts'
 import { dev } from './routes/dev.ts'
@@ -47,6 +48,8 @@ export { SessionObject } from '../objects/session/session-object.ts'
 
 export const app = new Hono<AppEnv>()
 app.route('/health', health)
+// Installed apps' frontend files for the shell's frames: a path capability, no bearer token.
+app.route('/app-frames', appFrames)
 
 app.use('/v1/*', audit())
 app.use('/v1/*', authenticate({ open: OPEN_ROUTES }))

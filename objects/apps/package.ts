@@ -39,14 +39,27 @@ export const MethodSpec = z.strictObject({
 })
 export type MethodSpec = z.infer<typeof MethodSpec>
 
+const ShellName = z.string().regex(/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/, 'must be 1–64 of [A-Za-z0-9_.-], starting with a letter')
+
 /** The body of `POST /v1/apps/packages`. */
 export const AppPackage = z.strictObject({
   manifest: z.strictObject({
     app: AppId,
     version: z.string().regex(/^[0-9A-Za-z.+-]{1,64}$/, 'must be 1–64 of [0-9A-Za-z.+-]'),
     name: z.string().min(1).max(128),
-    /** The frontend file the shell opens first. */
+    /** The frontend file the shell opens first: the app's tile unless `entries` says otherwise. */
     entry: FilePath,
+    description: z.string().max(1024).optional(),
+    /** The shell's frames, each one of `files`: a tile, a tray popover, a resident background. */
+    entries: z.strictObject({ tile: FilePath.optional(), tray: FilePath.optional(), background: FilePath.optional() }).optional(),
+    /** Tools the app's frames may expose on the shell's bus. */
+    tools: z.array(ShellName).max(64).optional(),
+    /** Apps this app may ask the person for a grant on. */
+    permissions: z.array(AppId).max(32).optional(),
+    /** Background tools the owner may enable for an agent (Agent Mode). */
+    agentEntrypoints: z.array(ShellName).max(16).optional(),
+    /** Network origins its backend will ask to reach (shown when the app is offered; granting is separate). */
+    origins: z.array(z.string().url().max(2048)).max(64).optional(),
   }),
   files: z.record(FilePath, z.string()),
   /** An ES module whose default export is an object of async functions `(input, state) => output`. */
@@ -76,8 +89,10 @@ export function checkPackage(body: unknown): CheckedPackage {
   const files = Object.keys(pkg.files).length
   if (files > MAX_PACKAGE_FILES) tooLarge(`the package has ${files} files; the limit is ${MAX_PACKAGE_FILES}`, { files, limit: MAX_PACKAGE_FILES })
   if (pkg.backend && utf8Length(pkg.backend.module) > MAX_BACKEND_BYTES) tooLarge(`the backend module is over ${MAX_BACKEND_BYTES} bytes`, { limit: MAX_BACKEND_BYTES })
-  if (!(pkg.manifest.entry in pkg.files)) {
-    throw new NeuronError('MISSING_ENTRY', `the entry ${JSON.stringify(pkg.manifest.entry)} is not among the package's files`, { status: 400, details: { entry: pkg.manifest.entry } })
+  for (const entry of [pkg.manifest.entry, ...Object.values(pkg.manifest.entries ?? {})]) {
+    if (!(entry in pkg.files)) {
+      throw new NeuronError('MISSING_ENTRY', `the entry ${JSON.stringify(entry)} is not among the package's files`, { status: 400, details: { entry } })
+    }
   }
   const methods = Object.entries(pkg.interface.methods)
   if (methods.length > MAX_INTERFACE_METHODS) tooLarge(`the interface has ${methods.length} methods; the limit is ${MAX_INTERFACE_METHODS}`, { methods: methods.length, limit: MAX_INTERFACE_METHODS })

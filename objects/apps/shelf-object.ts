@@ -50,6 +50,16 @@ export class AppShelfObject extends DurableObject<Env> {
     return bytes ? (JSON.parse(new TextDecoder().decode(bytes)) as AppPackage) : null
   }
 
+  /**
+   * One file of package `hash`, only while the person has it installed (the shell's frames read
+   * their pages through this); null otherwise.
+   */
+  installedFile(hash: string, path: string): string | null {
+    if (!this.list().some((install) => install.hash === hash)) return null
+    const files = this.getPackage(hash)?.files
+    return files && Object.hasOwn(files, path) ? files[path]! : null
+  }
+
   /** Records an install event (`app.installed`, `app.upgraded`, `app.uninstalled`) in the index. */
   record(person: string, type: 'app.installed' | 'app.upgraded' | 'app.uninstalled', install: { app: string; version: string; hash: string }): void {
     this.ledger.append({ topic: INSTALL_TOPIC, type, author: person, payload: install })
@@ -63,4 +73,4 @@ export class AppShelfObject extends DurableObject<Env> {
 }
 
 // Expected failures of the RPC surface are answers, not uncaught errors (objects/rpc.ts).
-answerFailures(AppShelfObject, ['putPackage', 'getPackage', 'record', 'list'])
+answerFailures(AppShelfObject, ['putPackage', 'getPackage', 'installedFile', 'record', 'list'])

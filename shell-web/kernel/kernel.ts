@@ -22,6 +22,8 @@ import { type Invocation, Invocations } from './invocations.ts'
 import { WorkBudget } from './work-budget.ts'
 import { Delegations } from './delegations.ts'
 import { type BackgroundIdentity, backgroundIdentity, sameIdentity } from './identity.ts'
+import { type Installer, installOfferTool } from './install-offer.ts'
+import { InstallOffers } from './install-offers.ts'
 import { createKernelTools } from './kernel-tools.ts'
 import { type AppManifest, parseManifest } from './manifest.ts'
 import { createPageActions } from './page-actions.ts'
@@ -39,6 +41,8 @@ export interface KernelHost {
   openTile(app: string, params: Record<string, string>): { endpoint: string } | BusErrorShape
   /** tray.dismiss: close this tray popover (the UI owns the popover around the frame). */
   closeTray?(frame: FrameRecord): void
+  /** apps.install_offer: the signed-in person's installs (undefined while signed out). */
+  installer?(): Installer | undefined
 }
 
 export class KernelError extends Error {
@@ -61,6 +65,8 @@ export class Kernel {
   /** Agent Mode: what the owner enabled, the consent dialog, and the capabilities of calls made for the agent. */
   readonly agentMode = new AgentMode()
   readonly invocations = new Invocations((call, outcome, notify) => this.calls.finish(call, outcome, notify))
+  /** The one install-offer dialog (apps.install_offer). */
+  readonly installOffers = new InstallOffers()
   /** The agent as a caller (the bridge to a session's model calls through here). */
   readonly agent: AgentCalls
   readonly frames: FrameHost
@@ -81,7 +87,11 @@ export class Kernel {
       invocations: this.invocations,
       endpoints: this.endpoints,
       grants: this.grants,
-      kernelTools: new Map([...createKernelTools({ apps: () => this.apps(), endpoints: this.endpoints, grants: this.grants, audit: this.audit, openTile: host.openTile }), ['attachments.delegate', this.provenance.tool]]),
+      kernelTools: new Map([
+        ...createKernelTools({ apps: () => this.apps(), endpoints: this.endpoints, grants: this.grants, audit: this.audit, openTile: host.openTile }),
+        ['attachments.delegate', this.provenance.tool],
+        ['apps.install_offer', installOfferTool({ offers: this.installOffers, gesture, installer: () => host.installer?.() })],
+      ]),
       privateActions: new Map([
         ...createPrivateActions({ endpoints: this.endpoints, manifest: (app) => this.manifest(app) }),
         ...createPageActions({ endpoints: this.endpoints, manifest: (app) => this.manifest(app), frameOf: (ep) => this.frameOf(ep), setBadge: (app, badge) => this.#setBadge(app, badge), closeTray: (frame) => host.closeTray?.(frame), gesture }),
@@ -112,6 +122,7 @@ export class Kernel {
       this.grants.endpointGone(ep.id)
       this.delegations.sessionEnded(ep.session)
       this.agentMode.endpointGone(ep.id)
+      this.installOffers.endpointGone(ep.id)
     })
     // Consent ends (owner, app, app change, sign-out): every call made under it ends with it.
     this.agentMode.onRevoked((ended, reason) => {

@@ -34,6 +34,16 @@ export interface AppManifest {
 
 /** Same-origin paths under the shell's app folders; no traversal, no query. */
 const ENTRY = /^\/(apps|fixtures)\/[a-z0-9-]+(\/[a-z0-9-]+)*$/
+/**
+ * A file of an installed package, served to frames by the server (`/app-frames/<token>/<file>`,
+ * the token naming one person's package); no `.` or `..` segment, so it never leaves its package.
+ */
+const PACKAGE_ENTRY = /^\/app-frames\/[0-9a-f]{64}\.[A-Za-z0-9_-]{1,400}\.[A-Za-z0-9_-]{43}\/(?!\.{1,2}(\/|$))[A-Za-z0-9_-][A-Za-z0-9._-]*(\/(?!\.{1,2}(\/|$))[A-Za-z0-9._-]+)*$/
+
+/** Is `path` a place an app frame may be loaded from? */
+export function isEntryPath(path: unknown): path is string {
+  return typeof path === 'string' && (ENTRY.test(path) || (PACKAGE_ENTRY.test(path) && path.length <= 1024))
+}
 
 /** Returns the normalized manifest, or throws with the first problem. */
 export function parseManifest(input: unknown): AppManifest {
@@ -53,7 +63,7 @@ export function parseManifest(input: unknown): AppManifest {
   if (typeof description !== 'string' || description.length > LIMITS.maxDescriptionChars) throw new Error('manifest: bad description')
   if (!isRecord(entries) || !hasExactKeys(entries, [], ['tile', 'tray', 'background'])) throw new Error('manifest: bad entries')
   for (const [kind, path] of Object.entries(entries)) {
-    if (typeof path !== 'string' || !ENTRY.test(path)) throw new Error(`manifest: entry ${kind} must match ${ENTRY}`)
+    if (!isEntryPath(path)) throw new Error(`manifest: entry ${kind} must be a path under /apps/ or /fixtures/, or a file of an installed package`)
   }
   if (!Array.isArray(tools) || tools.length > LIMITS.maxToolsPerEndpoint || !tools.every((t) => typeof t === 'string' && TOOL_NAME.test(t))) {
     throw new Error('manifest: bad tools')

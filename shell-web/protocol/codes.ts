@@ -45,6 +45,14 @@ export const CODES = [
   'AGENT_CONSENT_LIMIT',
   'AGENT_MODE_REVOKED',
   'AGENT_MODE_LIMIT',
+  // Installs (apps.install_offer): the person's installs live on the server, so they need a sign-in.
+  'SIGN_IN_REQUIRED',
+  'OFFER_URL_INVALID',
+  'OFFER_FETCH_FAILED',
+  'OFFER_TOO_LARGE',
+  'OFFER_INVALID',
+  'OFFER_REFUSED',
+  'INSTALL_FAILED',
 ] as const
 
 export type Code = (typeof CODES)[number]

@@ -56,6 +56,10 @@ export const LIMITS = {
   /** Wallet sessions (ethereum_provider.connect) one app may hold, and the bound on what one answer returns. */
   maxWalletSessionsPerApp: 4,
   maxWalletResultBytes: 64 * 1024,
+  /** An offered package (apps.install_offer) is read up to this many bytes: the server's package body limit. */
+  maxOfferBytes: 4 * 1024 * 1024 + 64 * 1024,
+  /** Fetching an offered package gives up after this long (OFFER_FETCH_FAILED). */
+  offerFetchTimeoutMs: 15_000,
   /** Hint returned with UI_BUSY: the person takes seconds, not milliseconds, to answer a dialog. */
   uiBusyRetryAfterMs: 2_000,
   auditEntries: 200,

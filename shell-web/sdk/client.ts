@@ -27,6 +27,14 @@ export interface MsgBusClient {
   requestPermission(request: { app: string; scope: 'call' | 'session'; reason?: string }, options?: CallOptions): Promise<{ granted: true; scope: 'call' | 'session' }>
   auditList(limit?: number): Promise<AuditEntry[]>
   openTile(app: string, params?: Record<string, string>): Promise<{ endpoint: string }>
+  /**
+   * Offers the person an app package by URL (`apps.install_offer`); call it from a click in your
+   * tile. The kernel fetches it and the person accepts or refuses in the shell's dialog.
+   *
+   * @example
+   * button.onclick = () => bus.offerInstall('https://example.com/counter.json').then(({ app, version }) => show(app, version))
+   */
+  offerInstall(url: string, options?: CallOptions): Promise<{ installed: true; app: string; version: string; hash: string; upgradedFrom: string | null }>
   exposeTool<I, O>(name: string, options: ToolOptions, handler: ToolHandler<I, O>): Promise<void>
   removeExposedTool(name: string): Promise<void>
   publishAppStateChange(topic: string, revision: number): Promise<void>
@@ -102,6 +110,7 @@ export function createMsgBusClient(): MsgBusClient {
     requestPermission: (request, options) => kernel('permissions.request', request, { timeout: 120, ...options }),
     auditList: (limit) => kernel<{ entries: AuditEntry[] }>('audit.list', limit === undefined ? {} : { limit }).then((r) => r.entries),
     openTile: (app, params) => kernel('workspace.open_tile', params ? { app, params } : { app }),
+    offerInstall: (url, options) => kernel('apps.install_offer', { url }, { timeout: 300, ...options }),
     exposeTool: (name, options, handler) => tools.expose(name, options, handler),
     removeExposedTool: (name) => tools.remove(name),
     publishAppStateChange: (topic, revision) => state.publish(topic, revision),

@@ -8,11 +8,9 @@
  * @example
  * new AgentModeView(kernel, document.querySelector('#agent-mode')!, document.querySelector('#agent-dialog')!)
  */
-import { h, throttled } from './dom.ts'
+import { h, showDecision, throttled } from './dom.ts'
 import type { ConsentRequest } from '../kernel/agent-mode.ts'
 import type { Kernel } from '../kernel/kernel.ts'
-
-const ARM_DELAY_MS = 400
 
 export class AgentModeView {
   #shown?: number
@@ -54,22 +52,11 @@ export class AgentModeView {
     }
     if (this.#shown === request.id) return
     this.#shown = request.id
-    const button = (label: string, answer: 'allow' | 'deny', cls: string) => {
-      const b = h('button', { type: 'button', class: cls, 'data-agent-decision': answer, onclick: () => this.kernel.agentMode.decide(request.id, answer) }, label)
-      b.disabled = true
-      return b
-    }
-    const buttons = [button('Enable for the agent', 'allow', 'primary'), button('Deny', 'deny', 'danger')]
-    this.dialog.replaceChildren(
-      h('form', { method: 'dialog' },
-        h('h2', {}, 'Let the agent use this app?'),
-        h('p', {}, h('span', { class: 'untrusted' }, 'App (untrusted title): '), request.title, ` — ${request.app} version ${request.version}.`),
-        h('p', {}, 'A session\u2019s model connected from this shell may call ', h('code', {}, request.entrypoint), ' while the shell is open. Calls it makes go through the kernel with their own limits and audit; you can disable it at any time in the Agent Mode panel.'),
-        h('p', { class: 'muted' }, `Asked by ${request.endpoint}.`),
-        h('div', { class: 'actions' }, ...buttons),
-      ),
-    )
-    if (!this.dialog.open) this.dialog.showModal()
-    setTimeout(() => buttons.forEach((b) => (b.disabled = false)), ARM_DELAY_MS)
+    const button = (label: string, answer: 'allow' | 'deny', cls: string) => h('button', { type: 'button', class: cls, 'data-agent-decision': answer, onclick: () => this.kernel.agentMode.decide(request.id, answer) }, label)
+    showDecision(this.dialog, 'Let the agent use this app?', [
+      h('p', {}, h('span', { class: 'untrusted' }, 'App (untrusted title): '), request.title, ` — ${request.app} version ${request.version}.`),
+      h('p', {}, 'A session\u2019s model connected from this shell may call ', h('code', {}, request.entrypoint), ' while the shell is open. Calls it makes go through the kernel with their own limits and audit; you can disable it at any time in the Agent Mode panel.'),
+      h('p', { class: 'muted' }, `Asked by ${request.endpoint}.`),
+    ], [button('Enable for the agent', 'allow', 'primary'), button('Deny', 'deny', 'danger')])
   }
 }

@@ -7,7 +7,7 @@
  * socket and tears every app down (`onSignOut`).
  *
  * @example
- * new AgentPanel(kernel, document.querySelector('#agent-panel')!, { onSignOut: () => teardown(), onSignIn: () => restore() })
+ * new AgentPanel(kernel, document.querySelector('#agent-panel')!, { onSignIn: (c) => runInstallsOf(c), onSignOut: () => teardown(), onRestoreFailed: () => runLocalInstalls() })
  */
 import { h, throttled } from './dom.ts'
 import type { SessionSocket } from '../../client/index.ts'
@@ -17,8 +17,11 @@ import { Transcript } from '../agent/transcript.ts'
 import type { Kernel } from '../kernel/kernel.ts'
 
 export interface PanelHooks {
-  onSignIn(): void
+  /** Signed in (or restored from this tab): the shell now runs the person's installs. */
+  onSignIn(connection: Connection): Promise<void> | void
   onSignOut(): void
+  /** The token kept in this tab no longer signs in: the shell runs this browser's installs. */
+  onRestoreFailed(): void
 }
 
 interface Open {
@@ -47,7 +50,7 @@ export class AgentPanel {
   ) {
     this.render()
     const kept = Connection.remembered()
-    if (kept) void this.#signIn(() => Connection.withToken(location.origin, kept))
+    if (kept) void this.#signIn(() => Connection.withToken(location.origin, kept), true)
   }
 
   render(): void {
@@ -149,11 +152,19 @@ export class AgentPanel {
     ]
   }
 
-  async #signIn(connect: () => Promise<Connection>) {
+  async #signIn(connect: () => Promise<Connection>, restoring = false) {
     await this.#try(async () => {
-      this.connection = await connect()
+      try {
+        this.connection = await connect()
+      } catch (error) {
+        if (restoring) {
+          Connection.forget()
+          this.hooks.onRestoreFailed()
+        }
+        throw error
+      }
       this.sessions = await this.connection.sessions()
-      this.hooks.onSignIn()
+      await this.hooks.onSignIn(this.connection)
     })
   }
 

@@ -9,11 +9,10 @@
  * @example
  * new GrantsView(kernel, document.querySelector('#grants')!, document.querySelector('dialog')!)
  */
-import { h, throttled } from './dom.ts'
+import { ARM_DELAY_MS, h, showDecision, throttled } from './dom.ts'
 import type { Decision, PendingGrant } from '../kernel/grants.ts'
 import type { Kernel } from '../kernel/kernel.ts'
 
-const ARM_DELAY_MS = 400
 
 export class GrantsView {
   #shown?: number
@@ -64,18 +63,11 @@ export class GrantsView {
     if (this.#shown === head.id) return
     this.#shown = head.id
     const title = (app: string) => this.kernel.manifest(app)?.title ?? app
-    const buttons = this.#buttons(head, true)
-    this.dialog.replaceChildren(
-      h('form', { method: 'dialog' },
-        h('h2', {}, 'Allow access?'),
-        h('p', {}, h('strong', {}, title(head.sourceApp)), ` (${head.sourceApp}) wants to list and call the tools of `, h('strong', {}, title(head.targetApp)), ` (${head.targetApp}).`),
-        head.reason ? h('p', { class: 'reason' }, h('span', { class: 'untrusted' }, 'The app says (untrusted): '), head.reason) : null,
-        h('p', { class: 'muted' }, `Asked by ${head.endpoint} for ${head.scope === 'call' ? 'one call' : 'this session'}.`),
-        h('div', { class: 'actions' }, ...buttons),
-      ),
-    )
-    if (!this.dialog.open) this.dialog.showModal()
-    setTimeout(() => buttons.forEach((b) => (b.disabled = false)), ARM_DELAY_MS)
+    showDecision(this.dialog, 'Allow access?', [
+      h('p', {}, h('strong', {}, title(head.sourceApp)), ` (${head.sourceApp}) wants to list and call the tools of `, h('strong', {}, title(head.targetApp)), ` (${head.targetApp}).`),
+      head.reason ? h('p', { class: 'reason' }, h('span', { class: 'untrusted' }, 'The app says (untrusted): '), head.reason) : null,
+      h('p', { class: 'muted' }, `Asked by ${head.endpoint} for ${head.scope === 'call' ? 'one call' : 'this session'}.`),
+    ], this.#buttons(head, true))
   }
 
   #describe(p: PendingGrant): string {

@@ -31,3 +31,29 @@ export function saveInstalls(storage: Storage, manifests: readonly AppManifest[]
     console.warn('installs not saved', error)
   }
 }
+
+const DEMOS_KEY = 'neutron.demos.v1'
+
+/**
+ * Whether this browser already installed the demo apps for `person` (their first sign-in here).
+ * After that, an uninstalled demo app stays uninstalled; the Apps section's button brings it back.
+ */
+export function demosInstalledFor(storage: Storage, person: string): boolean {
+  try {
+    const parsed: unknown = JSON.parse(storage.getItem(DEMOS_KEY) ?? '[]')
+    return Array.isArray(parsed) && parsed.includes(person)
+  } catch {
+    return false
+  }
+}
+
+/** Remembers that the demo apps were installed for `person` (at most the last 32 people). */
+export function markDemosInstalled(storage: Storage, person: string): void {
+  try {
+    const parsed: unknown = JSON.parse(storage.getItem(DEMOS_KEY) ?? '[]')
+    const people = Array.isArray(parsed) ? parsed.filter((p) => p !== person) : []
+    storage.setItem(DEMOS_KEY, JSON.stringify([...people, person].slice(-32)))
+  } catch (error) {
+    console.warn('not saved', error)
+  }
+}

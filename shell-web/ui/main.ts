@@ -1,36 +1,50 @@
 /**
  * The trusted shell page: the kernel plus the UI that draws workspaces, the
- * tray, grants and the audit log. `window.neutron` is the devtools handle to
- * the kernel; app frames are cross-origin (opaque) and cannot reach it.
+ * tray, grants, installs and the audit log. `window.neutron` is the devtools
+ * handle to the kernel; app frames are cross-origin (opaque) and cannot reach it.
  *
- * Installs are kept across reloads (installs.ts); on the very first start the demo apps are
- * installed, unless `?demo=0` (tests and benchmarks install their own).
+ * Whose apps run: signed out, this browser's installs (installs.ts; on the very first start the
+ * demo apps, unless `?demo=0`: tests and benchmarks install their own). Signed in, the person's
+ * installs on the server (person-installs.ts; on a person's first sign-in in this browser, the
+ * demo apps as packages). Signing in or out changes the installation scope, so nothing of one owner's
+ * apps survives into the other's; signing out tears every endpoint down.
  */
 import { AgentModeView } from './agent-mode-view.ts'
 import { AgentPanel } from './agent-panel.ts'
 import { AuditView } from './audit-view.ts'
 import { h } from './dom.ts'
 import { GrantsView } from './grants-view.ts'
-import { loadInstalls, saveInstalls } from './installs.ts'
+import { demosInstalledFor, loadInstalls, markDemosInstalled, saveInstalls } from './installs.ts'
+import { InstallsView } from './installs-view.ts'
+import { OfferView } from './offer-view.ts'
+import { PersonInstalls } from './person-installs.ts'
 import { Tray } from './tray.ts'
 import { Workspaces } from './workspace.ts'
+import { Connection } from '../agent/connection.ts'
 import { DEMO_APPS } from '../apps/registry.ts'
 import { Kernel } from '../kernel/kernel.ts'
 
 const $ = <T extends HTMLElement>(selector: string) => document.querySelector<T>(selector)!
+const demos = new URLSearchParams(location.search).get('demo') !== '0'
 
 let workspaces: Workspaces | undefined
 let tray: Tray
+/** The signed-in person's installs (undefined: signed out). */
+let person: PersonInstalls | undefined
+/** Whose installs are running: this browser's (saved locally), a person's, or none (after sign-out). */
+let owner: 'local' | 'person' | 'none' = 'local'
 const kernel = new Kernel({
   backgrounds: $('#backgrounds'),
   openTile: (app, params) => workspaces!.openTile(app, params),
   closeTray: (frame) => tray.openFrame === frame && tray.close(),
+  installer: () => person,
 })
 workspaces = new Workspaces(kernel, $('#workspace'), $('#workspaces'))
 tray = new Tray(kernel, $('#tray'))
 new GrantsView(kernel, $('#grants'), $<HTMLDialogElement>('#grant-dialog'))
 new AuditView(kernel, $('#audit'), $('#endpoints'))
 new AgentModeView(kernel, $('#agent-mode'), $<HTMLDialogElement>('#agent-dialog'))
+new OfferView(kernel.installOffers, $<HTMLDialogElement>('#offer-dialog'))
 
 const launcher = $('#launcher')
 const renderChrome = () => {
@@ -40,50 +54,85 @@ const renderChrome = () => {
   )
 }
 kernel.onChange(renderChrome)
+kernel.onChange(() => owner === 'local' && saveInstalls(localStorage, kernel.apps()))
 
-/** The apps installed when the person signed out (null: signed in, or never signed in). */
-let signedOut: unknown[] | null = null
 const install = (manifest: unknown) => kernel.install(manifest)
 const upgrade = (manifest: unknown) => kernel.upgrade(manifest)
-const uninstall = (app: string) => {
+/** Removes an app from the shell (signed in, `neutron.uninstall` removes it for the person too). */
+const remove = (app: string) => {
   workspaces!.forget(app)
   if (tray.openFrame?.spec.app === app) tray.close()
   kernel.uninstall(app)
 }
+const uninstall = (app: string) => (person ? person.uninstall(app) : remove(app))
+const removeAll = () => kernel.apps().forEach((a) => remove(a.id))
+const openDemoTiles = () => {
+  for (const app of ['notes', 'planner']) if (kernel.manifest(app)?.entries.tile) workspaces!.openTile(app)
+}
 
-const stored = loadInstalls(localStorage)
-if (stored) {
-  for (const manifest of stored) {
+const installsView = new InstallsView($('#installs'), {
+  refresh: () => runPersonInstalls(),
+  installDemos: () => person ? showing(() => person!.installDemos().then(openDemoTiles)) : Promise.resolve(),
+})
+/** Runs `work`, showing its failure (with the server's code) in the Apps section. */
+async function showing(work: () => Promise<unknown>, skipped: { app: string; reason: string }[] = []): Promise<void> {
+  let error: string | undefined
+  try {
+    await work()
+  } catch (e) {
+    error = `${(e as { code?: string }).code ?? ''} ${(e as Error).message}`.trim()
+  }
+  installsView.show({ owner: panel.connection?.me.subject ?? null, skipped, error })
+}
+
+/** This browser's installs: the saved ones, or the demo apps on the very first start. */
+function runLocalInstalls() {
+  owner = 'local'
+  const stored = loadInstalls(localStorage)
+  for (const manifest of stored ?? (demos ? DEMO_APPS : [])) {
     try {
       install(manifest)
     } catch (error) {
       console.warn('a stored install was skipped', error)
     }
   }
-} else if (new URLSearchParams(location.search).get('demo') !== '0') {
-  for (const manifest of DEMO_APPS) install(manifest)
+  openDemoTiles()
+  installsView.show({ owner: null, skipped: [] })
 }
-if (kernel.manifest('notes')?.entries.tile) workspaces.openTile('notes')
-if (kernel.manifest('planner')?.entries.tile) workspaces.openTile('planner')
-kernel.onChange(() => signedOut === null && saveInstalls(localStorage, kernel.apps()))
-renderChrome()
 
-/**
- * Signing out closes every app port and removes every endpoint: Agent Mode ends (its calls with
- * it) and every app is uninstalled; signing in again installs the same apps afresh. The stored
- * installs stay as they were while signed out, so a reload then still knows them.
- */
+/** The signed-in person's installs, read again from the server (every app restarts from what it lists). */
+async function runPersonInstalls() {
+  const connection = panel.connection
+  if (!connection) return
+  owner = 'person'
+  removeAll()
+  kernel.setScope(`person:${connection.me.id}`)
+  person = new PersonInstalls(connection.client, { has: (app) => !!kernel.manifest(app), install, upgrade, uninstall: remove })
+  const skipped: { app: string; reason: string }[] = []
+  await showing(async () => {
+    skipped.push(...(await person!.load()))
+    // A person's first sign-in in this browser installs the demo apps for them, through the API.
+    if (demos && !demosInstalledFor(localStorage, connection.me.id)) {
+      await person!.installDemos()
+      markDemosInstalled(localStorage, connection.me.id)
+    }
+    openDemoTiles()
+  }, skipped)
+}
+
 const panel = new AgentPanel(kernel, $('#agent-panel'), {
+  onSignIn: () => runPersonInstalls(),
   onSignOut() {
     kernel.agentMode.clear('signed out')
-    signedOut = kernel.apps()
-    for (const app of kernel.apps()) uninstall(app.id)
+    person = undefined
+    owner = 'none'
+    removeAll()
+    kernel.setScope('local')
+    installsView.show({ owner: null, skipped: [] })
   },
-  onSignIn() {
-    const apps = signedOut ?? []
-    signedOut = null
-    for (const manifest of apps) install(manifest)
-  },
+  onRestoreFailed: () => runLocalInstalls(),
 })
+if (!Connection.remembered()) runLocalInstalls()
+renderChrome()
 
-Object.assign(globalThis, { neutron: { kernel, workspaces, tray, install, upgrade, uninstall, panel } })
+Object.assign(globalThis, { neutron: { kernel, workspaces, tray, install, upgrade, uninstall, panel, installs: () => person } })

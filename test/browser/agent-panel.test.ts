@@ -50,8 +50,13 @@ beforeAll(async () => {
   await page().reload()
   await page().waitForFunction(() => 'neutron' in window)
   await waitForEndpoint(page(), NOTES_BG, ['notes_search'])
-  notesTile = await frameOf(page(), (await page().locator('section.tile[data-app="notes"] iframe').getAttribute('data-endpoint'))!)
 })
+/** The notes tile's frame, once the kernel has bound it. */
+async function notesTileFrame(): Promise<Frame> {
+  const iframe = page().locator('section.tile[data-app="notes"] iframe[data-endpoint]')
+  await iframe.waitFor({ state: 'attached', timeout: 60_000 })
+  return frameOf(page(), (await iframe.getAttribute('data-endpoint'))!)
+}
 afterAll(() => shell?.close())
 
 describe('the shell talks to sessions, and a session calls a live app', () => {
@@ -59,6 +64,9 @@ describe('the shell talks to sessions, and a session calls a live app', () => {
     await panel().locator('[data-action=dev-sign-in]').click()
     await panel().locator('[data-action=sign-out]').waitFor()
     expect(await panel().innerText()).toContain('Signed in as dev (dev)')
+    // Signed in, the shell runs the person's installs: the demo apps, installed as packages.
+    await waitForEndpoint(page(), NOTES_BG, ['notes_search'])
+    notesTile = await notesTileFrame()
     await panel().locator('[data-action=new-session]').click()
     await panel().locator('[data-connection=live]').waitFor()
     const id: string = await page().evaluate(() => (window as any).neutron.panel.open.id)

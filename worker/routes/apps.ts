@@ -10,6 +10,7 @@ import { type Context, Hono } from 'hono'
 import { z } from 'zod'
 import type { AppBackendObject } from '../../objects/apps/backend-object.ts'
 import { ConnectionBody, ConnectionName, REVEAL_CLAIM } from '../../objects/apps/connections.ts'
+import { frameBase } from '../../objects/apps/frame-files.ts'
 import { originOf } from '../../objects/apps/grants.ts'
 import { type InstalledVersion, installationName } from '../../objects/apps/installation.ts'
 import { checkBackend } from '../../objects/apps/loader.ts'
@@ -58,7 +59,10 @@ export const apps = new Hono<AppEnv>()
   })
   .get('/installs', async (c) => {
     const person = callerOf(c).id
-    return c.json({ items: (await exists(c.env, shelfKey(person))) ? await settled(c.env.APP_SHELVES.getByName(person)).list() : [] })
+    const items = (await exists(c.env, shelfKey(person))) ? await settled(c.env.APP_SHELVES.getByName(person)).list() : []
+    // Each install carries the address its frontend is served at to the shell's frames (app-frames.ts).
+    const secret = c.env.TICKET_SECRET
+    return c.json({ items: await Promise.all(items.map(async (item) => ({ ...item, files: secret ? await frameBase(secret, person, item.hash) : null }))) })
   })
   .get('/installs/:app', async (c) => {
     const installed = await (await installation(c)).installed()
@@ -150,7 +154,8 @@ function notInstalled(app: string): NeuronError {
   return new NeuronError('APP_NOT_INSTALLED', `${app} is not installed for the caller`, { status: 404 })
 }
 
-function shelfKey(person: string): string {
+/** The directory key of a person's shelf (their packages and install list). */
+export function shelfKey(person: string): string {
   return `apps:${person}`
 }
 
