@@ -102,12 +102,38 @@ function percentile(sorted: number[], p: number): number {
 
 interface Point {
   n: number
+  /** The same N as one request each, all at once, to one object writing one envelope: the machine's limit. */
+  limitMs: number[]
   created: number
   turns: number
   unfinished: number
   wallMs: number
   admitMs: number[]
   rows: Record<string, number>
+}
+
+/**
+ * The limit admission is measured against, in the same run: one request per session, all at
+ * once, through the same gate, each to its own object (a ledger, one per session, written once
+ * beforehand so it exists) appending one envelope durably. The same path as a prompt's
+ * admission without the session: what the machine gives N concurrent small durable writes.
+ */
+async function limit(ids: string[], until: number): Promise<number[]> {
+  const append = (id: string, i: number, signal?: AbortSignal) =>
+    post(id, `/v1/ledgers/${id}/envelopes`, { topic: 'load.limit', type: 'load.limit', payload: { i } }, signal)
+  await pool(ids, 32, async (id) => {
+    if (Date.now() < until) await append(id, 0)
+  })
+  const stop = AbortSignal.timeout(LIMIT_MS)
+  const times: number[] = []
+  await Promise.allSettled(
+    ids.map(async (id) => {
+      const sent = performance.now()
+      await append(id, 1, stop)
+      times.push(performance.now() - sent)
+    }),
+  )
+  return times.sort((a, b) => a - b)
 }
 
 async function measure(n: number): Promise<Point> {
@@ -119,6 +145,7 @@ async function measure(n: number): Promise<Point> {
     await post(id, '/v1/sessions', { id })
     ids.push(id)
   })
+  const limitMs = await limit(ids, created)
   const deadline = Date.now() + LIMIT_MS
   const before = await settledRows()
   const admitMs: number[] = []
@@ -145,13 +172,15 @@ async function measure(n: number): Promise<Point> {
   const after = await settledRows()
   const delta: Record<string, number> = {}
   for (const key of Object.keys(after)) delta[key] = (after[key] ?? 0) - (before[key] ?? 0)
-  return { n, created: ids.length, turns, unfinished: failures.length + (n - ids.length), wallMs, admitMs: admitMs.sort((a, b) => a - b), rows: delta }
+  return { n, limitMs, created: ids.length, turns, unfinished: failures.length + (n - ids.length), wallMs, admitMs: admitMs.sort((a, b) => a - b), rows: delta }
 }
 
 const pad = (value: string | number, width: number) => String(value).padStart(width)
 try {
   console.log(`load: wrangler dev on ${dev.url}, ${TURNS} turns per session (local/echo-1), ${EACH ? 'each session its own principal' : 'one principal owns every session'}, sizes ${SIZES.join(', ')}, ≤ ${LIMIT_MS / 1000} s each`)
-  console.log(`${pad('N', 6)} ${pad('turns', 6)} ${pad('wall s', 7)} ${pad('turns/s', 8)} ${pad('admit p50', 10)} ${pad('p99 ms', 7)} ${pad('rows/turn', 10)}  rows/turn by object`)
+  console.log(
+    `${pad('N', 6)} ${pad('limit p50', 10)} ${pad('p99 ms', 7)} ${pad('turns', 6)} ${pad('wall s', 7)} ${pad('turns/s', 8)} ${pad('admit p50', 10)} ${pad('p99 ms', 7)} ${pad('p50/limit', 9)} ${pad('rows/turn', 10)}  rows/turn by object`,
+  )
   for (const n of SIZES) {
     const point = await measure(n)
     const perTurn = (rows: number) => (point.turns > 0 ? rows / point.turns : Number.NaN)
@@ -160,8 +189,10 @@ try {
       .map(([key, value]) => `${key} ${perTurn(value).toFixed(1)}`)
       .join(', ')
     console.log(
-      `${pad(n, 6)} ${pad(point.turns, 6)} ${pad((point.wallMs / 1000).toFixed(1), 7)} ${pad((point.turns / (point.wallMs / 1000)).toFixed(1), 8)} ` +
+      `${pad(n, 6)} ${pad(percentile(point.limitMs, 50).toFixed(1), 10)} ${pad(percentile(point.limitMs, 99).toFixed(1), 7)} ` +
+        `${pad(point.turns, 6)} ${pad((point.wallMs / 1000).toFixed(1), 7)} ${pad((point.turns / (point.wallMs / 1000)).toFixed(1), 8)} ` +
         `${pad(percentile(point.admitMs, 50).toFixed(1), 10)} ${pad(percentile(point.admitMs, 99).toFixed(1), 7)} ` +
+        `${pad((percentile(point.admitMs, 50) / percentile(point.limitMs, 50)).toFixed(1) + '×', 9)} ` +
         // Unfinished sessions wrote rows for turns not counted: a quotient would overstate the cost.
         (point.unfinished > 0
           ? `${pad('n/a', 10)}  (${point.created} of ${n} sessions created in time, ${point.unfinished} unfinished; ${point.rows.total ?? 0} rows written)`

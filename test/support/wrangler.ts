@@ -116,7 +116,7 @@ async function waitForHealth(url: string, child: ChildProcess, log: () => string
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`wrangler dev exited with ${child.exitCode}:\n${log()}`)
     try {
-      const res = await fetch(`${url}/health`)
+      const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(5000) })
       if (res.ok) return
     } catch {
       // not listening yet
