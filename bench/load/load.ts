@@ -10,6 +10,11 @@
  * `/__bench/rows` route production does not have), read before and after the
  * turns once the count has settled (metering and the graph write after the turn).
  *
+ * Each size also measures its limit in the same `wrangler dev`: the same N requests at once
+ * through the same gate, each to its own object appending one envelope (see `limit`), and
+ * the CPU that workerd and this client used while the turns ran, so a reader sees whether
+ * the server or the harness was the bottleneck.
+ *
  * Bounded in count and time: `--sizes 10,100,1000`, `--turns 1`, and
  * `--seconds 180` per size for creating the sessions and again for their turns
  * (sessions not created or not finished by then are reported, not waited for).
@@ -96,12 +101,16 @@ async function untilIdle(id: string, after: number, signal: AbortSignal): Promis
   throw new Error(`events ${id}: the stream ended before the drain did`)
 }
 
+const sum = (values: number[]) => values.reduce((a, b) => a + b, 0)
+
 function percentile(sorted: number[], p: number): number {
   return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
 }
 
 interface Point {
   n: number
+  /** CPU used while the turns ran: every workerd process of the `wrangler dev`, and this client. */
+  cpuSeconds: { workerd: number; harness: number }
   /** The same N as one request each, all at once, to one object writing one envelope: the machine's limit. */
   limitMs: number[]
   created: number
@@ -153,6 +162,7 @@ async function measure(n: number): Promise<Point> {
   const stop = new AbortController()
   const timer = setTimeout(() => stop.abort(new Error('time limit')), Math.max(0, deadline - Date.now()))
   const start = performance.now()
+  const cpu = { harness: process.cpuUsage(), workerd: sum(dev.workerdCpuSeconds()) }
   const outcomes = await Promise.allSettled(
     ids.map(async (id) => {
       for (let turn = 0; turn < TURNS; turn++) {
@@ -165,6 +175,8 @@ async function measure(n: number): Promise<Point> {
     }),
   )
   const wallMs = performance.now() - start
+  const used = process.cpuUsage(cpu.harness)
+  const cpuSeconds = { harness: (used.user + used.system) / 1e6, workerd: sum(dev.workerdCpuSeconds()) - cpu.workerd }
   clearTimeout(timer)
   const failures = outcomes.filter((o) => o.status === 'rejected')
   const aborted = failures.filter((o) => stop.signal.aborted && (o as PromiseRejectedResult).reason === stop.signal.reason).length
@@ -172,7 +184,7 @@ async function measure(n: number): Promise<Point> {
   const after = await settledRows()
   const delta: Record<string, number> = {}
   for (const key of Object.keys(after)) delta[key] = (after[key] ?? 0) - (before[key] ?? 0)
-  return { n, limitMs, created: ids.length, turns, unfinished: failures.length + (n - ids.length), wallMs, admitMs: admitMs.sort((a, b) => a - b), rows: delta }
+  return { n, limitMs, cpuSeconds, created: ids.length, turns, unfinished: failures.length + (n - ids.length), wallMs, admitMs: admitMs.sort((a, b) => a - b), rows: delta }
 }
 
 const pad = (value: string | number, width: number) => String(value).padStart(width)
@@ -199,7 +211,8 @@ try {
           : `${pad(perTurn(point.rows.total ?? 0).toFixed(1), 10)}  ${byObject}`),
     )
     const rss = dev.workerdRssMb()
-    if (rss.length > 0) console.log(`${pad('', 6)} workerd RSS ${rss.join(' + ')} MiB`)
+    const { workerd, harness } = point.cpuSeconds
+    console.log(`${pad('', 6)} while the turns ran: workerd CPU ${workerd.toFixed(1)} s, this client's ${harness.toFixed(1)} s (wall ${(point.wallMs / 1000).toFixed(1)} s); workerd RSS ${rss.join(' + ')} MiB`)
   }
 } finally {
   await dev.stop()
