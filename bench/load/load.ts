@@ -10,6 +10,11 @@
  * `/__bench/rows` route production does not have), read before and after the
  * turns once the count has settled (metering and the graph write after the turn).
  *
+ * Each size also measures its limit in the same `wrangler dev`: the same N requests at once
+ * through the same gate, each to its own object appending one envelope (see `limit`), and
+ * the CPU that workerd and this client used while the turns ran, so a reader sees whether
+ * the server or the harness was the bottleneck.
+ *
  * Bounded in count and time: `--sizes 10,100,1000`, `--turns 1`, and
  * `--seconds 180` per size for creating the sessions and again for their turns
  * (sessions not created or not finished by then are reported, not waited for).
@@ -96,18 +101,48 @@ async function untilIdle(id: string, after: number, signal: AbortSignal): Promis
   throw new Error(`events ${id}: the stream ended before the drain did`)
 }
 
+const sum = (values: number[]) => values.reduce((a, b) => a + b, 0)
+
 function percentile(sorted: number[], p: number): number {
   return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
 }
 
 interface Point {
   n: number
+  /** CPU used while the turns ran: every workerd process of the `wrangler dev`, and this client. */
+  cpuSeconds: { workerd: number; harness: number }
+  /** The same N as one request each, all at once, to one object writing one envelope: the machine's limit. */
+  limitMs: number[]
   created: number
   turns: number
   unfinished: number
   wallMs: number
   admitMs: number[]
   rows: Record<string, number>
+}
+
+/**
+ * The limit admission is measured against, in the same run: one request per session, all at
+ * once, through the same gate, each to its own object (a ledger, one per session, written once
+ * beforehand so it exists) appending one envelope durably. The same path as a prompt's
+ * admission without the session: what the machine gives N concurrent small durable writes.
+ */
+async function limit(ids: string[], until: number): Promise<number[]> {
+  const append = (id: string, i: number, signal?: AbortSignal) =>
+    post(id, `/v1/ledgers/${id}/envelopes`, { topic: 'load.limit', type: 'load.limit', payload: { i } }, signal)
+  await pool(ids, 32, async (id) => {
+    if (Date.now() < until) await append(id, 0)
+  })
+  const stop = AbortSignal.timeout(LIMIT_MS)
+  const times: number[] = []
+  await Promise.allSettled(
+    ids.map(async (id) => {
+      const sent = performance.now()
+      await append(id, 1, stop)
+      times.push(performance.now() - sent)
+    }),
+  )
+  return times.sort((a, b) => a - b)
 }
 
 async function measure(n: number): Promise<Point> {
@@ -119,6 +154,7 @@ async function measure(n: number): Promise<Point> {
     await post(id, '/v1/sessions', { id })
     ids.push(id)
   })
+  const limitMs = await limit(ids, created)
   const deadline = Date.now() + LIMIT_MS
   const before = await settledRows()
   const admitMs: number[] = []
@@ -126,6 +162,7 @@ async function measure(n: number): Promise<Point> {
   const stop = new AbortController()
   const timer = setTimeout(() => stop.abort(new Error('time limit')), Math.max(0, deadline - Date.now()))
   const start = performance.now()
+  const cpu = { harness: process.cpuUsage(), workerd: sum(dev.workerdCpuSeconds()) }
   const outcomes = await Promise.allSettled(
     ids.map(async (id) => {
       for (let turn = 0; turn < TURNS; turn++) {
@@ -138,6 +175,8 @@ async function measure(n: number): Promise<Point> {
     }),
   )
   const wallMs = performance.now() - start
+  const used = process.cpuUsage(cpu.harness)
+  const cpuSeconds = { harness: (used.user + used.system) / 1e6, workerd: sum(dev.workerdCpuSeconds()) - cpu.workerd }
   clearTimeout(timer)
   const failures = outcomes.filter((o) => o.status === 'rejected')
   const aborted = failures.filter((o) => stop.signal.aborted && (o as PromiseRejectedResult).reason === stop.signal.reason).length
@@ -145,13 +184,15 @@ async function measure(n: number): Promise<Point> {
   const after = await settledRows()
   const delta: Record<string, number> = {}
   for (const key of Object.keys(after)) delta[key] = (after[key] ?? 0) - (before[key] ?? 0)
-  return { n, created: ids.length, turns, unfinished: failures.length + (n - ids.length), wallMs, admitMs: admitMs.sort((a, b) => a - b), rows: delta }
+  return { n, limitMs, cpuSeconds, created: ids.length, turns, unfinished: failures.length + (n - ids.length), wallMs, admitMs: admitMs.sort((a, b) => a - b), rows: delta }
 }
 
 const pad = (value: string | number, width: number) => String(value).padStart(width)
 try {
   console.log(`load: wrangler dev on ${dev.url}, ${TURNS} turns per session (local/echo-1), ${EACH ? 'each session its own principal' : 'one principal owns every session'}, sizes ${SIZES.join(', ')}, ≤ ${LIMIT_MS / 1000} s each`)
-  console.log(`${pad('N', 6)} ${pad('turns', 6)} ${pad('wall s', 7)} ${pad('turns/s', 8)} ${pad('admit p50', 10)} ${pad('p99 ms', 7)} ${pad('rows/turn', 10)}  rows/turn by object`)
+  console.log(
+    `${pad('N', 6)} ${pad('limit p50', 10)} ${pad('p99 ms', 7)} ${pad('turns', 6)} ${pad('wall s', 7)} ${pad('turns/s', 8)} ${pad('admit p50', 10)} ${pad('p99 ms', 7)} ${pad('p50/limit', 9)} ${pad('rows/turn', 10)}  rows/turn by object`,
+  )
   for (const n of SIZES) {
     const point = await measure(n)
     const perTurn = (rows: number) => (point.turns > 0 ? rows / point.turns : Number.NaN)
@@ -160,15 +201,18 @@ try {
       .map(([key, value]) => `${key} ${perTurn(value).toFixed(1)}`)
       .join(', ')
     console.log(
-      `${pad(n, 6)} ${pad(point.turns, 6)} ${pad((point.wallMs / 1000).toFixed(1), 7)} ${pad((point.turns / (point.wallMs / 1000)).toFixed(1), 8)} ` +
+      `${pad(n, 6)} ${pad(percentile(point.limitMs, 50).toFixed(1), 10)} ${pad(percentile(point.limitMs, 99).toFixed(1), 7)} ` +
+        `${pad(point.turns, 6)} ${pad((point.wallMs / 1000).toFixed(1), 7)} ${pad((point.turns / (point.wallMs / 1000)).toFixed(1), 8)} ` +
         `${pad(percentile(point.admitMs, 50).toFixed(1), 10)} ${pad(percentile(point.admitMs, 99).toFixed(1), 7)} ` +
+        `${pad((percentile(point.admitMs, 50) / percentile(point.limitMs, 50)).toFixed(1) + '×', 9)} ` +
         // Unfinished sessions wrote rows for turns not counted: a quotient would overstate the cost.
         (point.unfinished > 0
           ? `${pad('n/a', 10)}  (${point.created} of ${n} sessions created in time, ${point.unfinished} unfinished; ${point.rows.total ?? 0} rows written)`
           : `${pad(perTurn(point.rows.total ?? 0).toFixed(1), 10)}  ${byObject}`),
     )
     const rss = dev.workerdRssMb()
-    if (rss.length > 0) console.log(`${pad('', 6)} workerd RSS ${rss.join(' + ')} MiB`)
+    const { workerd, harness } = point.cpuSeconds
+    console.log(`${pad('', 6)} while the turns ran: workerd CPU ${workerd.toFixed(1)} s, this client's ${harness.toFixed(1)} s (wall ${(point.wallMs / 1000).toFixed(1)} s); workerd RSS ${rss.join(' + ')} MiB`)
   }
 } finally {
   await dev.stop()

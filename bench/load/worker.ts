@@ -13,6 +13,9 @@ export const DirectoryObject = counted(real.DirectoryObject, 'directory')
 export const ConfigObject = counted(real.ConfigObject, 'config')
 export const GraphObject = counted(real.GraphObject, 'graph')
 export const OrchestrationObject = counted(real.OrchestrationObject, 'orchestration')
+export const AppShelfObject = counted(real.AppShelfObject, 'apps')
+export const AppBackendObject = counted(real.AppBackendObject, 'apps')
+export { OutboundGate } from '../../worker/index.ts'
 
 export default {
   fetch(request: Request, env: unknown, ctx: ExecutionContext): Response | Promise<Response> {

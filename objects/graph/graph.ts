@@ -47,7 +47,10 @@ export interface EdgeDraft {
 
 const EDGE_COLUMNS = `l.id, l.seq, e.type, e.source, e.target, l.author, l.time, l.parent, l.payload,
   rl.id as r_id, rl.payload as r_payload, rl.author as r_author, rl.time as r_time`
-const EDGE_FROM = `edge e join log l on l.seq = e.seq left join retired r on r.edge = e.seq left join log rl on rl.seq = r.by`
+const RETIREMENT = `left join retired r on r.edge = e.seq left join log rl on rl.seq = r.by`
+const EDGE_FROM = `edge e join log l on l.seq = e.seq ${RETIREMENT}`
+/** One edge by its sequence: the envelope names the edge row's key (its topic is the source, its type `edge.{type}`). */
+const EDGE_AT = `log l join edge e on e.source = l.topic and e.type = substr(l.type, 6) and e.seq = l.seq ${RETIREMENT} where l.seq = ?`
 const LIVE = `not exists (select 1 from retired x where x.edge = e.seq)`
 
 type EdgeRow = {
@@ -166,7 +169,7 @@ export class Graph {
   /** The edge with this envelope id, or `UNKNOWN_EDGE`. */
   edge(id: string): EdgeView {
     const seq = this.ledger.seqOf(id)
-    const row = seq === undefined ? undefined : this.sql.exec<EdgeRow>(`select ${EDGE_COLUMNS} from ${EDGE_FROM} where e.seq = ?`, seq).toArray()[0]
+    const row = seq === undefined ? undefined : this.sql.exec<EdgeRow>(`select ${EDGE_COLUMNS} from ${EDGE_AT}`, seq).toArray()[0]
     if (!row) throw new NeuronError('UNKNOWN_EDGE', `no edge ${id}`, { status: 404, details: { edge: id } })
     return toEdge(row)
   }
@@ -250,9 +253,10 @@ export class Graph {
     const after = options.after ?? 0
     const rows = this.sql
       .exec<EdgeRow>(
-        `select ${EDGE_COLUMNS} from ${EDGE_FROM} where e.seq in (
-           select seq from edge where source = ? and seq > ? union select seq from edge where target = ? and seq > ?
-         ) order by e.seq limit ?`,
+        // Column 2 is the sequence (a compound select orders by position).
+        `select ${EDGE_COLUMNS} from ${EDGE_FROM} where e.source = ? and e.seq > ?
+         union select ${EDGE_COLUMNS} from ${EDGE_FROM} where e.target = ? and e.seq > ?
+         order by 2 limit ?`,
         address,
         after,
         address,
@@ -279,7 +283,7 @@ export class Graph {
   }
 
   private edgeAt(seq: number): EdgeView {
-    return toEdge(this.sql.exec<EdgeRow>(`select ${EDGE_COLUMNS} from ${EDGE_FROM} where e.seq = ?`, seq).one())
+    return toEdge(this.sql.exec<EdgeRow>(`select ${EDGE_COLUMNS} from ${EDGE_AT}`, seq).one())
   }
 
   /** The live edge a new edge revises; a re-send of the edge that already revised it is recognised. */

@@ -3,8 +3,12 @@
  * envelope in `log`. These tables only index what the graph's query verbs read,
  * because storage bills every row written and every index entry is a row:
  *
- * - `edge`: one row per edge envelope (its `seq`), indexed by source and by
- *   target (neighbours in each direction, paths, a node's fold, cycle checks)
+ * - `edge`: one row per edge envelope, clustered by `(source, type, seq)` in a
+ *   `WITHOUT ROWID` table (the row is its own source index: neighbours out,
+ *   paths, cycle checks) plus one index by `(target, type, seq)` (neighbours in,
+ *   a node's fold): two rows per edge where a rowid table with two indexes wrote
+ *   three. A lookup by sequence alone goes through the log, whose envelope names
+ *   the edge's source and type (its topic and type)
  * - `retired`: one row per pruned or superseded edge, keyed by that edge, so the
  *   live-edge filter is a primary-key probe
  * - `memory_text` (FTS5, created by a hand-written migration because drizzle
@@ -14,7 +18,7 @@
  * drizzle-kit generates `migrations/graph/` from this file, which also holds the
  * ledger's tables (see drizzle.graph.config.ts): a GraphObject applies one folder.
  */
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import { logBySeq } from '../ledger/schema.ts'
 
 export { artifact, artifactChunk, schemaRegistry } from '../ledger/schema.ts'
@@ -22,16 +26,20 @@ export { artifact, artifactChunk, schemaRegistry } from '../ledger/schema.ts'
 /** The graph's log, keyed by `seq` (the rowid): the edge index below points at envelopes by it. */
 export const log = logBySeq('by-topic')
 
-/** Edge index: `seq` is the edge envelope's sequence in `log` (so reading the envelope is a rowid probe). */
+/**
+ * Edge index: `seq` is the edge envelope's sequence in `log` (so reading the envelope is a rowid
+ * probe). drizzle cannot say `WITHOUT ROWID`; the migration that builds the table adds it by hand
+ * (migrations/graph/0004_edge_without_rowid.sql).
+ */
 export const edge = sqliteTable(
   'edge',
   {
-    seq: integer('seq').primaryKey(),
     source: text('source').notNull(),
-    target: text('target').notNull(),
     type: text('type').notNull(),
+    seq: integer('seq').notNull(),
+    target: text('target').notNull(),
   },
-  (t) => [index('edge_source').on(t.source, t.type), index('edge_target').on(t.target, t.type)],
+  (t) => [primaryKey({ columns: [t.source, t.type, t.seq] }), index('edge_target').on(t.target, t.type, t.seq)],
 )
 
 /** Retired edges: pruned or superseded. `by` is the retiring envelope's sequence. */

@@ -22,6 +22,8 @@ export interface Wrangler {
   inspectorPort: number
   /** Resident memory of each workerd process in the group, in MiB. */
   workerdRssMb(): number[]
+  /** CPU time (user + system) each workerd process in the group has used so far, in seconds. */
+  workerdCpuSeconds(): number[]
 }
 
 const ROOT = resolve(import.meta.dirname, '../..')
@@ -92,26 +94,27 @@ export async function startWrangler(
     stop: () => killGroup(child, 'SIGTERM'),
     output: () => log,
     inspectorPort,
-    workerdRssMb: () => workerdRssMb(child.pid!),
+    workerdRssMb: () => workerdsOf(child.pid!).map(({ status }) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024)),
+    // /proc/<pid>/stat fields 14 and 15 (utime, stime), in clock ticks of 1/100 s.
+    workerdCpuSeconds: () => workerdsOf(child.pid!).map(({ stat }) => (Number(stat[11]) + Number(stat[12])) / 100),
   }
 }
 
-/** VmRSS of every workerd process whose process group is `group`, in MiB. */
-function workerdRssMb(group: number): number[] {
-  const sizes: number[] = []
+/** Every workerd process whose process group is `group`: its stat fields after the command name, and its status text. */
+function workerdsOf(group: number): { stat: string[]; status: string }[] {
+  const found: { stat: string[]; status: string }[] = []
   for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
     try {
       if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('workerd')) continue
       // /proc/<pid>/stat: "pid (comm) state ppid pgrp ..."; comm may hold spaces, so split after ')'.
-      const pgrp = Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[2])
-      if (pgrp !== group) continue
-      const rss = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
-      if (rss) sizes.push(Math.round(Number(rss[1]) / 1024))
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+      if (Number(stat[2]) !== group) continue
+      found.push({ stat, status: readFileSync(`/proc/${pid}/status`, 'utf8') })
     } catch {
       // the process ended while we looked
     }
   }
-  return sizes
+  return found
 }
 
 async function waitForHealth(url: string, child: ChildProcess, log: () => string): Promise<void> {
@@ -119,7 +122,7 @@ async function waitForHealth(url: string, child: ChildProcess, log: () => string
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`wrangler dev exited with ${child.exitCode}:\n${log()}`)
     try {
-      const res = await fetch(`${url}/health`)
+      const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(5000) })
       if (res.ok) return
     } catch {
       // not listening yet
