@@ -38,13 +38,13 @@ async function approve(authorizationUrl: string): Promise<{ code: string; state:
 }
 
 /** Runs `work` with grants over a config object's own ledger, on a clock the test moves. */
-async function withGrants<T>(name: string, work: (grants: McpGrants, clock: { now: number }, ledger: Ledger) => Promise<T>): Promise<T> {
+async function withGrants<T>(name: string, work: (grants: McpGrants, clock: { now: number }, sql: SqlStorage) => Promise<T>): Promise<T> {
   const stub = env.CONFIGS.getByName(name)
   await stub.mcpOAuthInfo()
   return runInDurableObject(stub, async (_object, state) => {
     const clock = { now: Date.now() }
     const ledger = new Ledger(state.storage)
-    return work(new McpGrants({ ledger, secret, policy, now: () => clock.now }), clock, ledger)
+    return work(new McpGrants({ ledger, secret, policy, now: () => clock.now }), clock, state.storage.sql)
   })
 }
 
@@ -68,7 +68,7 @@ describe('the OAuth state', () => {
 
 describe('McpGrants (in a config object, against the SDK auth server)', () => {
   it('discovers, registers, sends PKCE S256 with resource and state, exchanges once, keeps tokens sealed and bound', async () => {
-    await withGrants('oauth-unit-flow', async (grants, _clock, ledger) => {
+    await withGrants('oauth-unit-flow', async (grants, _clock, sql) => {
       const started = await grants.start('user#ada', 'secured', { url, redirectUri })
       const authorization = new URL(started.authorizationUrl)
       expect(authorization.searchParams.get('code_challenge_method')).toBe('S256')
@@ -85,7 +85,7 @@ describe('McpGrants (in a config object, against the SDK auth server)', () => {
       expect(await grants.token('user#ada', 'secured', `${base}/other`)).toBeNull()
       expect((await failure(grants.token('user#bob', 'secured', url))).code).toBe('MCP_AUTH_REQUIRED')
       // Nothing in the object's ledger holds a token, a refresh token, the client secret or the verifier in clear.
-      const rows = [...ledger.storage.sql.exec('SELECT * FROM log')].map((row) => JSON.stringify(row)).join('\n')
+      const rows = [...sql.exec('SELECT * FROM log')].map((row) => JSON.stringify(row)).join('\n')
       expect(rows).toContain('config.mcp-oauth')
       expect(rows).not.toMatch(/at-[0-9a-f-]{36}|rt-[0-9a-f-]{36}/)
       expect(rows).not.toContain(token!.accessToken)
