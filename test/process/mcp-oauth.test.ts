@@ -8,8 +8,13 @@
  * 401 (collapsed to one), a refused refresh back to "needs authorization", refused states,
  * principals kept apart, revocation, and no token in any answer, the config or the ledger.
  */
+import { spawn } from 'node:child_process'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startOAuthMcpServer, type TestOAuthMcpServer } from '../support/mcp-oauth-server.ts'
+import { CLI, ROOT, runCli } from '../support/cli.ts'
+import { type OAuthStats, startOAuthMcpServer, type TestOAuthMcpServer } from '../support/mcp-oauth-server.ts'
 import { devToken, startWrangler, type Wrangler } from '../support/wrangler.ts'
 
 type Event = { seq: number; type: string; payload: Record<string, unknown> }
@@ -57,7 +62,7 @@ describe('OAuth for MCP servers (real wrangler dev)', () => {
     const done = await follow(started.authorizationUrl)
     expect(await done.json()).toEqual({ server, authorized: true })
   }
-  const stats = async () => json<Record<string, number>>(fetch(`${oauth.url}/__stats`))
+  const stats = async () => json<OAuthStats>(fetch(`${oauth.url}/__stats`))
 
   beforeAll(async () => {
     oauth = await startOAuthMcpServer()
@@ -213,5 +218,26 @@ describe('OAuth for MCP servers (real wrangler dev)', () => {
     expect(everything).not.toMatch(/at-[0-9a-f-]{36}|rt-[0-9a-f-]{36}/)
     expect(answered.filter((text) => !text.includes('"session.next.tool.succeeded"') && !text.includes('"content"')).join('\n')).not.toMatch(/at-[0-9a-f-]{36}|rt-[0-9a-f-]{36}/)
     expect(dev.output()).not.toMatch(/at-[0-9a-f-]{36}|rt-[0-9a-f-]{36}/)
+  })
+
+  it('the CLI authorizes: it prints the URL, waits for the callback, and lists the server as authorized', async () => {
+    const env = { ...process.env, NEURON_CONFIG: join(mkdtempSync(join(tmpdir(), 'neuron-cli-mcp-')), 'config.json') }
+    expect((await runCli(['login', '--url', dev.url, '--token', tokens.bob!], { env })).status).toBe(0)
+    const child = spawn(process.execPath, [CLI, 'mcp', 'authorize', 'secured', '--json'], { cwd: ROOT, env })
+    let out = ''
+    child.stdout.on('data', (chunk) => (out += chunk))
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
+    const deadline = Date.now() + 20_000
+    while (!out.includes('\n') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+    const started = JSON.parse(out.split('\n')[0]!) as { authorizationUrl: string }
+    expect(await (await follow(started.authorizationUrl)).json()).toEqual({ server: 'secured', authorized: true })
+    expect(await exited).toBe(0)
+    expect(JSON.parse(out.trim().split('\n').at(-1)!)).toEqual({ server: 'secured', authorized: true })
+    const listed = await runCli(['mcp', 'list', '--json'], { env })
+    expect(JSON.parse(listed.stdout)).toEqual([{ server: 'secured', url: `${oauth.url}/mcp`, headers: [], oauth: expect.objectContaining({ authorized: true, pending: false }) }])
+    expect(listed.stdout + out).not.toMatch(/at-[0-9a-f-]{36}|rt-[0-9a-f-]{36}/)
+    const forgot = await runCli(['mcp', 'forget', 'secured', '--json'], { env })
+    expect(JSON.parse(forgot.stdout)).toEqual({ server: 'secured', deleted: true })
+    expect((await runCli(['mcp', 'authorize'], { env })).status).toBe(2)
   })
 })
