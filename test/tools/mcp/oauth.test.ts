@@ -58,7 +58,7 @@ describe('the OAuth state', () => {
     expect((await failure(openState(secret, altered))).code).toBe('MCP_OAUTH_STATE_INVALID')
     expect((await failure(openState('another-deployment-secret-0123456789', text))).code).toBe('MCP_OAUTH_STATE_INVALID')
     expect((await failure(openState(secret, text, state.expiresAt))).code).toBe('MCP_OAUTH_STATE_EXPIRED')
-    for (const bad of [undefined, '', 'x', 'a.b.c', '%%%.%%%', 'A'.repeat(2000)]) expect((await failure(openState(secret, bad))).code).toBe('MCP_OAUTH_STATE_INVALID')
+    for (const bad of [undefined, '', 'x', 'a.b', 'a.b.c', '%%%.%%%', 'A'.repeat(2000)]) expect((await failure(openState(secret, bad))).code).toBe('MCP_OAUTH_STATE_INVALID')
     // A value sealed with the same secret for another purpose (a stored provider key) is no state.
     const key = await sealKey(secret, '', 'anthropic', JSON.stringify({ p: 'user#ada', s: 'notes', n: 'x', e: Date.now() + 60_000 }))
     const b64url = (b64: string) => b64.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')

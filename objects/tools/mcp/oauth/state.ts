@@ -8,7 +8,7 @@
  * only the nonce's hash, consumed by the first callback, so a state works once.
  */
 import { NeuronError } from '../../../errors.ts'
-import { openKey, sealKey } from '../../../config/credentials.ts'
+import { fromBase64, openKey, sealKey, toBase64 } from '../../../config/credentials.ts'
 
 /** How long a started authorization may wait for its callback. */
 export const OAUTH_STATE_TTL_MS = 10 * 60_000
@@ -57,7 +57,13 @@ export async function sealState(secret: string | undefined, state: OAuthState): 
 export async function openState(secret: string | undefined, text: string | undefined, now = Date.now()): Promise<OAuthState> {
   const parts = (text ?? '').split('.')
   if (!text || text.length > STATE_MAX_CHARS || parts.length !== 2 || !parts.every((part) => /^[A-Za-z0-9_-]+$/.test(part))) throw invalid()
-  const plain = await openKey(secret, '', PURPOSE, { iv: toBase64(fromBase64Url(parts[0]!)), ciphertext: toBase64(fromBase64Url(parts[1]!)), setAt: '' })
+  let sealed
+  try {
+    sealed = { iv: toBase64(fromBase64Url(parts[0]!)), ciphertext: toBase64(fromBase64Url(parts[1]!)), setAt: '' }
+  } catch {
+    throw invalid() // not base64 at all (a length no encoder makes)
+  }
+  const plain = await openKey(secret, '', PURPOSE, sealed)
   if (plain === null) throw invalid()
   const { p, s, n, e } = JSON.parse(plain) as { p: string; s: string; n: string; e: number }
   if (!(e > now)) throw new NeuronError('MCP_OAUTH_STATE_EXPIRED', `this authorization of ${s} expired; start it again`, { status: 400, details: { server: s } })
@@ -69,17 +75,9 @@ function invalid(): NeuronError {
 }
 
 function toBase64Url(bytes: Uint8Array): string {
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
+  return toBase64(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
 }
 
 function fromBase64Url(text: string): Uint8Array {
   return fromBase64(text.replace(/-/g, '+').replace(/_/g, '/'))
-}
-
-function fromBase64(text: string): Uint8Array {
-  return Uint8Array.from(atob(text.padEnd(Math.ceil(text.length / 4) * 4, '=')), (char) => char.charCodeAt(0))
-}
-
-function toBase64(bytes: Uint8Array): string {
-  return btoa(String.fromCharCode(...bytes))
 }
