@@ -13,6 +13,7 @@ import { DurableObject } from 'cloudflare:workers'
 import type { Env } from '../env.ts'
 import type { Json } from '../ledger/json.ts'
 import { Ledger, migrateLedger } from '../ledger/ledger.ts'
+import { answerFailures } from '../rpc.ts'
 import { keyedProvider, openKey, type SealedKey, sealKey } from './credentials.ts'
 import { type McpAccessToken, McpGrants, type StartInput } from './mcp-grants.ts'
 import { type ConfigVersion, currentVersion, putVersion } from './versions.ts'
@@ -172,3 +173,5 @@ export class ConfigObject extends DurableObject<Env> {
   }
 }
 
+// An expected refusal (a replayed state, a refused discovery) is an answer, not a crash to log.
+answerFailures(ConfigObject, ['startMcpOAuth', 'completeMcpOAuth', 'mcpAccessToken', 'forgetMcpOAuth'])

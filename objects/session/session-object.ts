@@ -139,7 +139,7 @@ export class SessionObject extends DurableObject<Env> {
       registry: this.tools,
       servers: async () => mcpServersOf(await ownerConfig()),
       access: async () => (this.state.owner ? await this.env.CONFIGS.getByName(this.state.owner).mcpAccess(this.state.owner) : { headers: {}, grants: {} }),
-      token: async (server, url, stale) => (this.state.owner ? await this.env.CONFIGS.getByName(this.state.owner).mcpAccessToken(this.state.owner, server, url, stale) : null),
+      token: async (server, url, stale) => (this.state.owner ? await settled(this.env.CONFIGS.getByName(this.state.owner)).mcpAccessToken(this.state.owner, server, url, stale) : null),
       development: env.NEURON_ENV === 'development',
     })
     this.sources.register('mcp.authorization', () => this.mcp.authorizationNote())

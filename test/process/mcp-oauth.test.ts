@@ -218,6 +218,8 @@ describe('OAuth for MCP servers (real wrangler dev)', () => {
     expect(everything).not.toMatch(/at-[0-9a-f-]{36}|rt-[0-9a-f-]{36}/)
     expect(answered.filter((text) => !text.includes('"session.next.tool.succeeded"') && !text.includes('"content"')).join('\n')).not.toMatch(/at-[0-9a-f-]{36}|rt-[0-9a-f-]{36}/)
     expect(dev.output()).not.toMatch(/at-[0-9a-f-]{36}|rt-[0-9a-f-]{36}/)
+    // The refusals above (states, a refused refresh) were answers, not crashes: nothing logged as uncaught.
+    expect(dev.output()).not.toMatch(/Uncaught/)
   })
 
   it('the CLI authorizes: it prints the URL, waits for the callback, and lists the server as authorized', async () => {

@@ -11,6 +11,7 @@ import { Hono } from 'hono'
 import { etagOf } from '../../objects/config/config-object.ts'
 import { ConfigSchema, configJsonSchema } from '../../objects/config/schema.ts'
 import { CredentialBody, keyedProvider } from '../../objects/config/credentials.ts'
+import { settled } from '../../objects/rpc.ts'
 import { parseOrThrow } from '../../objects/validate.ts'
 import { NeuronError } from '../../objects/errors.ts'
 import { parseJson } from '../../objects/parse-json.ts'
@@ -86,7 +87,7 @@ export const config = new Hono<AppEnv>()
     // The body is optional: an empty one starts with the listed URL and a registered client.
     const text = await c.req.text()
     const body = parseOrThrow(McpOAuthStartBody, text.trim() === '' ? {} : parseJson(text), 'INVALID_REQUEST')
-    const stub = c.env.CONFIGS.getByName(caller.id)
+    const stub = settled(c.env.CONFIGS.getByName(caller.id))
     const listed = (await exists(c.env, `config:${caller.id}`)) ? mcpServersOf((await stub.current()).document).find((entry) => entry.name === server) : undefined
     const url = body.url ?? listed?.url
     if (!url) {
@@ -99,6 +100,6 @@ export const config = new Hono<AppEnv>()
   .delete('/mcp/:server/oauth', async (c) => {
     const caller = callerOf(c)
     const server = parseOrThrow(McpServerName, c.req.param('server'), 'INVALID_REQUEST')
-    const deleted = (await exists(c.env, `config:${caller.id}`)) && (await c.env.CONFIGS.getByName(caller.id).forgetMcpOAuth(caller.id, server)).deleted
+    const deleted = (await exists(c.env, `config:${caller.id}`)) && (await settled(c.env.CONFIGS.getByName(caller.id)).forgetMcpOAuth(caller.id, server)).deleted
     return c.json({ server, deleted })
   })

@@ -10,6 +10,7 @@
 import { Hono } from 'hono'
 import { z } from 'zod'
 import { NeuronError } from '../../objects/errors.ts'
+import { settled } from '../../objects/rpc.ts'
 import { openState } from '../../objects/tools/mcp/oauth/state.ts'
 import { parseOrThrow } from '../../objects/validate.ts'
 import type { AppEnv } from '../env.ts'
@@ -31,5 +32,5 @@ export const oauth = new Hono<AppEnv>().get('/mcp/callback', async (c) => {
   const { code, error } = query
   if (!code && !error) throw new NeuronError('INVALID_REQUEST', 'the callback needs code (or error) and state', { status: 400 })
   const result = code ? { code } : { error: `${error}${query.error_description ? `: ${query.error_description}` : ''}` }
-  return c.json(await c.env.CONFIGS.getByName(state.principal).completeMcpOAuth(state.principal, state.server, state.nonce, result))
+  return c.json(await settled(c.env.CONFIGS.getByName(state.principal)).completeMcpOAuth(state.principal, state.server, state.nonce, result))
 })
