@@ -116,16 +116,17 @@ export class McpGrants {
    */
   async start(principal: string, server: string, input: StartInput): Promise<{ server: string; authorizationUrl: string; expiresAt: string }> {
     const { policy } = this.deps
-    const found = await discover(input.url, policy)
-    const previous = this.all()[server]
-    const kept = previous?.pending ?? previous?.active
-    let client: OAuthClientInformationMixed
-    if (input.clientId) client = { client_id: input.clientId, ...(input.clientSecret ? { client_secret: input.clientSecret } : {}) }
-    else if (kept && kept.found.issuer === found.issuer && kept.redirectUri === input.redirectUri) client = await this.open<OAuthClientInformationMixed>(principal, server, kept.client)
-    else client = await register(found, input.redirectUri, policy)
+    // Sealed first: a deployment without a secret refuses before anything is fetched.
     const nonce = newNonce()
     const expiresAt = this.now() + OAUTH_STATE_TTL_MS
     const state = await sealState(this.deps.secret, { principal, server, nonce, expiresAt })
+    const found = await discover(input.url, policy)
+    const previous = this.all()[server]
+    const kept = previous?.pending ?? previous?.active
+    let client: OAuthClientInformationMixed | null = null
+    if (input.clientId) client = { client_id: input.clientId, ...(input.clientSecret ? { client_secret: input.clientSecret } : {}) }
+    else if (kept && kept.found.issuer === found.issuer && kept.redirectUri === input.redirectUri) client = await this.open<OAuthClientInformationMixed>(principal, server, kept.client).catch(() => null)
+    client ??= await register(found, input.redirectUri, policy)
     const { authorizationUrl, codeVerifier } = await authorizationUrlOf(found, client, { redirectUri: input.redirectUri, state, ...(input.scope ? { scope: input.scope } : {}) })
     const pending: Pending = {
       url: input.url,

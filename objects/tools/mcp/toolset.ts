@@ -87,7 +87,7 @@ export class McpToolset {
    * source): one line per server, or null when none waits for authorization.
    *
    * @example
-   * mcp.authorizationNote() // ['notes: needs authorization by the session owner (POST /v1/config/mcp/notes/oauth)']
+   * mcp.authorizationNote() // ['notes: needs authorization by the session owner (POST /v1/config/mcp/notes/oauth); its tools …']
    */
   authorizationNote(): string[] | null {
     const waiting = this.status().filter((status) => status.error?.code === 'MCP_AUTH_REQUIRED')

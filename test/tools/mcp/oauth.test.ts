@@ -38,13 +38,13 @@ async function approve(authorizationUrl: string): Promise<{ code: string; state:
 }
 
 /** Runs `work` with grants over a config object's own ledger, on a clock the test moves. */
-async function withGrants<T>(name: string, work: (grants: McpGrants, clock: { now: number }, sql: SqlStorage) => Promise<T>): Promise<T> {
+async function withGrants<T>(name: string, work: (grants: McpGrants, clock: { now: number }, storage: DurableObjectStorage) => Promise<T>): Promise<T> {
   const stub = env.CONFIGS.getByName(name)
   await stub.mcpOAuthInfo()
   return runInDurableObject(stub, async (_object, state) => {
     const clock = { now: Date.now() }
     const ledger = new Ledger(state.storage)
-    return work(new McpGrants({ ledger, secret, policy, now: () => clock.now }), clock, state.storage.sql)
+    return work(new McpGrants({ ledger, secret, policy, now: () => clock.now }), clock, state.storage)
   })
 }
 
@@ -68,7 +68,7 @@ describe('the OAuth state', () => {
 
 describe('McpGrants (in a config object, against the SDK auth server)', () => {
   it('discovers, registers, sends PKCE S256 with resource and state, exchanges once, keeps tokens sealed and bound', async () => {
-    await withGrants('oauth-unit-flow', async (grants, _clock, sql) => {
+    await withGrants('oauth-unit-flow', async (grants, _clock, storage) => {
       const started = await grants.start('user#ada', 'secured', { url, redirectUri })
       const authorization = new URL(started.authorizationUrl)
       expect(authorization.searchParams.get('code_challenge_method')).toBe('S256')
@@ -85,7 +85,7 @@ describe('McpGrants (in a config object, against the SDK auth server)', () => {
       expect(await grants.token('user#ada', 'secured', `${base}/other`)).toBeNull()
       expect((await failure(grants.token('user#bob', 'secured', url))).code).toBe('MCP_AUTH_REQUIRED')
       // Nothing in the object's ledger holds a token, a refresh token, the client secret or the verifier in clear.
-      const rows = [...sql.exec('SELECT * FROM log')].map((row) => JSON.stringify(row)).join('\n')
+      const rows = [...storage.sql.exec('SELECT * FROM log')].map((row) => JSON.stringify(row)).join('\n')
       expect(rows).toContain('config.mcp-oauth')
       expect(rows).not.toMatch(/at-[0-9a-f-]{36}|rt-[0-9a-f-]{36}/)
       expect(rows).not.toContain(token!.accessToken)
@@ -121,6 +121,25 @@ describe('McpGrants (in a config object, against the SDK auth server)', () => {
       // The refreshed token is stored: asked again, it is handed out without another refresh.
       expect((await grants.token('user#ada', 'secured', url))!.accessToken).toBe(all[0]!.accessToken)
       expect(((await (await fetch(`${base}/__stats`)).json()) as { refreshes: number }).refreshes).toBe(after.refreshes)
+    })
+  })
+
+  it('registers a client once per authorization server and callback; without a deployment secret it fetches nothing', async () => {
+    const registrations = async () => ((await (await fetch(`${base}/__stats`)).json()) as { registrations: number; authorizations: number }).registrations
+    await withGrants('oauth-unit-client', async (grants, _clock, storage) => {
+      const before = await registrations()
+      const first = new URL((await grants.start('user#ada', 'secured', { url, redirectUri })).authorizationUrl)
+      const second = new URL((await grants.start('user#ada', 'secured', { url, redirectUri })).authorizationUrl)
+      expect(await registrations()).toBe(before + 1)
+      expect(second.searchParams.get('client_id')).toBe(first.searchParams.get('client_id'))
+      // A configured client is used as given, and its secret is sealed too.
+      const configured = new URL((await grants.start('user#ada', 'secured', { url, redirectUri, clientId: 'issued-id', clientSecret: 'issued-secret-123' })).authorizationUrl)
+      expect(configured.searchParams.get('client_id')).toBe('issued-id')
+      expect(await registrations()).toBe(before + 1)
+      expect([...storage.sql.exec('SELECT * FROM log')].map((row) => JSON.stringify(row)).join('\n')).not.toContain('issued-secret-123')
+      const unsealed = new McpGrants({ ledger: new Ledger(storage), secret: undefined, policy })
+      expect((await failure(unsealed.start('user#ada', 'other', { url, redirectUri }))).code).toBe('CREDENTIALS_NOT_CONFIGURED')
+      expect(await registrations()).toBe(before + 1)
     })
   })
 
