@@ -9,6 +9,7 @@
  */
 import { AppsClient } from './apps.ts'
 import { ConfigClient, OwnerConfigClient } from './config.ts'
+import { McpClient } from './mcp.ts'
 import { GraphClient, MemoryClient } from './graph.ts'
 import { type ClientOptions, Http } from './http.ts'
 import { OrchestrationHandle } from './orchestration.ts'
@@ -19,6 +20,7 @@ import type { CreateOrchestrationInput, CreateSessionInput, OrchestrationView, S
 export { NeuronApiError } from './errors.ts'
 export type { AppHandle, AppsClient } from './apps.ts'
 export type { ConfigClient, OwnerConfigClient } from './config.ts'
+export type { McpClient } from './mcp.ts'
 export type { GraphClient, MemoryClient } from './graph.ts'
 export type { ClientOptions } from './http.ts'
 export type { OrchestrationFrame, OrchestrationHandle } from './orchestration.ts'
@@ -82,6 +84,11 @@ export class NeuronClient {
   /** The caller's config document, its schema and the stored provider keys. */
   get config(): OwnerConfigClient {
     return new OwnerConfigClient(this.#http)
+  }
+
+  /** The caller's MCP servers: their stored headers and OAuth authorizations. */
+  get mcp(): McpClient {
+    return new McpClient(this.#http)
   }
 
   /**

@@ -6,7 +6,7 @@
 import { NeuronApiError } from './errors.ts'
 import { follow } from './follow.ts'
 import { backoffMs, type Http, sleep } from './http.ts'
-import type { FollowOptions, InterruptResult, Page, PromptInput, PromptResult, SessionFrame, SessionView, Stored } from './types.ts'
+import type { FollowOptions, InterruptResult, Page, PromptInput, PromptResult, SessionFrame, SessionMcpServer, SessionView, Stored } from './types.ts'
 
 
 export class SessionHandle {
@@ -45,6 +45,11 @@ export class SessionHandle {
         await sleep(backoffMs(attempt), options.signal)
       }
     }
+  }
+
+  /** The MCP servers the session's config lists, as it last listed them (tools, refusals, a server's error). */
+  async mcpServers(): Promise<SessionMcpServer[]> {
+    return (await this.#http.json<{ items: SessionMcpServer[] }>('GET', `${this.#path}/mcp`)).items
   }
 
   /** Stops the running turn; pending prompts stay admitted. */

@@ -12,7 +12,7 @@ import type { Frame } from '../objects/session/frames.ts'
 import type { SessionView } from '../objects/session/projection.ts'
 import type { CreateSessionSchema, PromptSchema } from '../objects/session/schemas.ts'
 import type { ConfigSchema } from '../objects/config/schema.ts'
-import type { ConfigVersion, CredentialInfo } from '../objects/config/views.ts'
+import type { ConfigVersion, CredentialInfo, McpHeaderInfo, McpOAuthInfo } from '../objects/config/views.ts'
 import type { SessionListing } from '../objects/directory/listing.ts'
 import type { EdgeView, NodeState, NodeView } from '../objects/graph/node-state.ts'
 import type { Forgotten, Linked, NodeFold, Paged, PutNode, Reached, Recalled } from '../objects/graph/views.ts'
@@ -24,6 +24,8 @@ import type { Grant } from '../objects/apps/grants.ts'
 import type { InstalledVersion, InstallInfo, StoredPackage } from '../objects/apps/installation.ts'
 import type { AppPackage } from '../objects/apps/package.ts'
 import type { EncryptedKey, VetkeyRequest } from '../objects/apps/vetkeys.ts'
+import type { McpOAuthStartBody } from '../objects/tools/mcp/servers.ts'
+import type { McpServerStatus } from '../objects/tools/mcp/toolset.ts'
 
 export type CreateSessionInput = z.input<typeof CreateSessionSchema>
 export type PromptInput = z.input<typeof PromptSchema>
@@ -36,6 +38,11 @@ export type ClearanceInput = z.input<typeof ClearanceSchema>
 /** The config document as written (`PUT /v1/config`, `PUT /v1/sessions/{id}/config`). */
 export type ConfigInput = z.input<typeof ConfigSchema>
 export type CredentialEntry = CredentialInfo
+export type McpHeaderEntry = McpHeaderInfo
+export type McpOAuthEntry = McpOAuthInfo
+export type McpAuthorizeInput = z.input<typeof McpOAuthStartBody>
+/** A session's MCP server as it last listed it (`error.code` `MCP_AUTH_REQUIRED`: authorize it first). */
+export type SessionMcpServer = McpServerStatus
 
 export type NodeInput = z.input<typeof NodeBody>
 export type EdgeInput = z.input<typeof EdgeBody>

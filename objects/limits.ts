@@ -47,6 +47,8 @@ export const MAX_GRAPH_BODY = 256 * 1024
 export const MAX_CREDENTIAL_BYTES = 8 * 1024
 /** The body of `PUT /v1/config/mcp/:server/headers`: up to 8 headers of up to 4 KiB each. */
 export const MAX_MCP_HEADERS_BYTES = 40 * 1024
+/** The body of `POST /v1/config/mcp/:server/oauth`: a URL, a client id and secret, scopes. */
+export const MAX_MCP_OAUTH_BYTES = 8 * 1024
 
 /** One app package upload (manifest, frontend files, backend module, interface): 4 MiB of UTF-8. */
 export const MAX_PACKAGE_BYTES = 4 * 1024 * 1024

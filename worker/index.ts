@@ -31,6 +31,7 @@ import { graph, memory } from './routes/graph.ts'
 import { health } from './routes/health.ts'
 import { ledgers } from './routes/ledgers.ts'
 import { mcp } from './routes/mcp.ts'
+import { oauth } from './routes/oauth.ts'
 import { me } from './routes/me.ts'
 import { orchestrations } from './routes/orchestrations.ts'
 import { sessions } from './routes/sessions.ts'
@@ -66,6 +67,7 @@ app.route('/v1/orchestrations', orchestrations)
 app.route('/v1/me', me)
 app.route('/v1/config', config)
 app.route('/v1/mcp', mcp)
+app.route('/v1/oauth', oauth)
 app.route('/v1/apps', apps)
 app.notFound((c) => c.json({ error: { code: 'NOT_FOUND', message: `no route for ${c.req.method} ${c.req.path}` } }, 404))
 app.onError(onError)

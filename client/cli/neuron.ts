@@ -9,6 +9,7 @@
  *   neuron tail ID [--after N] [--json]      follow a session's events
  *   neuron history ID [--json]               every durable event
  *   neuron run PLAN.json [--json]            an orchestration, one progress line per package
+ *   neuron mcp [list|authorize|forget] [SERVER]  your MCP servers; OAuth authorization
  *
  * Exit codes: 0 done, 1 the server refused or failed (its code is printed),
  * 2 a usage or configuration error, 130 left with Ctrl-C.
@@ -21,6 +22,7 @@ import { chat } from './chat.ts'
 import { type Config, readConfig, writeConfig } from './config.ts'
 import { Renderer, styleFor } from './render.ts'
 import { run } from './run.ts'
+import { mcp } from './mcp.ts'
 
 const DEFAULT_URL = 'http://127.0.0.1:8787'
 
@@ -38,6 +40,7 @@ Commands:
   tail       follow a session's events as they happen
   history    print a session's durable events
   run        start an orchestration from a file and follow it to the end
+  mcp        your MCP servers: list them, authorize one with OAuth, forget its tokens
 
 Options for every command:
   --url URL  the server (default: the one you logged in to last, else ${DEFAULT_URL})
@@ -72,6 +75,16 @@ Starts an orchestration from PLAN.json (the body of POST /v1/orchestrations: "go
 beat or burn changes, until it ends. With --json, one JSON object per line. Exit 0 when it
 completed, 1 when it failed or was cancelled. Ctrl-C cancels it; a second Ctrl-C exits and leaves
 it running.`,
+  mcp: `Usage: neuron mcp [list] [--json] [--url URL]
+       neuron mcp authorize SERVER [--server-url URL] [--client-id ID] [--client-secret S] [--scope S] [--no-wait]
+       neuron mcp forget SERVER
+
+list: each MCP server your config lists, its stored header names and its OAuth state.
+authorize: prints the URL to open in a browser, then waits until the authorization server has
+sent the browser back to Neuron (exit 0), or the URL expired (exit 1; --no-wait returns at once).
+--server-url for a server your config does not list; --client-id/--client-secret when the
+authorization server does not register clients itself. Neuron keeps the tokens sealed; they
+never reach this terminal. forget: drops the server's tokens and client registration.`,
 }
 
 const COMMON = {
@@ -91,6 +104,7 @@ async function main(argv: string[]): Promise<number> {
     login: { token: { type: 'string' } },
     chat: { model: { type: 'string' }, title: { type: 'string' } },
     tail: { after: { type: 'string' } },
+    mcp: { 'server-url': { type: 'string' }, 'client-id': { type: 'string' }, 'client-secret': { type: 'string' }, scope: { type: 'string' }, 'no-wait': { type: 'boolean', default: false } },
   } as const
   let parsed
   try {
@@ -107,7 +121,7 @@ async function main(argv: string[]): Promise<number> {
   const style = styleFor(process.stdout)
   const config = readConfig()
   const url = normalize(typeof values.url === 'string' ? values.url : (config.current ?? DEFAULT_URL))
-  const max = command === 'chat' || command === 'sessions' || command === 'login' ? (command === 'chat' ? 1 : 0) : 1
+  const max = command === 'mcp' ? 2 : command === 'chat' || command === 'sessions' || command === 'login' ? (command === 'chat' ? 1 : 0) : 1
   if (positionals.length > max) throw new UsageError(`too many arguments: ${positionals.join(' ')}`)
 
   if (command === 'login') return login(url, typeof values.token === 'string' ? values.token : undefined, config, json)
@@ -159,6 +173,16 @@ async function main(argv: string[]): Promise<number> {
         process.stdout.write(json ? `${JSON.stringify(event)}\n` : `#${event.seq} ${style.dim(new Date(event.time).toISOString())} ${event.type.replace('session.next.', '')} ${style.dim(JSON.stringify(event.payload ?? null).slice(0, 100))}\n`)
       }
       return 0
+    }
+    case 'mcp': {
+      const action = positionals[0] ?? 'list'
+      if (action !== 'list' && action !== 'authorize' && action !== 'forget') throw new UsageError(`unknown mcp action "${action}" (list, authorize, forget)`)
+      const server = action === 'list' ? undefined : required(positionals[1], 'SERVER')
+      const text = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined)
+      const input = Object.fromEntries(Object.entries({ url: text('server-url'), clientId: text('client-id'), clientSecret: text('client-secret'), scope: text('scope') }).filter(([, v]) => v !== undefined))
+      const stop = new AbortController()
+      process.once('SIGINT', () => stop.abort())
+      return mcp(client, { action, ...(server ? { server } : {}), input, wait: values['no-wait'] !== true }, { json, style, write: (t) => process.stdout.write(t), signal: stop.signal })
     }
     case 'run': {
       const file = required(positionals[0], 'PLAN.json')

@@ -6,14 +6,18 @@
  * storage, and only `apiKeys` (called by the principal's own sessions) opens them.
  * The headers of the principal's MCP servers (bearer tokens) are sealed the same
  * way, bound to `mcp:<server>`, under their own topic; `mcpHeaders` opens them.
+ * The principal's OAuth grants for its MCP servers live here too (mcp-grants.ts):
+ * one object per principal is where concurrent token refreshes collapse.
  */
 import { DurableObject } from 'cloudflare:workers'
 import type { Env } from '../env.ts'
 import type { Json } from '../ledger/json.ts'
 import { Ledger, migrateLedger } from '../ledger/ledger.ts'
+import { answerFailures } from '../rpc.ts'
 import { keyedProvider, openKey, type SealedKey, sealKey } from './credentials.ts'
+import { type McpAccessToken, McpGrants, type StartInput } from './mcp-grants.ts'
 import { type ConfigVersion, currentVersion, putVersion } from './versions.ts'
-import type { CredentialInfo } from './views.ts'
+import type { CredentialInfo, McpHeaderInfo, McpOAuthInfo } from './views.ts'
 
 export { type ConfigVersion, etagOf } from './versions.ts'
 
@@ -21,19 +25,17 @@ const TOPIC = 'config.document'
 const KEYS = 'config.credentials'
 const MCP_HEADERS = 'config.mcp-headers'
 
-/** What a listing says about an MCP server's stored headers: never their values. */
-export interface McpHeaderInfo {
-  server: string
-  setAt: string
-  names: string[]
-}
+export type { McpHeaderInfo } from './views.ts'
 
 export class ConfigObject extends DurableObject<Env> {
   protected readonly ledger: Ledger
+  /** OAuth grants of the principal's MCP servers. */
+  private readonly oauth: McpGrants
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
     this.ledger = new Ledger(ctx.storage)
+    this.oauth = new McpGrants({ ledger: this.ledger, secret: env.CREDENTIALS_SECRET, policy: { development: env.NEURON_ENV === 'development' } })
     void ctx.blockConcurrencyWhile(() => migrateLedger(ctx.storage))
   }
 
@@ -123,6 +125,44 @@ export class ConfigObject extends DurableObject<Env> {
     return opened
   }
 
+  /** Which MCP servers have an OAuth grant or a started authorization (never a token). */
+  mcpOAuthInfo(): McpOAuthInfo[] {
+    return this.oauth.info()
+  }
+
+  /**
+   * Starts authorizing MCP server `server`: the URL to send the principal to.
+   *
+   * @example
+   * await stub.startMcpOAuth('user#ada', 'notes', { url: 'https://notes.example/mcp', redirectUri: 'https://neuron.example/v1/oauth/mcp/callback' })
+   */
+  startMcpOAuth(principal: string, server: string, input: StartInput): Promise<{ server: string; authorizationUrl: string; expiresAt: string }> {
+    return this.oauth.start(principal, server, input)
+  }
+
+  /** Completes the authorization a callback's opened state names (once). */
+  completeMcpOAuth(principal: string, server: string, nonce: string, result: { code: string } | { error: string }): Promise<{ server: string; authorized: true }> {
+    return this.oauth.complete(principal, server, nonce, result)
+  }
+
+  /** The access token of `server` at `url`, refreshed when due or when `stale` was refused; for the principal's own sessions only. */
+  mcpAccessToken(principal: string, server: string, url: string, stale?: string): Promise<McpAccessToken | null> {
+    return this.oauth.token(principal, server, url, stale)
+  }
+
+  /** Forgets the server's OAuth tokens and client registration. */
+  forgetMcpOAuth(principal: string, server: string): { server: string; deleted: boolean } {
+    return this.oauth.forget(principal, server)
+  }
+
+  /**
+   * What the principal's sessions need to reach its MCP servers, in one call: the opened headers, and
+   * each server's OAuth grant id (a session reconnects when one changes; the tokens come per request).
+   */
+  async mcpAccess(principal: string): Promise<{ headers: Record<string, Record<string, string>>; grants: Record<string, string> }> {
+    return { headers: await this.mcpHeaders(principal), grants: this.oauth.grants() }
+  }
+
   private sealed(topic = KEYS): Record<string, SealedKey & { names?: string[] }> {
     const latest = this.ledger.latest(topic)
     return latest ? (this.ledger.payload(latest) as unknown as Record<string, SealedKey & { names?: string[] }>) : {}
@@ -133,3 +173,5 @@ export class ConfigObject extends DurableObject<Env> {
   }
 }
 
+// An expected refusal (a replayed state, a refused discovery) is an answer, not a crash to log.
+answerFailures(ConfigObject, ['startMcpOAuth', 'completeMcpOAuth', 'mcpAccessToken', 'forgetMcpOAuth'])

@@ -84,10 +84,12 @@ function boundTo(principal: string, provider: string): Uint8Array {
   return new TextEncoder().encode(`${principal}\n${provider}`)
 }
 
-function toBase64(bytes: Uint8Array): string {
+/** Standard base64 of `bytes` (what sealed values store). */
+export function toBase64(bytes: Uint8Array): string {
   return btoa(String.fromCharCode(...bytes))
 }
 
-function fromBase64(text: string): Uint8Array {
+/** The bytes of base64 `text` (padding optional). */
+export function fromBase64(text: string): Uint8Array {
   return Uint8Array.from(atob(text), (char) => char.charCodeAt(0))
 }

@@ -17,3 +17,22 @@ export interface CredentialInfo {
   provider: string
   setAt: string
 }
+
+/** What a listing says about an MCP server's stored headers: never their values. */
+export interface McpHeaderInfo {
+  server: string
+  setAt: string
+  names: string[]
+}
+
+/** What the API says of an MCP server's OAuth: never a token or a secret. */
+export interface McpOAuthInfo {
+  server: string
+  url: string | null
+  authorized: boolean
+  setAt: string | null
+  /** When the access token expires (ISO), null when unknown or not authorized. */
+  expiresAt: string | null
+  /** Whether an authorization was started and waits for its callback. */
+  pending: boolean
+}

@@ -28,9 +28,9 @@ import type { Usage } from '../llm/types.ts'
 import { calculator } from '../tools/builtins/calculator.ts'
 import { memoryTools } from '../tools/builtins/memory.ts'
 import { wait } from '../tools/builtins/wait.ts'
-import { answerFailures, settle } from '../rpc.ts'
+import { answerFailures, settle, settled } from '../rpc.ts'
 import { ToolRegistry } from '../tools/registry.ts'
-import { McpToolset } from '../tools/mcp/toolset.ts'
+import { type McpServerStatus, McpToolset } from '../tools/mcp/toolset.ts'
 import { mcpServersOf } from '../tools/mcp/servers.ts'
 import { parseOrThrow } from '../validate.ts'
 import { SessionAccess } from './access.ts'
@@ -140,9 +140,11 @@ export class SessionObject extends DurableObject<Env> {
     this.mcp = new McpToolset({
       registry: this.tools,
       servers: async () => mcpServersOf(await ownerConfig()),
-      headers: async () => (this.state.owner ? await this.env.CONFIGS.getByName(this.state.owner).mcpHeaders(this.state.owner) : {}),
+      access: async () => (this.state.owner ? await this.env.CONFIGS.getByName(this.state.owner).mcpAccess(this.state.owner) : { headers: {}, grants: {} }),
+      token: async (server, url, stale) => (this.state.owner ? await settled(this.env.CONFIGS.getByName(this.state.owner)).mcpAccessToken(this.state.owner, server, url, stale) : null),
       development: env.NEURON_ENV === 'development',
     })
+    this.sources.register('mcp.authorization', () => this.mcp.authorizationNote())
     this.chain = new ChainWriter({ ledger: this.ledger, storage: ctx.storage, env, topic: this.topic, session: () => this.name, owner: () => this.owner() })
     const memory = memoryTools({ env, caller: () => this.owner()!, conversation: (graph, caller) => this.openConversation(graph, caller) })
     this.tools.register('calculator', calculator)
@@ -204,6 +206,13 @@ export class SessionObject extends DurableObject<Env> {
     const decision = authorize({ owner: caller.id, share: body.share }, caller)
     this.record(EVENT.created, { ...wanted, owner: caller.id, share: body.share }, gateHeaders(caller, decision))
     return { session: viewOf(this.name, this.state), created: true }
+  }
+
+  /** The MCP servers this session's config lists, as it last listed them (a due listing runs first). */
+  async mcpServers(caller: Caller): Promise<{ items: McpServerStatus[] }> {
+    this.access.check(this.state, caller, 'read')
+    await this.mcp.refresh()
+    return { items: this.mcp.status() }
   }
 
   /** This session's config overrides (version 0: none), for a caller the policy allows. */
@@ -502,4 +511,4 @@ export class SessionObject extends DurableObject<Env> {
 
 // Expected failures of the RPC surface are answers, not uncaught errors (objects/rpc.ts);
 // a call to one of these from inside the object goes through `settle`.
-answerFailures(SessionObject, ['create', 'view', 'config', 'putConfig', 'prompt', 'interrupt', 'history', 'denials', 'forkFrom', 'truncate', 'writeChain', 'artifact'])
+answerFailures(SessionObject, ['create', 'view', 'mcpServers', 'config', 'putConfig', 'prompt', 'interrupt', 'history', 'denials', 'forkFrom', 'truncate', 'writeChain', 'artifact'])

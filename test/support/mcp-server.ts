@@ -31,7 +31,7 @@ export interface TestMcpServer {
 }
 
 /** The `McpServer` every endpoint but `/paged` serves. */
-function toolServer(): McpServer {
+export function toolServer(): McpServer {
   const server = new McpServer({ name: 'neuron-test', version: '1.0.0' })
   server.registerTool('echo', { description: 'Echo the text back', inputSchema: { text: z.string() } }, async ({ text }) => ({
     content: [{ type: 'text', text: `echo: ${text}` }],

@@ -28,9 +28,7 @@ const NOT_IN_CLIENT: Record<string, string> = {
   registerSchema: 'raw named ledgers: see appendEnvelope',
   mcp: 'MCP clients speak to /v1/mcp with an MCP SDK (docs/mcp.md), not with this client',
   mcpStream: 'MCP: see mcp (405: there is no GET stream)',
-  listMcpHeaders: 'not yet in the client: MCP server headers are set with fetch (docs/mcp.md)',
-  putMcpHeaders: 'not yet in the client: MCP server headers are set with fetch (docs/mcp.md)',
-  deleteMcpHeaders: 'not yet in the client: MCP server headers are set with fetch (docs/mcp.md)',
+  mcpOAuthCallback: "the authorization server redirects the principal's browser here; no client calls it",
 }
 
 type Call = (neuron: NeuronClient) => Promise<unknown>
@@ -44,6 +42,13 @@ const CALLS: Record<string, Call> = {
   listCredentials: (n) => n.config.credentials(),
   putCredential: (n) => n.config.setCredential('anthropic', 'k'),
   deleteCredential: (n) => n.config.deleteCredential('anthropic'),
+  listMcpHeaders: (n) => n.mcp.headers(),
+  putMcpHeaders: (n) => n.mcp.setHeaders('notes', { authorization: 'Bearer t' }),
+  deleteMcpHeaders: (n) => n.mcp.deleteHeaders('notes'),
+  listMcpOAuth: (n) => n.mcp.authorizations(),
+  startMcpOAuth: (n) => n.mcp.authorize('notes'),
+  forgetMcpOAuth: (n) => n.mcp.forget('notes'),
+  listSessionMcpServers: (n) => n.session('s1').mcpServers(),
   createSession: (n) => n.createSession({}),
   listSessions: (n) => n.sessions(),
   getSession: (n) => n.session('s1').view(),

@@ -155,6 +155,30 @@ const McpHeaderInfo = { type: 'object', required: ['server', 'setAt', 'names'], 
 /** Which MCP servers have stored headers, when they were set and the headers' names: never their values. */
 export const McpHeaders: Schema = { type: 'object', required: ['items'], properties: { items: { type: 'array', items: McpHeaderInfo } } }
 export const McpHeaderSet: Schema = McpHeaderInfo
+const McpOAuthInfo = {
+  type: 'object',
+  required: ['server', 'url', 'authorized', 'setAt', 'expiresAt', 'pending'],
+  properties: { server: str, url: { type: ['string', 'null'] }, authorized: { type: 'boolean' }, setAt: { type: ['string', 'null'] }, expiresAt: { type: ['string', 'null'] }, pending: { type: 'boolean' } },
+}
+/** Which MCP servers have an OAuth grant: never a token or a client secret. */
+export const McpOAuthList: Schema = { type: 'object', required: ['items'], properties: { items: { type: 'array', items: McpOAuthInfo } } }
+export const McpOAuthStarted: Schema = { type: 'object', required: ['server', 'authorizationUrl', 'expiresAt'], properties: { server: str, authorizationUrl: str, expiresAt: str } }
+export const McpOAuthCompleted: Schema = { type: 'object', required: ['server', 'authorized'], properties: { server: str, authorized: { const: true } } }
+const coded = { type: 'object', required: ['code', 'message'], properties: { code: str, message: str, details: { type: 'object' } } }
+const McpServerStatus = {
+  type: 'object',
+  required: ['name', 'url', 'tools', 'refused', 'error', 'listedAt'],
+  properties: {
+    name: str,
+    url: str,
+    tools: { type: 'array', items: str },
+    refused: { type: 'array', items: { type: 'object', required: ['tool', 'code', 'message'], properties: { tool: str, code: str, message: str } } },
+    error: { oneOf: [coded, { type: 'null' }] },
+    listedAt: { type: ['integer', 'null'] },
+  },
+}
+/** A session's MCP servers as it last listed them. */
+export const SessionMcpServers: Schema = { type: 'object', required: ['items'], properties: { items: { type: 'array', items: McpServerStatus } } }
 export const McpHeadersDeleted: Schema = { type: 'object', required: ['server', 'deleted'], properties: { server: str, deleted: { type: 'boolean' } } }
 export const CredentialDeleted: Schema = { type: 'object', required: ['provider', 'deleted'], properties: { provider: str, deleted: { type: 'boolean' } } }
 export const ConfigVersion: Schema = { type: 'object', required: ['version', 'etag', 'document'], properties: { version: int, etag: str, document: { type: 'object' } } }

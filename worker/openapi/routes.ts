@@ -8,7 +8,8 @@
 import type { z } from 'zod'
 import { ConfigSchema } from '../../objects/config/schema.ts'
 import { CredentialBody } from '../../objects/config/credentials.ts'
-import { McpHeadersBody } from '../../objects/tools/mcp/servers.ts'
+import { McpHeadersBody, McpOAuthStartBody } from '../../objects/tools/mcp/servers.ts'
+import { McpOAuthCallbackQuery } from '../routes/oauth.ts'
 import { McpMessage } from '../mcp/message.ts'
 import { EdgeBody, FoldQuery, ForgetBody, NeighbourQuery, NodeBody, PathQuery, PruneBody, RecallBody, RememberBody, ScopeQuery } from '../../objects/graph/inputs.ts'
 import { EnvelopeDraftSchema } from '../../objects/ledger/envelope.ts'
@@ -18,7 +19,7 @@ import { CreateSessionSchema, PageQuery, PromptSchema, StreamQuery } from '../..
 import { ListQuery, SchemaBody, WalkQuery } from '../routes/ledgers.ts'
 import { CancelSchema, ClearanceSchema, CreateOrchestrationSchema } from '../../objects/orchestration/schemas.ts'
 import { OrchestrationHistoryQuery } from '../routes/orchestrations.ts'
-import { MAX_APPEND_BYTES, MAX_BODY_BYTES, MAX_CREDENTIAL_BYTES, MAX_GRAPH_BODY, MAX_MCP_HEADERS_BYTES, MAX_SCHEMA_BYTES } from '../../objects/limits.ts'
+import { MAX_APPEND_BYTES, MAX_BODY_BYTES, MAX_CREDENTIAL_BYTES, MAX_GRAPH_BODY, MAX_MCP_HEADERS_BYTES, MAX_MCP_OAUTH_BYTES, MAX_SCHEMA_BYTES } from '../../objects/limits.ts'
 import { APP_ROUTES } from './app-routes.ts'
 import { BODY_ERRORS, REQUEST_ERRORS } from './body-errors.ts'
 import * as R from './responses.ts'
@@ -109,6 +110,31 @@ export const ROUTES: RouteDoc[] = [
     errors: [...REQUEST_ERRORS, 'CREDENTIALS_NOT_CONFIGURED'],
   },
   { method: 'delete', path: '/v1/config/mcp/{server}/headers', operationId: 'deleteMcpHeaders', summary: "Remove the stored headers of the caller's MCP server (a new version without them)", auth: 'bearer', ok: { 200: '{ server, deleted }' }, response: R.McpHeadersDeleted, errors: ['INVALID_REQUEST'] },
+  { method: 'get', path: '/v1/config/mcp/oauth', operationId: 'listMcpOAuth', summary: "Which of the caller's MCP servers have an OAuth grant or a started authorization, and when the access token expires (never a token)", auth: 'bearer', ok: { 200: 'the list' }, response: R.McpOAuthList, errors: [] },
+  {
+    method: 'post',
+    path: '/v1/config/mcp/{server}/oauth',
+    operationId: 'startMcpOAuth',
+    summary: "Start authorizing the caller's MCP server with OAuth: discovery, client registration, PKCE; answers the URL to open (the body is optional)",
+    auth: 'bearer',
+    body: McpOAuthStartBody,
+    maxBodyBytes: MAX_MCP_OAUTH_BYTES,
+    ok: { 200: 'the authorization URL and when it expires' },
+    response: R.McpOAuthStarted,
+    errors: [...REQUEST_ERRORS, 'MCP_SERVER_NOT_FOUND', 'MCP_URL_REFUSED', 'MCP_OAUTH_DISCOVERY_FAILED', 'MCP_OAUTH_CLIENT_REQUIRED', 'MCP_OAUTH_REGISTRATION_FAILED', 'MCP_OAUTH_UNSUPPORTED', 'CREDENTIALS_NOT_CONFIGURED'],
+  },
+  { method: 'delete', path: '/v1/config/mcp/{server}/oauth', operationId: 'forgetMcpOAuth', summary: "Forget the OAuth tokens and client registration of the caller's MCP server", auth: 'bearer', ok: { 200: '{ server, deleted }' }, response: R.McpHeadersDeleted, errors: ['INVALID_REQUEST'] },
+  {
+    method: 'get',
+    path: '/v1/oauth/mcp/callback',
+    operationId: 'mcpOAuthCallback',
+    summary: 'Where the authorization server sends the browser back: the sealed, single-use state names the principal and server; the code is exchanged for tokens, which are stored sealed and never answered',
+    auth: 'none',
+    query: McpOAuthCallbackQuery,
+    ok: { 200: '{ server, authorized: true }' },
+    response: R.McpOAuthCompleted,
+    errors: ['INVALID_REQUEST', 'MCP_OAUTH_STATE_INVALID', 'MCP_OAUTH_STATE_EXPIRED', 'MCP_OAUTH_DENIED', 'MCP_OAUTH_EXCHANGE_FAILED', 'MCP_URL_REFUSED', 'CREDENTIALS_NOT_CONFIGURED'],
+  },
   {
     method: 'post',
     path: '/v1/mcp',
@@ -160,6 +186,16 @@ export const ROUTES: RouteDoc[] = [
     ok: { 200: 'whether a turn was interrupted, which, and the control entry id' },
     response: R.Interrupted,
     errors: [...SESSION_ERRORS, ...BODY_ERRORS, 'INVALID_REQUEST'],
+  },
+  {
+    method: 'get',
+    path: '/v1/sessions/{id}/mcp',
+    operationId: 'listSessionMcpServers',
+    summary: "The MCP servers the session's config lists, as the session last listed them: tools offered, tools refused, and the error of a server it cannot use (MCP_AUTH_REQUIRED: authorize it first)",
+    auth: 'bearer',
+    ok: { 200: 'the list' },
+    response: R.SessionMcpServers,
+    errors: SESSION_ERRORS,
   },
   { method: 'get', path: '/v1/sessions/{id}/config', operationId: 'getSessionConfig', summary: "The session's config overrides (merged over its owner's document), their version and ETag", auth: 'bearer', ok: { 200: 'the current version' }, response: R.ConfigVersion, errors: SESSION_ERRORS },
   {

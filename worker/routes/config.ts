@@ -3,20 +3,26 @@
  * versions, ETag / If-Match), the JSON Schema it follows, and the caller's
  * stored provider keys, which are write-only: a listing says which providers
  * have one and when it was set, never the key. The headers of the caller's MCP
- * servers (bearer tokens) are write-only the same way, by server name.
+ * servers (bearer tokens) are write-only the same way, by server name, and so
+ * are their OAuth grants: the caller starts an authorization here and gets the
+ * URL to open; the code comes back to `/v1/oauth/mcp/callback` (routes/oauth.ts).
  */
 import { Hono } from 'hono'
 import { etagOf } from '../../objects/config/config-object.ts'
 import { ConfigSchema, configJsonSchema } from '../../objects/config/schema.ts'
 import { CredentialBody, keyedProvider } from '../../objects/config/credentials.ts'
+import { settled } from '../../objects/rpc.ts'
 import { parseOrThrow } from '../../objects/validate.ts'
-import { McpHeadersBody, McpServerName } from '../../objects/tools/mcp/servers.ts'
-import { MAX_BODY_BYTES, MAX_CREDENTIAL_BYTES, MAX_MCP_HEADERS_BYTES } from '../../objects/limits.ts'
+import { NeuronError } from '../../objects/errors.ts'
+import { parseJson } from '../../objects/parse-json.ts'
+import { McpHeadersBody, McpOAuthStartBody, McpServerName, mcpServersOf } from '../../objects/tools/mcp/servers.ts'
+import { MAX_BODY_BYTES, MAX_CREDENTIAL_BYTES, MAX_MCP_HEADERS_BYTES, MAX_MCP_OAUTH_BYTES } from '../../objects/limits.ts'
 import { limitBody } from '../body-limit.ts'
 import { callerOf } from '../caller.ts'
 import type { AppEnv } from '../env.ts'
 import { exists, register } from '../directory.ts'
 import { readJson } from '../read-json.ts'
+import { CALLBACK_PATH } from './oauth.ts'
 
 export const config = new Hono<AppEnv>()
   .get('/schema.json', (c) => c.json(configJsonSchema()))
@@ -69,5 +75,31 @@ export const config = new Hono<AppEnv>()
     const caller = callerOf(c)
     const server = parseOrThrow(McpServerName, c.req.param('server'), 'INVALID_REQUEST')
     const deleted = (await exists(c.env, `config:${caller.id}`)) && (await c.env.CONFIGS.getByName(caller.id).deleteMcpHeaders(caller.id, server)).deleted
+    return c.json({ server, deleted })
+  })
+  .get('/mcp/oauth', async (c) => {
+    const id = callerOf(c).id
+    return c.json({ items: (await exists(c.env, `config:${id}`)) ? await c.env.CONFIGS.getByName(id).mcpOAuthInfo() : [] })
+  })
+  .post('/mcp/:server/oauth', limitBody(MAX_MCP_OAUTH_BYTES), async (c) => {
+    const caller = callerOf(c)
+    const server = parseOrThrow(McpServerName, c.req.param('server'), 'INVALID_REQUEST')
+    // The body is optional: an empty one starts with the listed URL and a registered client.
+    const text = await c.req.text()
+    const body = parseOrThrow(McpOAuthStartBody, text.trim() === '' ? {} : parseJson(text), 'INVALID_REQUEST')
+    const stub = settled(c.env.CONFIGS.getByName(caller.id))
+    const listed = (await exists(c.env, `config:${caller.id}`)) ? mcpServersOf((await stub.current()).document).find((entry) => entry.name === server) : undefined
+    const url = body.url ?? listed?.url
+    if (!url) {
+      throw new NeuronError('MCP_SERVER_NOT_FOUND', `your config lists no MCP server ${server}: add it to mcpServers, or pass its url`, { status: 404, details: { server } })
+    }
+    await register(c.env, `config:${caller.id}`)
+    const { url: _url, ...client } = body
+    return c.json(await stub.startMcpOAuth(caller.id, server, { ...client, url, redirectUri: new URL(CALLBACK_PATH, c.req.url).href }))
+  })
+  .delete('/mcp/:server/oauth', async (c) => {
+    const caller = callerOf(c)
+    const server = parseOrThrow(McpServerName, c.req.param('server'), 'INVALID_REQUEST')
+    const deleted = (await exists(c.env, `config:${caller.id}`)) && (await settled(c.env.CONFIGS.getByName(caller.id)).forgetMcpOAuth(caller.id, server)).deleted
     return c.json({ server, deleted })
   })

@@ -6,10 +6,13 @@ import { html, raw } from 'hono/html'
 import type { AppEnv } from '../env.ts'
 import { openApiDocument } from '../openapi/document.ts'
 import { AUTH_ERRORS, ROUTES } from '../openapi/routes.ts'
+import { CALLBACK_PATH } from './oauth.ts'
 
-/** Routes the authenticate stage lets through without a principal. */
-/** Routes the gate lets through without a credential (the dev sign-in checks its own conditions). */
-export const OPEN_ROUTES = ['/v1/openapi.json', '/v1/docs', '/v1/dev/token']
+/**
+ * Routes the gate lets through without a credential: the dev sign-in checks its own conditions, and
+ * the MCP OAuth callback's sealed state is its credential.
+ */
+export const OPEN_ROUTES = ['/v1/openapi.json', '/v1/docs', '/v1/dev/token', CALLBACK_PATH]
 
 let cached: ReturnType<typeof openApiDocument> | undefined
 

@@ -71,6 +71,7 @@ export const sessions = new Hono<AppEnv>()
     const body = await readJson(c.req.raw)
     return c.json(await (await sessionStub(c.env, c.req.param('id'))).truncate(callerOf(c), body))
   })
+  .get('/:id/mcp', async (c) => c.json(await (await sessionStub(c.env, c.req.param('id'))).mcpServers(callerOf(c))))
   .get('/:id/config', async (c) => {
     const current = await (await sessionStub(c.env, c.req.param('id'))).config(callerOf(c))
     c.header('etag', current.etag)

@@ -7,13 +7,20 @@
  * policy (outbound.ts) before anything is sent. Every request is bounded in
  * time, and every failure is a `NeuronError` with an `MCP_*` code. A failed
  * connection is dropped, so the next use initializes a new one.
+ *
+ * Authorization is a named stage in front of the transport's fetch
+ * (`authorizing`): it adds the owner's OAuth access token when there is a grant,
+ * asks for a fresh one once when the server answers 401, and otherwise turns a
+ * 401 into `MCP_AUTH_REQUIRED`, which says how the owner authorizes the server.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js'
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker'
 import { NeuronError } from '../../errors.ts'
 import { type McpCallResult, resultText } from './content.ts'
+import type { Bearer } from './oauth/bearer.ts'
 import { checkMcpUrl } from './outbound.ts'
 import { MCP_CALL_MAX_MS, MCP_CALL_TIMEOUT_MS, type McpServerConfig } from './servers.ts'
 
@@ -49,6 +56,8 @@ export class McpConnection {
     private readonly headers: Record<string, string> = {},
     /** Whether loopback may be reached (see outbound.ts). */
     private readonly policy: { development: boolean } = { development: false },
+    /** The owner's OAuth access token for this server, when it has a grant. */
+    private readonly bearer: Bearer | null = null,
   ) {}
 
   /** Every tool the server lists, across pages. */
@@ -104,7 +113,7 @@ export class McpConnection {
     this.client ??= (async () => {
       const transport = new StreamableHTTPClientTransport(checkMcpUrl(this.server.url, this.policy), {
         requestInit: { headers: this.headers },
-        fetch: withoutStandaloneStream,
+        fetch: authorizing(this.server.name, this.bearer, withoutStandaloneStream),
       })
       const client = new Client({ name: 'neuron', version: '1' }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() })
       // A call's answer stream that breaks (the server died) is lost: the SDK resumes only streams the
@@ -144,3 +153,48 @@ export class McpConnection {
  */
 const withoutStandaloneStream: typeof fetch = (input, init) =>
   init?.method === 'GET' ? Promise.resolve(new Response(null, { status: 405 })) : fetch(input, init)
+
+/**
+ * The authorization stage: the OAuth token when the owner has a grant (it replaces a stored
+ * `authorization` header), one retry with a fresh token when the server refuses it, and
+ * `MCP_AUTH_REQUIRED` for a 401 nothing can fix here.
+ *
+ * @example
+ * const send = authorizing('notes', bearer, fetch) // a fetch for the transport
+ */
+export function authorizing(server: string, bearer: Bearer | null, next: typeof fetch): typeof fetch {
+  return async (input, init) => {
+    const send = (token: string | null) => {
+      if (token === null) return next(input, init)
+      const headers = new Headers(init?.headers)
+      headers.set('authorization', `Bearer ${token}`)
+      return next(input, { ...init, headers })
+    }
+    const token = bearer ? await bearer.token() : null
+    let response = await send(token)
+    if (response.status !== 401) return response
+    const fresh = token !== null ? await bearer!.refused(token) : null
+    if (fresh !== null) {
+      await response.body?.cancel()
+      response = await send(fresh)
+      if (response.status !== 401) return response
+    }
+    await response.body?.cancel()
+    throw authRequired(server, response)
+  }
+}
+
+/**
+ * `MCP_AUTH_REQUIRED`: the server wants authorization the owner has not given (or no longer holds).
+ *
+ * @example
+ * authRequired('notes', response).details // { server: 'notes', authorize: 'POST /v1/config/mcp/notes/oauth', resourceMetadata: '…' }
+ */
+export function authRequired(server: string, response?: Response): NeuronError {
+  const resourceMetadata = response ? extractWWWAuthenticateParams(response).resourceMetadataUrl?.href : undefined
+  const authorize = `POST /v1/config/mcp/${server}/oauth`
+  return new NeuronError('MCP_AUTH_REQUIRED', `MCP server ${server} needs authorization: its owner authorizes it with ${authorize} (neuron mcp authorize ${server}), then opens the URL it answers`, {
+    status: 502,
+    details: { server, authorize, ...(resourceMetadata ? { resourceMetadata } : {}) },
+  })
+}

@@ -53,6 +53,18 @@ export const McpHeadersBody = z.strictObject({
   ),
 })
 
+/**
+ * The body of `POST /v1/config/mcp/:server/oauth` (all optional): the server's URL when the
+ * principal's config document does not list it (a session's overrides may), a client the
+ * authorization server issued when it registers none dynamically, and the scopes to ask for.
+ */
+export const McpOAuthStartBody = z.strictObject({
+  url: McpServerEntry.shape.url.optional(),
+  clientId: z.string().min(1).max(256).regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces').optional(),
+  clientSecret: z.string().min(1).max(1024).regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces').optional(),
+  scope: z.string().min(1).max(1024).regex(/^[\x20-\x7e]+$/, 'printable ASCII').optional(),
+})
+
 /** The longest tool name the provider dialects accept. */
 export const PROVIDER_TOOL_NAME_MAX = 64
 

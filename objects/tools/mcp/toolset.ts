@@ -7,13 +7,16 @@
  * broken or unsafe is refused alone (with its reason kept in `status()`), and
  * every call's input is validated before the server sees it. Registrations
  * change only when a server's list changes, so a call in flight settles
- * against the registration its turn was shown.
+ * against the registration its turn was shown. A server whose owner gains or
+ * loses an OAuth grant is connected and listed again at once, not after the
+ * retry delay, so authorizing a server takes effect at the next turn.
  */
 import { canonicalJson, type Json } from '../../ledger/json.ts'
 import { NeuronError } from '../../errors.ts'
 import { jsonSchemaTool } from '../json-schema-tool.ts'
 import type { Registration, ToolRegistry } from '../registry.ts'
 import { McpConnection, type McpListedTool } from './connection.ts'
+import { type AskToken, Bearer } from './oauth/bearer.ts'
 import { mcpToolName, type McpServerConfig } from './servers.ts'
 
 /** How long a server's tool list is used before it is listed again. */
@@ -25,8 +28,10 @@ export interface McpToolsetDeps {
   registry: ToolRegistry
   /** The servers the session's effective config lists now. */
   servers(): Promise<McpServerConfig[]>
-  /** The sealed headers of the session's owner, opened, by server name. */
-  headers(): Promise<Record<string, Record<string, string>>>
+  /** The owner's sealed headers, opened, and its OAuth grant ids, by server name. */
+  access(): Promise<{ headers: Record<string, Record<string, string>>; grants: Record<string, string> }>
+  /** The owner's OAuth access token for a server with a grant (see oauth/bearer.ts). */
+  token(server: string, url: string, stale?: string): ReturnType<AskToken>
   /** Whether loopback URLs may be reached (development only; see outbound.ts). */
   development: boolean
   now?(): number
@@ -38,12 +43,12 @@ export interface McpServerStatus {
   url: string
   tools: string[]
   refused: { tool: string; code: string; message: string }[]
-  error: { code: string; message: string } | null
+  error: { code: string; message: string; details?: Record<string, unknown> } | null
   listedAt: number | null
 }
 
 interface Entry {
-  /** The server's config and headers, canonical: a change makes a new connection. */
+  /** The server's config, headers and grant id, canonical: a change makes a new connection. */
   key: string
   connection: McpConnection
   registrations: Registration[]
@@ -77,19 +82,32 @@ export class McpToolset {
     return [...this.entries.values()].map((entry) => entry.status)
   }
 
+  /**
+   * What the model is told of servers it cannot use until their owner authorizes them (a context
+   * source): one line per server, or null when none waits for authorization.
+   *
+   * @example
+   * mcp.authorizationNote() // ['notes: needs authorization by the session owner (POST /v1/config/mcp/notes/oauth); its tools …']
+   */
+  authorizationNote(): string[] | null {
+    const waiting = this.status().filter((status) => status.error?.code === 'MCP_AUTH_REQUIRED')
+    if (waiting.length === 0) return null
+    return waiting.map((status) => `${status.name}: needs authorization by the session owner (POST /v1/config/mcp/${status.name}/oauth); its tools are offered once authorized`)
+  }
+
   private async sync(): Promise<void> {
     const servers = await this.deps.servers()
     // No servers, now or before: nothing to read, not even the sealed headers.
     if (servers.length === 0 && this.entries.size === 0) return
-    const headers = servers.length === 0 ? {} : await this.deps.headers()
+    const { headers, grants } = servers.length === 0 ? { headers: {}, grants: {} } : await this.deps.access()
     const wanted = new Set(servers.map((server) => server.name))
     for (const [name, entry] of this.entries) if (!wanted.has(name)) this.drop(name, entry)
-    await Promise.all(servers.map((server) => this.syncServer(server, headers[server.name] ?? {})))
+    await Promise.all(servers.map((server) => this.syncServer(server, headers[server.name] ?? {}, grants[server.name] ?? null)))
   }
 
-  private async syncServer(server: McpServerConfig, headers: Record<string, string>): Promise<void> {
+  private async syncServer(server: McpServerConfig, headers: Record<string, string>, grant: string | null): Promise<void> {
     const now = this.now()
-    const key = canonicalJson({ server, headers } as unknown as Json)
+    const key = canonicalJson({ server, headers, grant } as unknown as Json)
     let entry = this.entries.get(server.name)
     if (entry && entry.key !== key) {
       this.drop(server.name, entry)
@@ -98,7 +116,7 @@ export class McpToolset {
     if (!entry) {
       entry = {
         key,
-        connection: new McpConnection(server, headers, { development: this.deps.development }),
+        connection: new McpConnection(server, headers, { development: this.deps.development }, grant ? new Bearer((stale) => this.deps.token(server.name, server.url, stale)) : null),
         registrations: [],
         listed: null,
         status: { name: server.name, url: server.url, tools: [], refused: [], error: null, listedAt: null },
@@ -118,7 +136,7 @@ export class McpToolset {
       // A server that cannot be listed keeps the tools it had (their calls fail with a coded error) and is tried again soon.
       entry.due = now + MCP_RETRY_MS
       const coded = error instanceof NeuronError ? error : new NeuronError('MCP_UNAVAILABLE', String(error), { status: 502 })
-      entry.status.error = { code: coded.code, message: coded.message }
+      entry.status.error = { code: coded.code, message: coded.message, ...(coded.details ? { details: coded.details } : {}) }
       console.warn('mcp: listing tools failed', { server: server.name, code: coded.code, message: coded.message })
     }
   }

@@ -93,4 +93,21 @@ describe('MCP tools in a session', () => {
     expect((log.find((e) => e.type === 'session.next.tool.failed')!.payload as { error: { code: string } }).error.code).toBe('TOOL_NOT_FOUND')
     expect((log.find((e) => e.type === 'session.next.tool.succeeded')!.payload as { content: string }).content).toContain('5')
   })
+
+  it('a server that needs OAuth: listed as MCP_AUTH_REQUIRED, and the model is told how its owner authorizes it', async () => {
+    const { id, stub } = await newSession('mcp-needs-auth')
+    const url = `${inject('mcpOAuthServerUrl')}/mcp`
+    await api(`/v1/sessions/${id}/config`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mcpServers: [{ name: 'secured', url }] }) })
+    expect((await postJson(`/v1/sessions/${id}/prompt`, { text: '/tool calculator {"expression":"2+3"}' })).status).toBe(202)
+    await waitIdle(id)
+    const log = await events(id)
+    expect(log.some((e) => e.type === 'session.next.tool.succeeded')).toBe(true)
+    // The first turn's context baseline carries the note (the context source mcp.authorization).
+    const epoch = log.find((e) => e.type === 'session.next.epoch.started')!.payload as { baseline: string }
+    const baseline = JSON.parse(new TextDecoder().decode((await stub.artifact(ownerCaller, epoch.baseline))!)) as { sources: Record<string, unknown>; system: string }
+    expect(baseline.sources['mcp.authorization']).toEqual(['secured: needs authorization by the session owner (POST /v1/config/mcp/secured/oauth); its tools are offered once authorized'])
+    expect(baseline.system).toContain('POST /v1/config/mcp/secured/oauth')
+    const listed = (await (await api(`/v1/sessions/${id}/mcp`)).json()) as { items: { name: string; error: { code: string } }[] }
+    expect(listed.items).toEqual([expect.objectContaining({ name: 'secured', tools: [], error: expect.objectContaining({ code: 'MCP_AUTH_REQUIRED' }) })])
+  })
 })

@@ -15,7 +15,7 @@ const lists = async (path: string) => ((await (await fetch(`${base}/__calls`)).j
 function toolset(servers: () => McpServerConfig[]) {
   const registry = new ToolRegistry()
   const clock = { now: 1_000 }
-  const mcp = new McpToolset({ registry, servers: async () => servers(), headers: async () => ({}), development: true, now: () => clock.now })
+  const mcp = new McpToolset({ registry, servers: async () => servers(), access: async () => ({ headers: {}, grants: {} }), token: async () => null, development: true, now: () => clock.now })
   return { registry, clock, mcp }
 }
 

@@ -1,0 +1,36 @@
+/**
+ * `GET /v1/oauth/mcp/callback`: where an MCP server's authorization server
+ * sends the principal's browser back with `code` and `state`. A redirect
+ * cannot carry the principal's bearer token, so this route is open and the
+ * state is the only credential: it is opened here (a forged or expired one is
+ * refused before any object is addressed), and the principal's config object
+ * it names consumes it once and exchanges the code for tokens. Nothing this
+ * route answers holds a token.
+ */
+import { Hono } from 'hono'
+import { z } from 'zod'
+import { NeuronError } from '../../objects/errors.ts'
+import { settled } from '../../objects/rpc.ts'
+import { openState } from '../../objects/tools/mcp/oauth/state.ts'
+import { parseOrThrow } from '../../objects/validate.ts'
+import type { AppEnv } from '../env.ts'
+
+/** The callback's path: the redirect URI registered with authorization servers is this, on the request's origin. */
+export const CALLBACK_PATH = '/v1/oauth/mcp/callback'
+
+/** What the authorization server sends back (RFC 6749 §4.1.2): `code` and `state`, or `error` and `state`. */
+export const McpOAuthCallbackQuery = z.object({
+  state: z.string().max(1024).optional(),
+  code: z.string().max(4096).optional(),
+  error: z.string().max(256).optional(),
+  error_description: z.string().max(1024).optional(),
+})
+
+export const oauth = new Hono<AppEnv>().get('/mcp/callback', async (c) => {
+  const query = parseOrThrow(McpOAuthCallbackQuery, c.req.query(), 'INVALID_REQUEST')
+  const state = await openState(c.env.CREDENTIALS_SECRET, query.state)
+  const { code, error } = query
+  if (!code && !error) throw new NeuronError('INVALID_REQUEST', 'the callback needs code (or error) and state', { status: 400 })
+  const result = code ? { code } : { error: `${error}${query.error_description ? `: ${query.error_description}` : ''}` }
+  return c.json(await settled(c.env.CONFIGS.getByName(state.principal)).completeMcpOAuth(state.principal, state.server, state.nonce, result))
+})
