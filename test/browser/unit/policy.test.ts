@@ -34,6 +34,9 @@ describe('routing policy', () => {
     expect(decideGesture({ focused: true, activated: true })).toEqual({ allow: true })
     expect(decideGesture({ focused: false, activated: true })).toMatchObject({ allow: false, code: 'ACTIVATION_REQUIRED', message: expect.stringMatching(/focused/) })
     expect(decideGesture({ focused: true, activated: false })).toMatchObject({ allow: false, code: 'ACTIVATION_REQUIRED', message: expect.stringMatching(/activation/) })
+    // focus only (a key's lifecycle): activation is not asked for, focus still is
+    expect(decideGesture({ focused: true, activated: false, activation: false })).toEqual({ allow: true })
+    expect(decideGesture({ focused: false, activated: true, activation: false })).toMatchObject({ allow: false, code: 'ACTIVATION_REQUIRED' })
   })
 })
 
