@@ -86,7 +86,7 @@ export interface ScopedCallFacts {
 }
 
 /** Kernel tools that would put a dialog or a tile in front of the person. */
-const NEEDS_OWNER = new Set(['permissions.request', 'workspace.open_tile'])
+const NEEDS_OWNER = new Set(['permissions.request', 'workspace.open_tile', 'canister.call_dialog', 'backend_calls.request'])
 
 /** May a call made under an invocation capability go on? It never falls back to asking the person. */
 export function decideScopedCall(f: ScopedCallFacts): { allow: true } | ({ allow: false } & Refusal) {

@@ -137,15 +137,17 @@ export class Broker {
     if (action === 'tools.list') return this.#list(ep, id, payload, scope)
     const privateAction = this.k.privateActions.get(action)
     if (!privateAction) return this.#refuse(ep, id, KERNEL, action, payload, fail('UNKNOWN_ACTION', `no action ${action}`), visibility)
+    // A payload carrying a secret (connections.set) is never summarized into the audit.
+    const recorded = privateAction.redact ? undefined : payload
     if (!acceptsPrivateAction(privateAction.rule, ep.kind)) {
-      return this.#refuse(ep, id, KERNEL, action, payload, fail('PERMISSION_DENIED', `${action} is not accepted from a ${ep.kind}`), visibility)
+      return this.#refuse(ep, id, KERNEL, action, recorded, fail('PERMISSION_DENIED', `${action} is not accepted from a ${ep.kind}`), visibility)
     }
     const outcome = privateAction.run(ep, payload)
-    if (!(outcome instanceof Promise)) return this.#answerPrivate(ep, id, action, payload, outcome)
-    // The trusted page performs the effect (clipboard, wallet) or the person decides (agent.mode.request): answer when it settles, if the sender is still there.
+    if (!(outcome instanceof Promise)) return this.#answerPrivate(ep, id, action, recorded, outcome)
+    // The trusted page performs the effect (clipboard, wallet), the person decides (agent.mode.request) or the server answers (canister.*): answer when it settles, if the sender is still there.
     void outcome.then(
-      (settled) => this.#answerPrivate(ep, id, action, payload, settled),
-      (error) => this.#answerPrivate(ep, id, action, payload, { error: fail('INTERNAL', `${action} failed: ${String(error).slice(0, 120)}`) }),
+      (settled) => this.#answerPrivate(ep, id, action, recorded, settled),
+      (error) => this.#answerPrivate(ep, id, action, recorded, { error: fail('INTERNAL', `${action} failed: ${String(error).slice(0, 120)}`) }),
     )
   }
 

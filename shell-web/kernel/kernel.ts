@@ -10,6 +10,10 @@
  * const tile = kernel.mount({ app: 'notes', kind: 'tile', tileId: 't1', parent })
  */
 import { createAgentActions } from './agent-actions.ts'
+import { createCanisterActions } from './canister/actions.ts'
+import { BackendConsent } from './canister/consent.ts'
+import type { ServerPort } from './canister/server.ts'
+import { createCanisterTools } from './canister/tools.ts'
 import { AgentCalls } from './agent-calls.ts'
 import { AgentMode } from './agent-mode.ts'
 import { AuditRing } from './audit.ts'
@@ -39,6 +43,8 @@ export interface KernelHost {
   openTile(app: string, params: Record<string, string>): { endpoint: string } | BusErrorShape
   /** tray.dismiss: close this tray popover (the UI owns the popover around the frame). */
   closeTray?(frame: FrameRecord): void
+  /** App backends: the signed-in person's apps client (undefined while signed out). */
+  server?: ServerPort
 }
 
 export class KernelError extends Error {
@@ -60,6 +66,8 @@ export class Kernel {
   readonly provenance = createProvenance({ calls: this.calls, delegations: this.delegations })
   /** Agent Mode: what the owner enabled, the consent dialog, and the capabilities of calls made for the agent. */
   readonly agentMode = new AgentMode()
+  /** App backends: the one consent dialog for a call on the person's behalf or an outbound grant. */
+  readonly backendConsent = new BackendConsent()
   readonly invocations = new Invocations((call, outcome, notify) => this.calls.finish(call, outcome, notify))
   /** The agent as a caller (the bridge to a session's model calls through here). */
   readonly agent: AgentCalls
@@ -74,6 +82,7 @@ export class Kernel {
 
   constructor(private readonly host: KernelHost) {
     const gesture = createGestureCheck({ frameOf: (ep) => this.frameOf(ep) })
+    const backends = { server: host.server ?? (() => undefined), manifest: (app: string) => this.manifest(app) }
     this.broker = new Broker({
       audit: this.audit,
       work: this.work,
@@ -81,7 +90,11 @@ export class Kernel {
       invocations: this.invocations,
       endpoints: this.endpoints,
       grants: this.grants,
-      kernelTools: new Map([...createKernelTools({ apps: () => this.apps(), endpoints: this.endpoints, grants: this.grants, audit: this.audit, openTile: host.openTile }), ['attachments.delegate', this.provenance.tool]]),
+      kernelTools: new Map([
+        ...createKernelTools({ apps: () => this.apps(), endpoints: this.endpoints, grants: this.grants, audit: this.audit, openTile: host.openTile }),
+        ['attachments.delegate', this.provenance.tool],
+        ...createCanisterTools({ ...backends, consent: this.backendConsent }),
+      ]),
       privateActions: new Map([
         ...createPrivateActions({ endpoints: this.endpoints, manifest: (app) => this.manifest(app) }),
         ...createPageActions({ endpoints: this.endpoints, manifest: (app) => this.manifest(app), frameOf: (ep) => this.frameOf(ep), setBadge: (app, badge) => this.#setBadge(app, badge), closeTray: (frame) => host.closeTray?.(frame), gesture }),
@@ -90,6 +103,7 @@ export class Kernel {
           manifest: (app) => this.manifest(app),
           gesture,
         }),
+        ...createCanisterActions({ ...backends, endpoints: this.endpoints, gesture }),
       ]),
       bye: (ep) => this.frames.documentGone(ep),
       strike: (ep) => this.#strike(ep),
@@ -112,6 +126,7 @@ export class Kernel {
       this.grants.endpointGone(ep.id)
       this.delegations.sessionEnded(ep.session)
       this.agentMode.endpointGone(ep.id)
+      this.backendConsent.endpointGone(ep.id)
     })
     // Consent ends (owner, app, app change, sign-out): every call made under it ends with it.
     this.agentMode.onRevoked((ended, reason) => {

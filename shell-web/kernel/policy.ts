@@ -52,16 +52,16 @@ export function decideGrantRequest(input: { sourceApp: string; targetApp: string
 /**
  * Private actions travel on the same port but are not tools: no discovery, no
  * cross-app routing, no audit of successes. Each names exactly who may send it.
- * Later actions (tray.set_state, clipboard.write_text, connections.*) join this
- * table with their own rule.
+ * Every action (tray.set_state, clipboard.write_text, connections.*, …) names its rule.
  */
-export type PrivateActionRule = 'any-endpoint-of-app' | 'background-only' | 'tray-only' | 'tile-only' | 'focused-tile'
+export type PrivateActionRule = 'any-endpoint-of-app' | 'background-only' | 'tray-only' | 'tile-only' | 'focused-tile' | 'tile-or-background'
 
 /** Is an endpoint of `kind` accepted for an action with `rule`? (`focused-tile` also needs {@link decideGesture}.) */
 export function acceptsPrivateAction(rule: PrivateActionRule, kind: CallerKind): boolean {
   if (rule === 'any-endpoint-of-app') return true
   if (rule === 'background-only') return kind === 'background'
   if (rule === 'tile-only' || rule === 'focused-tile') return kind === 'tile'
+  if (rule === 'tile-or-background') return kind === 'tile' || kind === 'background'
   return kind === 'tray'
 }
 

@@ -45,6 +45,11 @@ export const CODES = [
   'AGENT_CONSENT_LIMIT',
   'AGENT_MODE_REVOKED',
   'AGENT_MODE_LIMIT',
+  // App backends (canister.*, backend_calls.*, connections.*, vetkeys.*): the server behind the kernel.
+  'SIGN_IN_REQUIRED',
+  'CONSENT_DENIED',
+  'NOT_FOUND',
+  'BACKEND_ERROR',
 ] as const
 
 export type Code = (typeof CODES)[number]

@@ -103,4 +103,10 @@ export const LIMITS = {
   ownerRequiredRetryAfterMs: 5_000,
   /** Invocation capabilities alive at once (every routed call made for the agent holds one). */
   maxInvocations: 256,
+  /** App backends: how long a consent dialog (canister.call_dialog, backend_calls.request) waits for the person. */
+  backendConsentTimeoutMs: 60_000,
+  /** How much of a call's input the consent dialog shows (a summary, never the whole value). */
+  maxConsentSummaryChars: 400,
+  /** Derivation paths one manifest may declare for vetkeys.derive. */
+  maxVetkeyPaths: 8,
 } as const

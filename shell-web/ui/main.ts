@@ -9,6 +9,7 @@
 import { AgentModeView } from './agent-mode-view.ts'
 import { AgentPanel } from './agent-panel.ts'
 import { AuditView } from './audit-view.ts'
+import { BackendConsentView } from './backend-consent-view.ts'
 import { h } from './dom.ts'
 import { GrantsView } from './grants-view.ts'
 import { loadInstalls, saveInstalls } from './installs.ts'
@@ -21,16 +22,20 @@ const $ = <T extends HTMLElement>(selector: string) => document.querySelector<T>
 
 let workspaces: Workspaces | undefined
 let tray: Tray
+let panel: AgentPanel | undefined
 const kernel = new Kernel({
   backgrounds: $('#backgrounds'),
   openTile: (app, params) => workspaces!.openTile(app, params),
   closeTray: (frame) => tray.openFrame === frame && tray.close(),
+  // App backends are reached as the signed-in person, through the panel's client; frames never see its token.
+  server: () => panel?.connection?.client.apps,
 })
 workspaces = new Workspaces(kernel, $('#workspace'), $('#workspaces'))
 tray = new Tray(kernel, $('#tray'))
 new GrantsView(kernel, $('#grants'), $<HTMLDialogElement>('#grant-dialog'))
 new AuditView(kernel, $('#audit'), $('#endpoints'))
 new AgentModeView(kernel, $('#agent-mode'), $<HTMLDialogElement>('#agent-dialog'))
+new BackendConsentView(kernel, $<HTMLDialogElement>('#backend-dialog'))
 
 const launcher = $('#launcher')
 const renderChrome = () => {
@@ -73,9 +78,10 @@ renderChrome()
  * it) and every app is uninstalled; signing in again installs the same apps afresh. The stored
  * installs stay as they were while signed out, so a reload then still knows them.
  */
-const panel = new AgentPanel(kernel, $('#agent-panel'), {
+panel = new AgentPanel(kernel, $('#agent-panel'), {
   onSignOut() {
     kernel.agentMode.clear('signed out')
+    kernel.backendConsent.clear()
     signedOut = kernel.apps()
     for (const app of kernel.apps()) uninstall(app.id)
   },
