@@ -26,20 +26,20 @@ beforeAll(async () => {
   await server.apps.app('counter').call('increment', { by: 1 })
   await shell.page.click('[data-action="dev-sign-in"]')
   await shell.page.waitForFunction(() => (window as any).neutron.panel.connection, undefined, { timeout: 30_000 })
-  await install(shell.page, { id: 'counter', version: '1.0.0', title: 'Counter', entries: { tile: '/fixtures/gestures/tile' }, tools: [] })
+  await install(shell.page, { id: 'counter', version: '1.0.0', title: 'Counter', entries: { tile: '/fixtures/backend/tile' }, tools: [] })
   tile = await frameOf(shell.page, await openTile(shell.page, 'counter'))
   await tile.evaluate(() => (globalThis as any).fixture.ready)
 }, 180_000)
 afterAll(() => shell?.close())
 
-/** ms per call of `n` sequential query_self calls from the tile, timed inside the tile. */
+/** ms per call of `n` sequential query_self calls from the tile through the SDK, timed inside the tile. */
 const viaShell = (n: number): Promise<number> =>
   tile.evaluate(async (n) => {
-    const { raw } = (globalThis as any).fixture
+    const { canister } = (globalThis as any).fixture.sdk
     const started = performance.now()
     for (let i = 0; i < n; i++) {
-      const answer = await raw('canister.query_self', { method: 'count', input: {} })
-      if (answer.ok?.output?.count !== 1) throw new Error(JSON.stringify(answer))
+      const answer = await canister.querySelf('count', {})
+      if (answer.output.count !== 1) throw new Error(JSON.stringify(answer))
     }
     return (performance.now() - started) / n
   }, n)

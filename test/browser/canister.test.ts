@@ -13,10 +13,9 @@ import { type EncryptedKey, wrappingKey } from '../../objects/apps/vetkeys.ts'
 import { COUNTER, pkg } from '../fixtures/apps/packages.ts'
 import { audit, frameOf, install, openShell, openTile, type Shell, waitForEndpoint } from './support/shell.ts'
 
-const PAGES = { tile: '/fixtures/gestures/tile', background: '/fixtures/gestures/background' }
-/** The shell's side of the two apps: the gestures fixture's pages, which send raw private actions. */
-const COUNTER_APP = { id: 'counter', version: '1.0.0', title: 'Counter', entries: PAGES, tools: [], vetkeys: ['notes/v1'] }
-const RIVAL_APP = { id: 'rival', version: '1.0.0', title: 'Rival', entries: PAGES, tools: [], vetkeys: ['notes/v1'] }
+/** The shell's side of the two apps: pages that use the SDK (`fixture.sdk`) or send raw actions (`fixture.raw`). */
+const COUNTER_APP = { id: 'counter', version: '1.0.0', title: 'Counter', entries: { tile: '/fixtures/backend/tile', background: '/fixtures/backend/background' }, tools: [], vetkeys: ['notes/v1'] }
+const RIVAL_APP = { id: 'rival', version: '1.0.0', title: 'Rival', entries: { tile: '/fixtures/gestures/tile', background: '/fixtures/gestures/background' }, tools: [], vetkeys: ['notes/v1'] }
 const RIVAL = pkg('rival', 'export default { async ping() { return { pong: true } } }', { ping: { kind: 'query' } })
 
 type Outcome = { ok?: any; error?: { code: string; message: string; retryAfterMs?: number } }
@@ -29,6 +28,15 @@ let rivalTile: Frame
 let rivalBg: Frame
 
 const raw = (frame: Frame, action: string, payload: unknown): Promise<Outcome> => frame.evaluate(([a, p]) => (globalThis as any).fixture.raw(a, p), [action, payload] as const)
+/** Calls `fixture.sdk.<path>(...args)` in the frame, as an app would; the BusError comes back as `{ error }`. */
+const sdk = (frame: Frame, path: string, ...args: unknown[]): Promise<Outcome> =>
+  frame.evaluate(
+    ([p, a]) => {
+      const fn = p.split('.').reduce((v: any, k: string) => v[k], (globalThis as any).fixture.sdk)
+      return fn(...a).then((ok: unknown) => ({ ok }), (e: { code: string; message: string }) => ({ error: { code: e.code, message: e.message } }))
+    },
+    [path, args] as const,
+  )
 const kernelTool = (frame: Frame, name: string, args: unknown) => raw(frame, 'tools.call', { target: 'kernel', name, arguments: args })
 /** Starts a kernel tool call that waits for the person; its answer lands in `fixture.pending`. */
 const startKernelTool = (frame: Frame, name: string, args: unknown) =>
@@ -61,7 +69,7 @@ beforeAll(async () => {
   tileId = await openTile(shell.page, 'counter')
   const rivalTileId = await openTile(shell.page, 'rival')
   ;[counterTile, counterBg, rivalTile, rivalBg] = await Promise.all([frameOf(shell.page, tileId), frameOf(shell.page, 'app:counter:background'), frameOf(shell.page, rivalTileId), frameOf(shell.page, 'app:rival:background')])
-  await Promise.all([counterTile, rivalTile].map((f) => f.evaluate(() => (globalThis as any).fixture.ready)))
+  await Promise.all([counterTile, counterBg, rivalTile].map((f) => f.evaluate(() => (globalThis as any).fixture.ready)))
 }, 120_000)
 afterAll(() => shell?.close())
 
@@ -74,8 +82,8 @@ describe('app backends from the shell', () => {
   })
 
   it("an app reaches its own backend on the same-app wire: queries read, updates append, a query cannot run an update", async () => {
-    expect(await raw(counterTile, 'canister.update_self', { method: 'increment', input: { by: 2 } })).toEqual({ ok: { output: { count: 2 } } })
-    expect(await raw(counterBg, 'canister.query_self', { method: 'count', input: {} })).toEqual({ ok: { output: { count: 2 } } })
+    expect(await sdk(counterTile, 'canister.updateSelf', 'increment', { by: 2 })).toEqual({ ok: { output: { count: 2 } } })
+    expect(await sdk(counterBg, 'canister.querySelf', 'count', {})).toEqual({ ok: { output: { count: 2 } } })
     // query_self names an update: refused against the installed interface before anything runs.
     expect(await raw(counterTile, 'canister.query_self', { method: 'increment', input: { by: 1 } })).toMatchObject({ error: { code: 'PERMISSION_DENIED', message: expect.stringContaining('METHOD_KIND_MISMATCH') } })
     expect(await raw(counterTile, 'canister.update_self', { method: 'increment', input: { by: 'many' } })).toMatchObject({ error: { code: 'SCHEMA_VIOLATION' } })
@@ -139,12 +147,12 @@ describe('app backends from the shell', () => {
 
   it("a connection's secret reaches only the app's live background: not a tile, not another app, not the audit", async () => {
     const secret = 'sk-live-7f3a9c1e-never-in-the-audit'
-    expect(await raw(counterBg, 'connections.set', { name: 'mail', secret })).toMatchObject({ ok: { name: 'mail' } })
-    expect(await raw(counterBg, 'connections.get', { name: 'mail' })).toEqual({ ok: { name: 'mail', secret } })
-    expect((await raw(counterBg, 'connections.list', {})).ok.connections).toEqual([expect.objectContaining({ name: 'mail' })])
+    expect(await sdk(counterBg, 'connections.set', 'mail', secret)).toMatchObject({ ok: { name: 'mail' } })
+    expect(await sdk(counterBg, 'connections.get', 'mail')).toEqual({ ok: { name: 'mail', secret } })
+    expect((await sdk(counterBg, 'connections.list')).ok.connections).toEqual([expect.objectContaining({ name: 'mail' })])
     // A tile of the same app cannot, even setting one (its refused payload is not summarized anywhere).
     const fromTile = 'sk-from-a-tile-also-never-in-the-audit'
-    expect(await raw(counterTile, 'connections.get', { name: 'mail' })).toMatchObject({ error: { code: 'PERMISSION_DENIED' } })
+    expect(await sdk(counterTile, 'connections.get', 'mail')).toMatchObject({ error: { code: 'PERMISSION_DENIED' } })
     expect(await raw(counterTile, 'connections.set', { name: 'mail', secret: fromTile })).toMatchObject({ error: { code: 'PERMISSION_DENIED' } })
     // Another app's background opens its own installation's connections only.
     expect(await raw(rivalBg, 'connections.get', { name: 'mail' })).toMatchObject({ error: { code: 'NOT_FOUND' } })
@@ -176,9 +184,11 @@ describe('app backends from the shell', () => {
     expect(await derive(reloaded, 'notes/v1')).toBe(key1)
     // Only declared paths.
     expect(await deriveRaw(reloaded, 'other/path')).toMatchObject({ error: { code: 'PERMISSION_DENIED' } })
-    // From a tile, only the focused one.
+    // From a tile, only the focused one (focus is enough: no click needed for a key).
     await shell.page.click('.brand')
-    expect(await deriveRaw(counterTile, 'notes/v1')).toMatchObject({ error: { code: 'ACTIVATION_REQUIRED' } })
+    expect(await deriveRaw(counterTile, 'notes/v1')).toMatchObject({ error: { code: 'ACTIVATION_REQUIRED', message: expect.stringMatching(/focused/) } })
+    await shell.page.evaluate((id) => (document.querySelector(`iframe[data-endpoint="${id}"]`) as HTMLIFrameElement).focus(), tileId)
+    expect(await derive(counterTile, 'notes/v1')).toBe(key1)
   })
 })
 
