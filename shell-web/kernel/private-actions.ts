@@ -24,8 +24,10 @@ export interface PrivateAction {
   rule: PrivateActionRule
   /** Its payload carries a secret (connections.set): a refusal's audit entry leaves the payload out. */
   redact?: true
-  /** A promise for an effect the trusted page performs (clipboard, wallet) or a decision the person makes (agent.mode.request); answered when it settles. */
-  run(ep: Endpoint, payload: unknown): Outcome | Promise<Outcome>
+  /** It takes an attachment beside its payload (canister.*_self); every other action refuses one. */
+  attachments?: true
+  /** A promise for an effect the trusted page performs (clipboard, wallet), a decision the person makes (agent.mode.request) or the server's answer; answered when it settles. */
+  run(ep: Endpoint, payload: unknown, attachment?: ArrayBuffer): Outcome | Promise<Outcome>
 }
 
 const TOPIC = /^[A-Za-z0-9_.:-]{1,64}$/

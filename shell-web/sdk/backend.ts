@@ -8,17 +8,23 @@
  *
  * @example
  * const { output } = await canister.querySelf<{ count: number }>('count', {})
+ * await canister.updateSelf('store', { name: 'a.png' }, { attachment: bytes }) // the backend gets input.attachment
  * const { secret } = await connections.get('imap')                      // background only
  * const sealed = await vetkeys.derive('notes/v1', transportPublicKeyJwk) // a declared path
  */
 import { Transport } from './transport.ts'
 
-const send = <O>(action: string, payload: object): Promise<O> => Transport.shared().request(action, payload) as Promise<O>
+const send = <O>(action: string, payload: object, options: SelfOptions = {}): Promise<O> => Transport.shared().request(action, payload, options) as Promise<O>
+
+/** An attachment (≤ 160 KiB, transferred: detached here) arrives in the backend as `input.attachment`, base64url. */
+export interface SelfOptions {
+  attachment?: ArrayBuffer
+}
 
 /** The app's own backend: a query reads, an update appends; a method of the other kind is refused. */
 export const canister = {
-  querySelf: <O = unknown>(method: string, input: unknown) => send<{ output: O }>('canister.query_self', { method, input }),
-  updateSelf: <O = unknown>(method: string, input: unknown) => send<{ output: O }>('canister.update_self', { method, input }),
+  querySelf: <O = unknown>(method: string, input: unknown, options: SelfOptions = {}) => send<{ output: O }>('canister.query_self', { method, input }, options),
+  updateSelf: <O = unknown>(method: string, input: unknown, options: SelfOptions = {}) => send<{ output: O }>('canister.update_self', { method, input }, options),
 }
 
 /** The person's credentials for external services, per app: only the app's live background may use them. */

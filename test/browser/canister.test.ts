@@ -15,8 +15,20 @@ import { audit, frameOf, install, openShell, openTile, type Shell, waitForEndpoi
 
 /** The shell's side of the two apps: pages that use the SDK (`fixture.sdk`) or send raw actions (`fixture.raw`). */
 const COUNTER_APP = { id: 'counter', version: '1.0.0', title: 'Counter', entries: { tile: '/fixtures/backend/tile', background: '/fixtures/backend/background' }, tools: [], vetkeys: ['notes/v1'] }
-const RIVAL_APP = { id: 'rival', version: '1.0.0', title: 'Rival', entries: { tile: '/fixtures/gestures/tile', background: '/fixtures/gestures/background' }, tools: [], vetkeys: ['notes/v1'] }
-const RIVAL = pkg('rival', 'export default { async ping() { return { pong: true } } }', { ping: { kind: 'query' } })
+const RIVAL_APP = { ...COUNTER_APP, id: 'rival', title: 'Rival' }
+/** Keeps an attachment: the backend receives it as base64url text in `input.attachment`. */
+const KEEP = `export default {
+  async ping() { return { pong: true } },
+  async keep(input, state) {
+    const bytes = Uint8Array.from(atob(input.attachment.replaceAll('-', '+').replaceAll('_', '/')), (c) => c.charCodeAt(0))
+    await state.put('kept', input.attachment)
+    return { name: input.name, bytes: bytes.length, sum: bytes.reduce((a, b) => a + b, 0) }
+  },
+}`
+const RIVAL = pkg('rival', KEEP, {
+  ping: { kind: 'query' },
+  keep: { kind: 'update', input: { type: 'object', properties: { name: { type: 'string' }, attachment: { type: 'string' } }, required: ['name', 'attachment'], additionalProperties: false } },
+})
 
 type Outcome = { ok?: any; error?: { code: string; message: string; retryAfterMs?: number } }
 let shell: Shell
@@ -97,6 +109,23 @@ describe('app backends from the shell', () => {
     expect(names).toEqual(expect.arrayContaining(['canister.schema', 'canister.call_dialog', 'backend_calls.request', 'backend_calls.list']))
     expect(names.filter((n) => /_self|connections|vetkeys/.test(n))).toEqual([])
     expect(await kernelTool(counterTile, 'canister.query_self', { method: 'count', input: {} })).toMatchObject({ error: { code: 'UNKNOWN_TOOL' } })
+  })
+
+  it('the same-app wire is attachment-aware: bytes beside *_self reach the backend as input.attachment, bounded', async () => {
+    const kept = await rivalTile.evaluate(async () => {
+      const bytes = Uint8Array.from({ length: 100_000 }, (_, i) => i % 251)
+      const { canister } = (globalThis as any).fixture.sdk
+      const answer = await canister.updateSelf('keep', { name: 'blob.bin' }, { attachment: bytes.buffer })
+      return { answer, detached: bytes.buffer.byteLength === 0, expectedSum: Array.from({ length: 100_000 }, (_, i) => i % 251).reduce((a, b) => a + b, 0) }
+    })
+    expect(kept.detached).toBe(true)
+    expect(kept.answer).toEqual({ output: { name: 'blob.bin', bytes: 100_000, sum: kept.expectedSum } })
+    const refused = await rivalTile.evaluate(async () => {
+      const { canister } = (globalThis as any).fixture.sdk
+      const attempt = (input: unknown, bytes: number) => canister.updateSelf('keep', input, { attachment: new ArrayBuffer(bytes) }).then(() => 'ok', (e: { code: string }) => e.code)
+      return { tooLarge: await attempt({ name: 'big' }, 160 * 1024 + 1), clash: await attempt({ name: 'x', attachment: 'mine' }, 8), notObject: await attempt('text', 8) }
+    })
+    expect(refused).toEqual({ tooLarge: 'ATTACHMENT_TOO_LARGE', clash: 'BAD_REQUEST', notObject: 'BAD_REQUEST' })
   })
 
   it('canister.schema is the installed interface, for the caller or a named app', async () => {

@@ -6,7 +6,8 @@
  *
  * - `canister.query_self` / `canister.update_self { method, input }` — any endpoint of the app,
  *   its own backend, preapproved (no dialog). The server checks the method is of that kind in the
- *   installed interface before anything runs, and checks input and output against it.
+ *   installed interface before anything runs, and checks input and output against it. An
+ *   attachment beside it (≤ 160 KiB) reaches the backend as `input.attachment`, base64url.
  * - `connections.get { name }` / `.set { name, secret }` / `.list {}` / `.delete { name }` — the
  *   exact current background of the app only. The secret comes back only on that background's own
  *   port, as the answer to its own request: never as progress, never in the audit.
@@ -24,8 +25,9 @@ import type { Gesture } from '../gesture.ts'
 import type { AppManifest } from '../manifest.ts'
 import { decideGesture } from '../policy.ts'
 import type { PrivateAction } from '../private-actions.ts'
-import { fail } from '../../protocol/codes.ts'
+import { type BusErrorShape, fail } from '../../protocol/codes.ts'
 import { hasExactKeys, isRecord } from '../../protocol/envelope.ts'
+import { LIMITS } from '../../protocol/limits.ts'
 
 export interface CanisterActionDeps {
   server: ServerPort
@@ -42,12 +44,15 @@ export function createCanisterActions(deps: CanisterActionDeps): [string, Privat
   const { server } = deps
   const self = (kind: 'query' | 'update'): PrivateAction => ({
     rule: 'any-endpoint-of-app',
-    run(ep, p) {
+    attachments: true,
+    run(ep, p, attachment) {
       if (!isRecord(p) || !hasExactKeys(p, ['method', 'input']) || typeof p.method !== 'string' || !METHOD.test(p.method)) {
         return { error: fail('BAD_REQUEST', `canister.${kind}_self takes exactly { method, input }`) }
       }
-      const { method, input } = p
-      return onServer(server, ep.app, (installation) => installation.call(method, input, { kind }))
+      const { method } = p
+      const input = attachment ? attachedInput(p.input, attachment) : { ok: p.input }
+      if ('error' in input) return input
+      return onServer(server, ep.app, (installation) => installation.call(method, input.ok, { kind }))
     },
   })
 
@@ -92,4 +97,26 @@ export function createCanisterActions(deps: CanisterActionDeps): [string, Privat
     ['connections.delete', connection(['name'], (ep, _p, n) => onServer(server, ep.app, (installation) => installation.deleteConnection(n)))],
     ['vetkeys.derive', derive],
   ]
+}
+
+/**
+ * The input a backend receives for a call with an attachment: the app's input object plus
+ * `attachment`, the bytes as base64url text, checked against the installed schema like any input
+ * (the method declares `attachment: { type: 'string' }`).
+ *
+ * @example
+ * attachedInput({ name: 'a.png' }, bytes) // { ok: { name: 'a.png', attachment: 'iVBORw0…' } }
+ */
+export function attachedInput(input: unknown, attachment: ArrayBuffer): { ok: Record<string, unknown> } | { error: BusErrorShape } {
+  if (!isRecord(input) || 'attachment' in input) return { error: fail('BAD_REQUEST', 'with an attachment, input is an object without its own "attachment" key') }
+  if (attachment.byteLength > LIMITS.maxBackendAttachmentBytes) {
+    return { error: fail('ATTACHMENT_TOO_LARGE', `an attachment to a backend is at most ${LIMITS.maxBackendAttachmentBytes} bytes; this one has ${attachment.byteLength}`) }
+  }
+  return { ok: { ...input, attachment: base64url(new Uint8Array(attachment)) } }
+}
+
+function base64url(bytes: Uint8Array): string {
+  let binary = ''
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000))
+  return btoa(binary).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '')
 }
