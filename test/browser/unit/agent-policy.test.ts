@@ -36,6 +36,9 @@ describe('calls made for the agent', () => {
     expect(decideScopedCall({ ...scoped, targetApp: 'planner' })).toEqual({ allow: true })
     expect(decideScopedCall({ ...scoped, sessionGrant: true, targetKind: 'tray' })).toMatchObject({ allow: false, code: 'PERMISSION_DENIED' })
     expect(decideScopedCall({ ...scoped, targetApp: 'kernel', targetKind: 'kernel', tool: 'permissions.request' })).toMatchObject({ code: 'OWNER_REQUIRED' })
+    // The person's consent dialogs of app backends are never opened for the agent.
+    for (const tool of ['canister.call_dialog', 'backend_calls.request']) expect(decideScopedCall({ ...scoped, targetApp: 'kernel', targetKind: 'kernel', tool })).toMatchObject({ code: 'OWNER_REQUIRED' })
+    expect(decideScopedCall({ ...scoped, targetApp: 'kernel', targetKind: 'kernel', tool: 'canister.schema' })).toEqual({ allow: true })
     expect(decideScopedCall({ ...scoped, targetApp: 'kernel', targetKind: 'kernel', tool: 'apps.list' })).toEqual({ allow: true })
   })
 
