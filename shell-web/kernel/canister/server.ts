@@ -19,6 +19,9 @@ import { LIMITS } from '../../protocol/limits.ts'
 /** The signed-in person's apps client, or undefined while nobody is signed in. */
 export type ServerPort = () => AppsClient | undefined
 
+/** The answer of every app-backend action or tool while nobody is signed in. */
+export const SIGN_IN_REQUIRED: BusErrorShape = fail('SIGN_IN_REQUIRED', 'app backends need a signed-in person: sign in on the trusted page')
+
 /** Server codes with a closer bus code than BACKEND_ERROR. */
 const MAPPED: Record<string, Code> = {
   APP_NOT_INSTALLED: 'NOT_FOUND',
@@ -57,7 +60,7 @@ export function busError(error: unknown): BusErrorShape {
  */
 export async function onServer<T>(server: ServerPort, app: string, work: (installation: AppHandle) => Promise<T>): Promise<Outcome> {
   const client = server()
-  if (!client) return { error: fail('SIGN_IN_REQUIRED', 'app backends need a signed-in person: sign in on the trusted page') }
+  if (!client) return { error: SIGN_IN_REQUIRED }
   try {
     return { ok: await work(client.app(app)) }
   } catch (error) {

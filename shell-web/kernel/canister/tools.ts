@@ -20,9 +20,9 @@
  * await bus.callTool({ target: 'kernel', name: 'canister.call_dialog', arguments: { app: 'counter', method: 'increment', input: { by: 2 } } })
  */
 import type { BackendConsent, BackendConsentAnswer } from './consent.ts'
-import { type ServerPort, onServer } from './server.ts'
+import { SIGN_IN_REQUIRED, type ServerPort, onServer } from './server.ts'
 import type { Outcome } from '../calls.ts'
-import { type KernelTool, tool } from '../kernel-tools.ts'
+import { APP, type KernelTool, OBJECT, tool } from '../kernel-tools.ts'
 import type { AppManifest } from '../manifest.ts'
 import { summarize } from '../summary.ts'
 import { type BusErrorShape, fail } from '../../protocol/codes.ts'
@@ -36,9 +36,7 @@ export interface CanisterToolDeps {
   manifest(app: string): AppManifest | undefined
 }
 
-const APP = { type: 'string', minLength: 2, maxLength: 32 }
 const METHOD = { type: 'string', minLength: 1, maxLength: 64 }
-const OBJECT = (properties: Record<string, unknown>, required: string[] = []) => ({ type: 'object', properties, required, additionalProperties: false })
 
 /** The answer for a consent that did not end in 'allow'. */
 function refused(answer: Exclude<BackendConsentAnswer, 'allow'>): { error: BusErrorShape } {
@@ -107,7 +105,8 @@ export function createCanisterTools(deps: CanisterToolDeps): [string, KernelTool
         const normalized = originOf(origin)
         if (!normalized) return { error: fail('BAD_REQUEST', 'origin must be an http(s) URL or origin without credentials') }
         if (release) return onServer(server, caller.app, (installation) => installation.revoke(normalized))
-        if (!server()) return onServer(server, caller.app, async () => undefined)
+        // Nobody to act for: say so before asking the person anything.
+        if (!server()) return { error: SIGN_IN_REQUIRED }
         const answer = await ask({ kind: 'origin', app: caller.app, title: title(caller.app), origin: normalized, caller: caller.id, callerApp: caller.app }, signal)
         if (typeof answer !== 'string') return answer
         if (answer !== 'allow') return refused(answer)
