@@ -71,13 +71,15 @@ export class AppHandle {
   }
 
   /**
-   * Calls a backend method; input and output are checked against the installed interface.
+   * Calls a backend method; input and output are checked against the installed interface. With
+   * `kind`, a method of the other kind is refused (409 `METHOD_KIND_MISMATCH`) and nothing runs.
    *
    * @example
    * const { output } = await neuron.apps.app('counter').call('increment', { by: 2 })
+   * await neuron.apps.app('counter').call('count', {}, { kind: 'query' })
    */
-  call<T = unknown>(method: string, input: unknown): Promise<{ output: T }> {
-    return this.#http.json('POST', `${this.#path}/call`, { method, input })
+  call<T = unknown>(method: string, input: unknown, options: { kind?: 'query' | 'update' } = {}): Promise<{ output: T }> {
+    return this.#http.json('POST', `${this.#path}/call`, options.kind ? { method, input, kind: options.kind } : { method, input })
   }
 
   async grants(): Promise<Grant[]> {

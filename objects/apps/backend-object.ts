@@ -86,12 +86,15 @@ export class AppBackendObject extends DurableObject<Env> {
    * @example
    * await stub.call('count', {}) // { output: { count: 3 } }
    */
-  async call(method: string, input: unknown): Promise<{ output: Json }> {
+  async call(method: string, input: unknown, kind?: 'query' | 'update'): Promise<{ output: Json }> {
     const installed = this.mustBeInstalled()
     // Own keys only: `constructor` or `toString` are not methods of an interface.
     const spec = Object.hasOwn(installed.methods, method) ? installed.methods[method] : undefined
     if (!spec || installed.module === null) {
       throw new NeuronError('UNKNOWN_METHOD', `${installed.app} ${installed.version} has no method ${JSON.stringify(method)}`, { status: 404, details: { methods: Object.keys(installed.methods) } })
+    }
+    if (kind !== undefined && spec.kind !== kind) {
+      throw new NeuronError('METHOD_KIND_MISMATCH', `${installed.app}.${method} is ${spec.kind === 'query' ? 'a query' : 'an update'}, not ${kind === 'query' ? 'a query' : 'an update'}`, { status: 409, details: { method, kind: spec.kind } })
     }
     const { input: inputCheck, output: outputCheck } = this.validatorsOf(installed).get(method)!
     check(inputCheck, input, 'INVALID_INPUT', 400, `input of ${method}`)

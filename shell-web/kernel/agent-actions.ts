@@ -19,6 +19,7 @@ import { decideAgentModeRequest } from './agent-policy.ts'
 import type { Endpoint } from './endpoints.ts'
 import type { Gesture } from './gesture.ts'
 import type { AppManifest } from './manifest.ts'
+import { decideGesture } from './policy.ts'
 import type { PrivateAction } from './private-actions.ts'
 import { fail } from '../protocol/codes.ts'
 import { TOOL_NAME, hasExactKeys, isRecord } from '../protocol/envelope.ts'
@@ -43,7 +44,7 @@ export function createAgentActions(deps: AgentActionDeps): [string, PrivateActio
       const entrypoint = p.entrypoint
       const decision = decideAgentModeRequest(
         {
-          ...(await deps.gesture(ep)),
+          gesture: decideGesture(await deps.gesture(ep)),
           declared: manifest.agentEntrypoints,
           entrypoint,
           alreadyEnabled: agentMode.isEnabled(ep.app, manifest.version, entrypoint),

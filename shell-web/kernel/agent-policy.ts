@@ -17,12 +17,13 @@
  *   tile or the resident frame.
  *
  * @example
- * decideAgentModeRequest({ focused: true, activated: true, declared: ['notes_search'], entrypoint: 'notes_search', alreadyEnabled: false, dialogOpen: false, recentConsents: 0, enabledCount: 0, nameTaken: false })
+ * decideAgentModeRequest({ gesture: { allow: true }, declared: ['notes_search'], entrypoint: 'notes_search', alreadyEnabled: false, dialogOpen: false, recentConsents: 0, enabledCount: 0, nameTaken: false })
  * // { ask: true }
  */
 import type { Code } from '../protocol/codes.ts'
 import type { EndpointKind } from '../protocol/endpoint-id.ts'
 import { LIMITS } from '../protocol/limits.ts'
+import type { GestureDecision } from './policy.ts'
 
 export type Refusal = { code: Code; message: string; retryAfterMs?: number }
 
@@ -40,10 +41,8 @@ export function defaultAgentLimits(): AgentLimits {
 }
 
 export interface AgentModeRequestFacts {
-  /** The sender's frame is the element that has focus on the trusted page. */
-  focused: boolean
-  /** The trusted page has transient user activation (a click in a frame activates its ancestors). */
-  activated: boolean
+  /** The sender is the focused tile during a click: the kernel's one gesture decision (policy.ts decideGesture). */
+  gesture: GestureDecision
   declared: readonly string[]
   entrypoint: string
   /** This exact app version and entrypoint are enabled already. */
@@ -63,7 +62,7 @@ export function decideAgentModeRequest(f: AgentModeRequestFacts, limits: AgentLi
   if (!f.declared.includes(f.entrypoint)) return { ask: false, code: 'PERMISSION_DENIED', message: `"${f.entrypoint}" is not an agent entrypoint of this app's manifest` }
   // The dialog is modal: while it is open no tile can be focused and clicked, so say why first.
   if (f.dialogOpen) return { ask: false, code: 'UI_BUSY', message: 'a consent dialog is open', retryAfterMs: LIMITS.uiBusyRetryAfterMs }
-  if (!f.focused || !f.activated) {
+  if (!f.gesture.allow) {
     return { ask: false, code: 'OWNER_REQUIRED', message: 'agent.mode.request needs the focused tile during a click (transient user activation)', retryAfterMs: LIMITS.ownerRequiredRetryAfterMs }
   }
   if (f.alreadyEnabled) return { ask: false, already: true }
@@ -87,7 +86,7 @@ export interface ScopedCallFacts {
 }
 
 /** Kernel tools that would put a dialog or a tile in front of the person. */
-const NEEDS_OWNER = new Set(['permissions.request', 'workspace.open_tile'])
+const NEEDS_OWNER = new Set(['permissions.request', 'workspace.open_tile', 'canister.call_dialog', 'backend_calls.request'])
 
 /** May a call made under an invocation capability go on? It never falls back to asking the person. */
 export function decideScopedCall(f: ScopedCallFacts): { allow: true } | ({ allow: false } & Refusal) {

@@ -127,25 +127,29 @@ export class Broker {
     }
     const denied = visibility === 'public' ? this.#agentPolicy(ep, label.target, label.tool, scope) : null
     if (denied) return this.#refuse(ep, id, label.target, label.tool, payload, denied, visibility)
+    const privateAction = this.k.privateActions.get(action)
+    let attachment: ArrayBuffer | undefined
     if ('attachment' in msg) {
-      // The sidecar rides only beside a tools.call; checking it reads its length, never its bytes.
-      const checked = action === 'tools.call' ? checkAttachment(msg.attachment) : fail('ATTACHMENT_REJECTED', `${action} takes no attachment`)
+      // The sidecar rides only beside a tools.call or an action that takes one; checking it reads its length, never its bytes.
+      const checked = action === 'tools.call' || privateAction?.attachments ? checkAttachment(msg.attachment) : fail('ATTACHMENT_REJECTED', `${action} takes no attachment`)
       if ('code' in checked) return this.#refuse(ep, id, label.target, label.tool, undefined, checked, visibility)
-      return this.#call(ep, id, payload, scope, { buffer: msg.attachment as ArrayBuffer, bytes: checked.bytes })
+      if (action === 'tools.call') return this.#call(ep, id, payload, scope, { buffer: msg.attachment as ArrayBuffer, bytes: checked.bytes })
+      attachment = msg.attachment as ArrayBuffer
     }
     if (action === 'tools.call') return this.#call(ep, id, payload, scope)
     if (action === 'tools.list') return this.#list(ep, id, payload, scope)
-    const privateAction = this.k.privateActions.get(action)
     if (!privateAction) return this.#refuse(ep, id, KERNEL, action, payload, fail('UNKNOWN_ACTION', `no action ${action}`), visibility)
+    // A payload carrying a secret (connections.set) is never summarized into the audit.
+    const recorded = privateAction.redact ? undefined : payload
     if (!acceptsPrivateAction(privateAction.rule, ep.kind)) {
-      return this.#refuse(ep, id, KERNEL, action, payload, fail('PERMISSION_DENIED', `${action} is not accepted from a ${ep.kind}`), visibility)
+      return this.#refuse(ep, id, KERNEL, action, recorded, fail('PERMISSION_DENIED', `${action} is not accepted from a ${ep.kind}`), visibility)
     }
-    const outcome = privateAction.run(ep, payload)
-    if (!(outcome instanceof Promise)) return this.#answerPrivate(ep, id, action, payload, outcome)
-    // The trusted page performs the effect (clipboard, wallet) or the person decides (agent.mode.request): answer when it settles, if the sender is still there.
+    const outcome = privateAction.run(ep, payload, attachment)
+    if (!(outcome instanceof Promise)) return this.#answerPrivate(ep, id, action, recorded, outcome)
+    // The trusted page performs the effect (clipboard, wallet), the person decides (agent.mode.request) or the server answers (canister.*): answer when it settles, if the sender is still there.
     void outcome.then(
-      (settled) => this.#answerPrivate(ep, id, action, payload, settled),
-      (error) => this.#answerPrivate(ep, id, action, payload, { error: fail('INTERNAL', `${action} failed: ${String(error).slice(0, 120)}`) }),
+      (settled) => this.#answerPrivate(ep, id, action, recorded, settled),
+      (error) => this.#answerPrivate(ep, id, action, recorded, { error: fail('INTERNAL', `${action} failed: ${String(error).slice(0, 120)}`) }),
     )
   }
 

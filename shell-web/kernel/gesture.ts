@@ -2,7 +2,8 @@
  * Is the person using this very tile right now? Its frame holds the trusted page's focus and the
  * page has transient user activation (a click or key press in the last few seconds, which the
  * browser also gives the page when it lands in a frame inside it). Every person-facing effect asks
- * this one question: the clipboard, the wallet, and the owner's consent to Agent Mode.
+ * this one question: the clipboard, the wallet, the owner's consent to Agent Mode, and a tile's
+ * key derivation; `decideGesture` (policy.ts) is the one decision over these facts.
  *
  * The click that sent a frame's message and the page's record of which frame has focus travel
  * separately inside the browser (an isolated frame runs in another process), so the message can

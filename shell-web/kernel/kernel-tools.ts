@@ -36,8 +36,9 @@ export interface KernelTool {
   run(caller: Endpoint, args: never, signal: AbortSignal): Outcome | Promise<Outcome>
 }
 
-const APP = { type: 'string', minLength: 2, maxLength: 32 }
-const OBJECT = (properties: Record<string, unknown>, required: string[] = []) => ({ type: 'object', properties, required, additionalProperties: false })
+/** Input-schema pieces shared by the kernel's tools: an app id, and a closed object. */
+export const APP = { type: 'string', minLength: 2, maxLength: 32 }
+export const OBJECT = (properties: Record<string, unknown>, required: string[] = []) => ({ type: 'object', properties, required, additionalProperties: false })
 
 /**
  * One kernel tool: its descriptor, its compiled input schema and what it does.

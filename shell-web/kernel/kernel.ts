@@ -10,6 +10,10 @@
  * const tile = kernel.mount({ app: 'notes', kind: 'tile', tileId: 't1', parent })
  */
 import { createAgentActions } from './agent-actions.ts'
+import { createCanisterActions } from './canister/actions.ts'
+import { BackendConsent } from './canister/consent.ts'
+import type { ServerPort } from './canister/server.ts'
+import { createCanisterTools } from './canister/tools.ts'
 import { AgentCalls } from './agent-calls.ts'
 import { AgentMode } from './agent-mode.ts'
 import { AuditRing } from './audit.ts'
@@ -43,6 +47,8 @@ export interface KernelHost {
   closeTray?(frame: FrameRecord): void
   /** apps.install_offer: the signed-in person's installs (undefined while signed out). */
   installer?(): Installer | undefined
+  /** App backends: the signed-in person's apps client (undefined while signed out). */
+  server?: ServerPort
 }
 
 export class KernelError extends Error {
@@ -64,6 +70,8 @@ export class Kernel {
   readonly provenance = createProvenance({ calls: this.calls, delegations: this.delegations })
   /** Agent Mode: what the owner enabled, the consent dialog, and the capabilities of calls made for the agent. */
   readonly agentMode = new AgentMode()
+  /** App backends: the one consent dialog for a call on the person's behalf or an outbound grant. */
+  readonly backendConsent = new BackendConsent()
   readonly invocations = new Invocations((call, outcome, notify) => this.calls.finish(call, outcome, notify))
   /** The one install-offer dialog (apps.install_offer). */
   readonly installOffers = new InstallOffers()
@@ -80,6 +88,7 @@ export class Kernel {
 
   constructor(private readonly host: KernelHost) {
     const gesture = createGestureCheck({ frameOf: (ep) => this.frameOf(ep) })
+    const backends = { server: host.server ?? (() => undefined), manifest: (app: string) => this.manifest(app) }
     this.broker = new Broker({
       audit: this.audit,
       work: this.work,
@@ -91,6 +100,7 @@ export class Kernel {
         ...createKernelTools({ apps: () => this.apps(), endpoints: this.endpoints, grants: this.grants, audit: this.audit, openTile: host.openTile }),
         ['attachments.delegate', this.provenance.tool],
         ['apps.install_offer', installOfferTool({ offers: this.installOffers, gesture, installer: () => host.installer?.() })],
+        ...createCanisterTools({ ...backends, consent: this.backendConsent }),
       ]),
       privateActions: new Map([
         ...createPrivateActions({ endpoints: this.endpoints, manifest: (app) => this.manifest(app) }),
@@ -100,6 +110,7 @@ export class Kernel {
           manifest: (app) => this.manifest(app),
           gesture,
         }),
+        ...createCanisterActions({ ...backends, endpoints: this.endpoints, gesture }),
       ]),
       bye: (ep) => this.frames.documentGone(ep),
       strike: (ep) => this.#strike(ep),
@@ -123,6 +134,7 @@ export class Kernel {
       this.delegations.sessionEnded(ep.session)
       this.agentMode.endpointGone(ep.id)
       this.installOffers.endpointGone(ep.id)
+      this.backendConsent.endpointGone(ep.id)
     })
     // Consent ends (owner, app, app change, sign-out): every call made under it ends with it.
     this.agentMode.onRevoked((ended, reason) => {

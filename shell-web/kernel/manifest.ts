@@ -30,7 +30,12 @@ export interface AppManifest {
    * an agent (Agent Mode). Each is one of `tools`; an app without a background declares none.
    */
   agentEntrypoints: string[]
+  /** Derivation paths the app may ask keys for (vetkeys.derive); any other path is refused. */
+  vetkeys: string[]
 }
+
+/** A key's derivation path: printable, no spaces, at most 128 characters. */
+const VETKEY_PATH = /^[A-Za-z0-9_.:\/-]{1,128}$/
 
 /** Same-origin paths under the shell's app folders; no traversal, no query. */
 const ENTRY = /^\/(apps|fixtures)\/[a-z0-9-]+(\/[a-z0-9-]+)*$/
@@ -48,7 +53,7 @@ export function isEntryPath(path: unknown): path is string {
 /** Returns the normalized manifest, or throws with the first problem. */
 export function parseManifest(input: unknown): AppManifest {
   if (!isRecord(input)) throw new Error('manifest: must be an object')
-  if (!hasExactKeys(input, ['id', 'version', 'title', 'entries'], ['description', 'tools', 'permissions', 'agentEntrypoints'])) {
+  if (!hasExactKeys(input, ['id', 'version', 'title', 'entries'], ['description', 'tools', 'permissions', 'agentEntrypoints', 'vetkeys'])) {
     throw new Error('manifest: unexpected or missing keys')
   }
   const { id, version, title, entries } = input
@@ -56,6 +61,7 @@ export function parseManifest(input: unknown): AppManifest {
   const tools = input.tools ?? []
   const permissions = input.permissions ?? []
   const agentEntrypoints = input.agentEntrypoints ?? []
+  const vetkeys = input.vetkeys ?? []
   if (typeof id !== 'string' || !APP_ID.test(id)) throw new Error(`manifest: id must match ${APP_ID}`)
   if (id === 'agent') throw new Error('manifest: "agent" is the id of the agent caller')
   if (typeof version !== 'string' || !/^[0-9A-Za-z.+-]{1,32}$/.test(version)) throw new Error('manifest: bad version')
@@ -74,6 +80,9 @@ export function parseManifest(input: unknown): AppManifest {
   if (!Array.isArray(agentEntrypoints) || agentEntrypoints.length > LIMITS.maxAgentEntrypointsPerApp || !agentEntrypoints.every((t) => typeof t === 'string' && (tools as unknown[]).includes(t))) {
     throw new Error('manifest: agentEntrypoints must be declared tools')
   }
+  if (!Array.isArray(vetkeys) || vetkeys.length > LIMITS.maxVetkeyPaths || !vetkeys.every((v) => typeof v === 'string' && VETKEY_PATH.test(v))) {
+    throw new Error(`manifest: vetkeys are at most ${LIMITS.maxVetkeyPaths} derivation paths matching ${VETKEY_PATH}`)
+  }
   if (agentEntrypoints.length && !(entries as Record<string, unknown>).background) throw new Error('manifest: agent entrypoints are tools of a resident background')
   return {
     id,
@@ -84,5 +93,6 @@ export function parseManifest(input: unknown): AppManifest {
     tools: [...tools] as string[],
     permissions: [...permissions] as string[],
     agentEntrypoints: [...agentEntrypoints] as string[],
+    vetkeys: [...vetkeys] as string[],
   }
 }

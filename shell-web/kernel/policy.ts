@@ -52,32 +52,34 @@ export function decideGrantRequest(input: { sourceApp: string; targetApp: string
 /**
  * Private actions travel on the same port but are not tools: no discovery, no
  * cross-app routing, no audit of successes. Each names exactly who may send it.
- * Later actions (tray.set_state, clipboard.write_text, connections.*) join this
- * table with their own rule.
+ * Every action (tray.set_state, clipboard.write_text, connections.*, …) names its rule.
  */
-export type PrivateActionRule = 'any-endpoint-of-app' | 'background-only' | 'tray-only' | 'tile-only' | 'focused-tile'
+export type PrivateActionRule = 'any-endpoint-of-app' | 'background-only' | 'tray-only' | 'tile-only' | 'focused-tile' | 'tile-or-background'
 
 /** Is an endpoint of `kind` accepted for an action with `rule`? (`focused-tile` also needs {@link decideGesture}.) */
 export function acceptsPrivateAction(rule: PrivateActionRule, kind: CallerKind): boolean {
   if (rule === 'any-endpoint-of-app') return true
   if (rule === 'background-only') return kind === 'background'
   if (rule === 'tile-only' || rule === 'focused-tile') return kind === 'tile'
+  if (rule === 'tile-or-background') return kind === 'tile' || kind === 'background'
   return kind === 'tray'
 }
 
 export type GestureDecision = { allow: true } | { allow: false; code: 'ACTIVATION_REQUIRED'; message: string }
 
 /**
- * A person-facing effect (clipboard, wallet) runs only for the tile the person is using right
- * now: its frame has the page's focus and the page has transient user activation (a click or
- * key press within the last few seconds, which the browser gives the page when it goes to the
- * frame inside it).
+ * The one decision about "the person is using this very tile right now", for every person-facing
+ * request (clipboard, wallet, Agent Mode consent, a key's lifecycle): its frame has the page's
+ * focus and, unless `activation: false`, the page has transient user activation (a click or key
+ * press within the last few seconds, which the browser gives the page when it goes to the frame
+ * inside it). Callers that answer with another code (Agent Mode's OWNER_REQUIRED) map the refusal.
  *
  * @example
  * decideGesture({ focused: true, activated: false }) // { allow: false, code: 'ACTIVATION_REQUIRED', … }
+ * decideGesture({ focused: true, activated: false, activation: false }) // { allow: true }
  */
-export function decideGesture(input: { focused: boolean; activated: boolean }): GestureDecision {
+export function decideGesture(input: { focused: boolean; activated: boolean; activation?: boolean }): GestureDecision {
   if (!input.focused) return { allow: false, code: 'ACTIVATION_REQUIRED', message: 'only the focused tile may do this' }
-  if (!input.activated) return { allow: false, code: 'ACTIVATION_REQUIRED', message: 'needs transient user activation: call it from the click handler' }
+  if (input.activation !== false && !input.activated) return { allow: false, code: 'ACTIVATION_REQUIRED', message: 'needs transient user activation: call it from the click handler' }
   return { allow: true }
 }

@@ -3,8 +3,8 @@
  * a tool — absent from discovery, cross-app routing and the audit of calls
  * (only refusals are audited). Each names exactly which endpoints may send it.
  * The ones the trusted page performs (tray, clipboard, wallet) are in
- * page-actions.ts, agent.mode.* in agent-actions.ts; connections.* and
- * vetkeys.* come with the app-backend work.
+ * page-actions.ts, agent.mode.* in agent-actions.ts, canister.*_self, connections.* and
+ * vetkeys.* in canister/actions.ts.
  *
  * @example
  * // an endpoint registering a tool it exposes
@@ -22,8 +22,12 @@ import { checkSchema, compileSchema } from '../protocol/schema.ts'
 
 export interface PrivateAction {
   rule: PrivateActionRule
-  /** A promise for an effect the trusted page performs (clipboard, wallet) or a decision the person makes (agent.mode.request); answered when it settles. */
-  run(ep: Endpoint, payload: unknown): Outcome | Promise<Outcome>
+  /** Its payload carries a secret (connections.set): a refusal's audit entry leaves the payload out. */
+  redact?: true
+  /** It takes an attachment beside its payload (canister.*_self); every other action refuses one. */
+  attachments?: true
+  /** A promise for an effect the trusted page performs (clipboard, wallet), a decision the person makes (agent.mode.request) or the server's answer; answered when it settles. */
+  run(ep: Endpoint, payload: unknown, attachment?: ArrayBuffer): Outcome | Promise<Outcome>
 }
 
 const TOPIC = /^[A-Za-z0-9_.:-]{1,64}$/

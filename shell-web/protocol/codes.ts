@@ -53,6 +53,10 @@ export const CODES = [
   'OFFER_INVALID',
   'OFFER_REFUSED',
   'INSTALL_FAILED',
+  // App backends (canister.*, backend_calls.*, connections.*, vetkeys.*): the server behind the kernel.
+  'CONSENT_DENIED',
+  'NOT_FOUND',
+  'BACKEND_ERROR',
 ] as const
 
 export type Code = (typeof CODES)[number]

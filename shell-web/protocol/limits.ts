@@ -107,4 +107,15 @@ export const LIMITS = {
   ownerRequiredRetryAfterMs: 5_000,
   /** Invocation capabilities alive at once (every routed call made for the agent holds one). */
   maxInvocations: 256,
+  /** App backends: how long a consent dialog (canister.call_dialog, backend_calls.request) waits for the person. */
+  backendConsentTimeoutMs: 60_000,
+  /** How much of a call's input the consent dialog shows (a summary, never the whole value). */
+  maxConsentSummaryChars: 400,
+  /**
+   * An attachment beside canister.*_self reaches the backend as base64url text in the input; the
+   * server takes a call body of at most 256 KiB, so the bytes stay well under it.
+   */
+  maxBackendAttachmentBytes: 160 * 1024,
+  /** Derivation paths one manifest may declare for vetkeys.derive. */
+  maxVetkeyPaths: 8,
 } as const

@@ -13,6 +13,7 @@ import type { CallOptions, StateChange, ToolCall, ToolHandler, ToolOptions } fro
 
 export { createMsgBusClient, type MsgBusClient } from './client.ts'
 export { dismissTray, ethereumProvider, setTrayBadge, writeClipboardText } from './actions.ts'
+export { canister, connections, vetkeys } from './backend.ts'
 export { BusError } from './errors.ts'
 export { withAttachment } from './expose.ts'
 export type * from './types.ts'

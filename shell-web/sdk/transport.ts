@@ -27,7 +27,7 @@ export interface RequestOptions {
   timeoutMs?: number
   onProgress?: (value: unknown) => void
   signal?: AbortSignal
-  /** Transferred (detached here) beside a tools.call; ≤ 16 MiB. */
+  /** Transferred (detached here) beside a tools.call or canister.*_self; ≤ 16 MiB. */
   attachment?: ArrayBuffer
   /** Receives the attachment of the answer, if it carries one, just before the promise resolves. */
   onAttachment?: (attachment: ArrayBuffer) => void

@@ -8,27 +8,25 @@
  * @example
  * new AgentModeView(kernel, document.querySelector('#agent-mode')!, document.querySelector('#agent-dialog')!)
  */
-import { h, showDecision, throttled } from './dom.ts'
+import { ConsentDialog } from './consent-dialog.ts'
+import { h, throttled } from './dom.ts'
 import type { ConsentRequest } from '../kernel/agent-mode.ts'
 import type { Kernel } from '../kernel/kernel.ts'
 
 export class AgentModeView {
-  #shown?: number
+  readonly #modal: ConsentDialog
 
   constructor(
     private readonly kernel: Kernel,
     private readonly panel: HTMLElement,
-    private readonly dialog: HTMLDialogElement,
+    dialog: HTMLDialogElement,
   ) {
+    this.#modal = new ConsentDialog(dialog, (id) => kernel.agentMode.decide(id, 'deny'))
     const render = throttled(() => this.render(), 16)
     kernel.agentMode.onChange(() => {
       // A decided or withdrawn request closes its dialog at once: the page must not stay inert meanwhile.
-      if (!kernel.agentMode.pending()) this.#dialog(undefined)
+      if (!kernel.agentMode.pending()) this.#modal.close()
       render()
-    })
-    dialog.addEventListener('cancel', (e) => {
-      e.preventDefault() // Escape denies explicitly
-      if (this.#shown !== undefined) kernel.agentMode.decide(this.#shown, 'deny')
     })
     this.render()
   }
@@ -45,18 +43,16 @@ export class AgentModeView {
   }
 
   #dialog(request: ConsentRequest | undefined) {
-    if (!request) {
-      this.#shown = undefined
-      if (this.dialog.open) this.dialog.close()
-      return
-    }
-    if (this.#shown === request.id) return
-    this.#shown = request.id
+    if (!request) return this.#modal.close()
     const button = (label: string, answer: 'allow' | 'deny', cls: string) => h('button', { type: 'button', class: cls, 'data-agent-decision': answer, onclick: () => this.kernel.agentMode.decide(request.id, answer) }, label)
-    showDecision(this.dialog, 'Let the agent use this app?', [
-      h('p', {}, h('span', { class: 'untrusted' }, 'App (untrusted title): '), request.title, ` — ${request.app} version ${request.version}.`),
-      h('p', {}, 'A session\u2019s model connected from this shell may call ', h('code', {}, request.entrypoint), ' while the shell is open. Calls it makes go through the kernel with their own limits and audit; you can disable it at any time in the Agent Mode panel.'),
-      h('p', { class: 'muted' }, `Asked by ${request.endpoint}.`),
-    ], [button('Enable for the agent', 'allow', 'primary'), button('Deny', 'deny', 'danger')])
+    this.#modal.show(request.id, () => ({
+      body: [
+        h('h2', {}, 'Let the agent use this app?'),
+        h('p', {}, h('span', { class: 'untrusted' }, 'App (untrusted title): '), request.title, ` — ${request.app} version ${request.version}.`),
+        h('p', {}, 'A session\u2019s model connected from this shell may call ', h('code', {}, request.entrypoint), ' while the shell is open. Calls it makes go through the kernel with their own limits and audit; you can disable it at any time in the Agent Mode panel.'),
+        h('p', { class: 'muted' }, `Asked by ${request.endpoint}.`),
+      ],
+      buttons: [button('Enable for the agent', 'allow', 'primary'), button('Deny', 'deny', 'danger')],
+    }))
   }
 }

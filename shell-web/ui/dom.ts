@@ -6,7 +6,7 @@
  * h('button', { class: 'primary', onclick: () => allow() }, 'Allow')
  */
 type Props = Record<string, string | number | boolean | ((event: Event) => void) | undefined>
-export type Child = Node | string | number | null | undefined | false
+type Child = Node | string | number | null | undefined | false
 
 export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag)
@@ -29,21 +29,4 @@ export function throttled(render: () => void, ms = 50): () => void {
       render()
     }, ms)
   }
-}
-
-/** How long a trusted dialog's decision buttons stay disabled, so a click aimed at an app's frame cannot land on them. */
-export const ARM_DELAY_MS = 400
-
-/**
- * Shows one of the trusted page's decision dialogs (grants, Agent Mode, install offers): a title,
- * the body, and the decision buttons, which arm only after {@link ARM_DELAY_MS}.
- *
- * @example
- * showDecision(dialog, 'Allow access?', [h('p', {}, '…')], [allowButton, denyButton])
- */
-export function showDecision(dialog: HTMLDialogElement, title: string, body: Child[], buttons: HTMLButtonElement[]): void {
-  for (const button of buttons) button.disabled = true
-  dialog.replaceChildren(h('form', { method: 'dialog' }, h('h2', {}, title), ...body, h('div', { class: 'actions' }, ...buttons)))
-  if (!dialog.open) dialog.showModal()
-  setTimeout(() => buttons.forEach((b) => (b.disabled = false)), ARM_DELAY_MS)
 }

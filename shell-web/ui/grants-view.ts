@@ -9,13 +9,13 @@
  * @example
  * new GrantsView(kernel, document.querySelector('#grants')!, document.querySelector('dialog')!)
  */
-import { ARM_DELAY_MS, h, showDecision, throttled } from './dom.ts'
+import { ARM_DELAY_MS, ConsentDialog } from './consent-dialog.ts'
+import { h, throttled } from './dom.ts'
 import type { Decision, PendingGrant } from '../kernel/grants.ts'
 import type { Kernel } from '../kernel/kernel.ts'
 
-
 export class GrantsView {
-  #shown?: number
+  readonly #modal: ConsentDialog
   /** When each pending request was first drawn (its buttons arm ARM_DELAY_MS later). */
   #firstDrawn = new Map<number, number>()
   #rearm?: ReturnType<typeof setTimeout>
@@ -23,14 +23,11 @@ export class GrantsView {
   constructor(
     private readonly kernel: Kernel,
     private readonly panel: HTMLElement,
-    private readonly dialog: HTMLDialogElement,
+    dialog: HTMLDialogElement,
   ) {
+    this.#modal = new ConsentDialog(dialog, (id) => kernel.grants.decide(id, 'deny'))
     const render = throttled(() => this.render(), 16)
     kernel.grants.onChange(render)
-    dialog.addEventListener('cancel', (e) => {
-      e.preventDefault() // Escape must not silently drop a request; it denies it explicitly
-      if (this.#shown !== undefined) kernel.grants.decide(this.#shown, 'deny')
-    })
     this.render()
   }
 
@@ -55,19 +52,17 @@ export class GrantsView {
   }
 
   #dialog(head: PendingGrant | undefined) {
-    if (!head) {
-      this.#shown = undefined
-      if (this.dialog.open) this.dialog.close()
-      return
-    }
-    if (this.#shown === head.id) return
-    this.#shown = head.id
+    if (!head) return this.#modal.close()
     const title = (app: string) => this.kernel.manifest(app)?.title ?? app
-    showDecision(this.dialog, 'Allow access?', [
-      h('p', {}, h('strong', {}, title(head.sourceApp)), ` (${head.sourceApp}) wants to list and call the tools of `, h('strong', {}, title(head.targetApp)), ` (${head.targetApp}).`),
-      head.reason ? h('p', { class: 'reason' }, h('span', { class: 'untrusted' }, 'The app says (untrusted): '), head.reason) : null,
-      h('p', { class: 'muted' }, `Asked by ${head.endpoint} for ${head.scope === 'call' ? 'one call' : 'this session'}.`),
-    ], this.#buttons(head, true))
+    this.#modal.show(head.id, () => ({
+      body: [
+        h('h2', {}, 'Allow access?'),
+        h('p', {}, h('strong', {}, title(head.sourceApp)), ` (${head.sourceApp}) wants to list and call the tools of `, h('strong', {}, title(head.targetApp)), ` (${head.targetApp}).`),
+        head.reason ? h('p', { class: 'reason' }, h('span', { class: 'untrusted' }, 'The app says (untrusted): '), head.reason) : null,
+        h('p', { class: 'muted' }, `Asked by ${head.endpoint} for ${head.scope === 'call' ? 'one call' : 'this session'}.`),
+      ],
+      buttons: this.#buttons(head, true),
+    }))
   }
 
   #describe(p: PendingGrant): string {

@@ -12,6 +12,7 @@
 import { AgentModeView } from './agent-mode-view.ts'
 import { AgentPanel } from './agent-panel.ts'
 import { AuditView } from './audit-view.ts'
+import { BackendConsentView } from './backend-consent-view.ts'
 import { h } from './dom.ts'
 import { GrantsView } from './grants-view.ts'
 import { demosInstalledFor, loadInstalls, markDemosInstalled, saveInstalls } from './installs.ts'
@@ -33,11 +34,14 @@ let tray: Tray
 let person: PersonInstalls | undefined
 /** Whose installs are running: this browser's (saved locally), a person's, or none (after sign-out). */
 let owner: 'local' | 'person' | 'none' = 'local'
+let panel: AgentPanel | undefined
 const kernel = new Kernel({
   backgrounds: $('#backgrounds'),
   openTile: (app, params) => workspaces!.openTile(app, params),
   closeTray: (frame) => tray.openFrame === frame && tray.close(),
   installer: () => person,
+  // App backends are reached as the signed-in person, through the panel's client; frames never see its token.
+  server: () => panel?.connection?.client.apps,
 })
 workspaces = new Workspaces(kernel, $('#workspace'), $('#workspaces'))
 tray = new Tray(kernel, $('#tray'))
@@ -45,6 +49,7 @@ new GrantsView(kernel, $('#grants'), $<HTMLDialogElement>('#grant-dialog'))
 new AuditView(kernel, $('#audit'), $('#endpoints'))
 new AgentModeView(kernel, $('#agent-mode'), $<HTMLDialogElement>('#agent-dialog'))
 new OfferView(kernel.installOffers, $<HTMLDialogElement>('#offer-dialog'))
+new BackendConsentView(kernel, $<HTMLDialogElement>('#backend-dialog'))
 
 const launcher = $('#launcher')
 const renderChrome = () => {
@@ -120,10 +125,11 @@ async function runPersonInstalls() {
   }, skipped)
 }
 
-const panel = new AgentPanel(kernel, $('#agent-panel'), {
+panel = new AgentPanel(kernel, $('#agent-panel'), {
   onSignIn: () => runPersonInstalls(),
   onSignOut() {
     kernel.agentMode.clear('signed out')
+    kernel.backendConsent.clear()
     person = undefined
     owner = 'none'
     removeAll()

@@ -11,44 +11,40 @@
  * @example
  * new OfferView(kernel.installOffers, document.querySelector('#offer-dialog')!)
  */
-import { h, showDecision } from './dom.ts'
+import { ConsentDialog } from './consent-dialog.ts'
+import { h } from './dom.ts'
 import type { InstallOffers, PendingOffer } from '../kernel/install-offers.ts'
 
 export class OfferView {
-  #shown?: number
+  readonly #modal: ConsentDialog
 
   constructor(
     private readonly offers: InstallOffers,
-    private readonly dialog: HTMLDialogElement,
+    dialog: HTMLDialogElement,
   ) {
+    this.#modal = new ConsentDialog(dialog, (id) => offers.decide(id, 'refuse'))
     offers.onChange(() => this.#draw(offers.pending()))
-    dialog.addEventListener('cancel', (e) => {
-      e.preventDefault() // Escape refuses explicitly
-      if (this.#shown !== undefined) offers.decide(this.#shown, 'refuse')
-    })
   }
 
   #draw(pending: PendingOffer | undefined) {
-    if (!pending) {
-      this.#shown = undefined
-      if (this.dialog.open) this.dialog.close()
-      return
-    }
-    if (this.#shown === pending.id) return
-    this.#shown = pending.id
+    if (!pending) return this.#modal.close()
     const { offer } = pending
     const button = (label: string, answer: 'accept' | 'refuse', cls: string) => h('button', { type: 'button', class: cls, 'data-offer-decision': answer, onclick: () => this.offers.decide(pending.id, answer) }, label)
-    showDecision(this.dialog, pending.upgradeFrom ? 'Upgrade this app?' : 'Install this app?', [
-      h('p', {}, h('span', { class: 'untrusted' }, 'Name (untrusted): '), offer.name, ` — ${offer.app} version ${offer.version}`),
-      h('dl', { class: 'offer' },
-        h('dt', {}, 'Content id'), h('dd', { 'data-offer': 'hash' }, h('code', {}, offer.hash)),
-        h('dt', {}, 'Backend'), h('dd', { 'data-offer': 'backend' }, offer.backend ? `yes: ${offer.methods.join(', ') || 'no methods'}` : 'no'),
-        h('dt', {}, 'Will ask to reach'), h('dd', { 'data-offer': 'origins' }, offer.origins.length ? offer.origins.join(', ') : 'no network origins'),
-        h('dt', {}, 'Runs'), h('dd', {}, offer.frames.join(', ')),
-        h('dt', {}, 'From'), h('dd', {}, h('code', {}, pending.url)),
-      ),
-      pending.upgradeFrom ? h('p', {}, `Version ${pending.upgradeFrom} is installed: upgrading reloads the app; its open calls end and its grants and Agent Mode must be given again.`) : null,
-      h('p', { class: 'muted' }, `Offered by ${pending.endpoint}.`),
-    ], [button(pending.upgradeFrom ? `Upgrade from ${pending.upgradeFrom}` : 'Install', 'accept', 'primary'), button('Refuse', 'refuse', 'danger')])
+    this.#modal.show(pending.id, () => ({
+      body: [
+        h('h2', {}, pending.upgradeFrom ? 'Upgrade this app?' : 'Install this app?'),
+        h('p', {}, h('span', { class: 'untrusted' }, 'Name (untrusted): '), offer.name, ` — ${offer.app} version ${offer.version}`),
+        h('dl', { class: 'offer' },
+          h('dt', {}, 'Content id'), h('dd', { 'data-offer': 'hash' }, h('code', {}, offer.hash)),
+          h('dt', {}, 'Backend'), h('dd', { 'data-offer': 'backend' }, offer.backend ? `yes: ${offer.methods.join(', ') || 'no methods'}` : 'no'),
+          h('dt', {}, 'Will ask to reach'), h('dd', { 'data-offer': 'origins' }, offer.origins.length ? offer.origins.join(', ') : 'no network origins'),
+          h('dt', {}, 'Runs'), h('dd', {}, offer.frames.join(', ')),
+          h('dt', {}, 'From'), h('dd', {}, h('code', {}, pending.url)),
+        ),
+        pending.upgradeFrom ? h('p', {}, `Version ${pending.upgradeFrom} is installed: upgrading reloads the app; its open calls end and its grants and Agent Mode must be given again.`) : null,
+        h('p', { class: 'muted' }, `Offered by ${pending.endpoint}.`),
+      ],
+      buttons: [button(pending.upgradeFrom ? `Upgrade from ${pending.upgradeFrom}` : 'Install', 'accept', 'primary'), button('Refuse', 'refuse', 'danger')],
+    }))
   }
 }

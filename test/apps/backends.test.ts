@@ -55,6 +55,12 @@ describe('app backends', () => {
     expect(await errorOf(bad)).toMatchObject({ code: 'INVALID_INPUT', details: { issues: expect.arrayContaining([expect.objectContaining({ path: '#/by' })]) } })
     const smuggled = await postJson('/v1/apps/installs/counter/call', { method: 'increment', input: { by: 1 }, schema: {} }, ada)
     expect(await errorOf(smuggled)).toMatchObject({ code: 'INVALID_REQUEST' })
+    // The kind the caller expects is checked against the installed interface before anything runs.
+    const asQuery = await postJson('/v1/apps/installs/counter/call', { method: 'increment', input: { by: 1 }, kind: 'query' }, ada)
+    expect(asQuery.status).toBe(409)
+    expect(await errorOf(asQuery)).toMatchObject({ code: 'METHOD_KIND_MISMATCH', details: { method: 'increment', kind: 'update' } })
+    expect(await output('counter', 'count', {}, ada)).toEqual({ count: 0 })
+    expect((await (await postJson('/v1/apps/installs/counter/call', { method: 'count', input: {}, kind: 'query' }, ada)).json())).toEqual({ output: { count: 0 } })
     for (const name of ['nope', 'constructor', 'toString', '__proto__', 'hasOwnProperty']) {
       expect(await errorOf(await call('counter', name, {}, ada)), name).toMatchObject({ code: 'UNKNOWN_METHOD' })
     }

@@ -28,6 +28,7 @@ describe('app route codes', () => {
       ['put', '/v1/apps/installs/counter', json('PUT', { package: '0'.repeat(64) }), 'PACKAGE_NOT_FOUND'],
       ['delete', '/v1/apps/installs/absent', { method: 'DELETE' }, 'APP_NOT_INSTALLED'],
       ['post', '/v1/apps/installs/counter/call', json('POST', { method: 'count', input: { extra: 1 } }), 'INVALID_INPUT'],
+      ['post', '/v1/apps/installs/counter/call', json('POST', { method: 'count', input: {}, kind: 'update' }), 'METHOD_KIND_MISMATCH'],
       ['post', '/v1/apps/installs/counter/call', json('POST', { method: 'nope', input: {} }), 'UNKNOWN_METHOD'],
       ['post', '/v1/apps/installs/counter/backend-calls', json('POST', { origin: 'ftp://x' }), 'INVALID_ORIGIN'],
       ['delete', '/v1/apps/installs/counter/backend-calls', { method: 'DELETE' }, 'INVALID_QUERY'],

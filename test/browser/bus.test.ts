@@ -114,7 +114,7 @@ describe('discovery', () => {
     expect(await list()).toEqual(['echo', 'slow', 'relay'])
     expect(await call(tile, 'bad_output', {})).toMatchObject({ error: { code: 'UNKNOWN_TOOL' } })
     const kernelTools = await tile.evaluate(() => (globalThis as any).fixture.bus.listTools('kernel').then((t: { name: string }[]) => t.map((x) => x.name)))
-    expect(kernelTools).toEqual(['apps.list', 'apps.describe', 'endpoints.list', 'permissions.request', 'audit.list', 'workspace.open_tile', 'attachments.delegate', 'apps.install_offer'])
+    expect(kernelTools).toEqual(['apps.list', 'apps.describe', 'endpoints.list', 'permissions.request', 'audit.list', 'workspace.open_tile', 'attachments.delegate', 'apps.install_offer', 'canister.schema', 'canister.call_dialog', 'backend_calls.request', 'backend_calls.list'])
   })
 
   it('exposing a tool the manifest does not declare, or an unsafe schema, is refused', async () => {

@@ -29,7 +29,13 @@ export interface Wrangler {
 const ROOT = resolve(import.meta.dirname, '../..')
 
 /** The dev identity every test `wrangler dev` runs with (passed as --var, never a real secret). */
-const DEV_VARS = { NEURON_ENV: 'development', DEV_AUTH_SECRET: 'process-test-dev-secret-0123456789', TICKET_SECRET: 'process-test-ticket-secret-012345' }
+const DEV_VARS = {
+  NEURON_ENV: 'development',
+  DEV_AUTH_SECRET: 'process-test-dev-secret-0123456789',
+  TICKET_SECRET: 'process-test-ticket-secret-012345',
+  CREDENTIALS_SECRET: 'process-test-credentials-secret-0123',
+  VETKEYS_SECRET: 'process-test-vetkeys-secret-01234567',
+}
 
 /** A dev bearer token the test `wrangler dev` accepts (loopback host, dev secret). */
 export async function devToken(sub = 'tester', claims: string[] = []): Promise<string> {

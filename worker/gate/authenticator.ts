@@ -22,6 +22,7 @@ import type { JWTPayload } from 'hono/utils/jwt/types'
 import { NeuronError } from '../../objects/errors.ts'
 import { ASYMMETRIC, type AuthConfig, DEV_ISSUER, TICKET_AUDIENCE } from './auth-config.ts'
 import { claimsOf, type Principal } from './principal.ts'
+import { REVEAL_CLAIM } from '../../objects/apps/connections.ts'
 
 export const TICKET_TTL_SECONDS = 30
 
@@ -118,7 +119,8 @@ export class Authenticator {
     }
     const now = Math.floor(Date.now() / 1000)
     const exp = now + DEV_TOKEN_TTL_SECONDS
-    return { token: await sign({ iss: DEV_ISSUER, aud: this.config.audience, sub: 'dev', claims: [], iat: now, exp }, devSecret, 'HS256'), expiresAt: exp * 1000 }
+    // The one caller is the shell's trusted page, whose kernel opens an app's connections for its live background.
+    return { token: await sign({ iss: DEV_ISSUER, aud: this.config.audience, sub: 'dev', claims: [REVEAL_CLAIM], iat: now, exp }, devSecret, 'HS256'), expiresAt: exp * 1000 }
   }
 
   private devAllowed(peer: string | undefined): boolean {

@@ -67,7 +67,7 @@ export const APP_ROUTES: RouteDoc[] = [
     maxBodyBytes: MAX_CALL_BYTES,
     ok: { 200: 'the output' },
     response: R.CallOutput,
-    errors: [...REQUEST_ERRORS, 'APP_NOT_INSTALLED', 'UNKNOWN_METHOD', 'INVALID_INPUT', 'INVALID_OUTPUT', 'BACKEND_FAILED', 'BACKEND_TIMEOUT'],
+    errors: [...REQUEST_ERRORS, 'APP_NOT_INSTALLED', 'UNKNOWN_METHOD', 'METHOD_KIND_MISMATCH', 'INVALID_INPUT', 'INVALID_OUTPUT', 'BACKEND_FAILED', 'BACKEND_TIMEOUT'],
   },
   { method: 'get', path: '/v1/apps/installs/{app}/backend-calls', operationId: 'listBackendCalls', summary: 'The origins the backend may reach (backend_calls.list)', auth: 'bearer', ok: { 200: 'the grants' }, response: R.Grants, errors: INSTALL_ERRORS },
   {

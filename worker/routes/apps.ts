@@ -28,8 +28,12 @@ import { readJson } from '../read-json.ts'
 
 /** The body of `POST /v1/apps/installs` and `PUT /v1/apps/installs/{app}`: a stored package, by hash. */
 export const InstallBody = z.strictObject({ package: PackageHash })
-/** The body of `POST /v1/apps/installs/{app}/call`. */
-export const CallBody = z.strictObject({ method: z.string().min(1).max(64), input: z.unknown() })
+/**
+ * The body of `POST /v1/apps/installs/{app}/call`. `kind`, when given, is the kind of method the
+ * caller means to run (the shell's `canister.query_self` says `query`): a method of the other kind
+ * is refused before anything runs, against the same installed interface the call would use.
+ */
+export const CallBody = z.strictObject({ method: z.string().min(1).max(64), input: z.unknown(), kind: z.enum(['query', 'update']).optional() })
 /** The body of `POST /v1/apps/installs/{app}/backend-calls`, and the query of its DELETE. */
 export const GrantBody = z.strictObject({ origin: z.string().min(1).max(2048) })
 /** Small bodies: an install, a grant. */
@@ -85,8 +89,8 @@ export const apps = new Hono<AppEnv>()
     return c.json({ ...summary(removed), uninstalled: true })
   })
   .post('/installs/:app/call', limitBody(MAX_CALL_BYTES), async (c) => {
-    const { method, input } = parseOrThrow(CallBody, await readJson(c.req.raw), 'INVALID_REQUEST')
-    return c.json(await (await installation(c)).call(method, input))
+    const { method, input, kind } = parseOrThrow(CallBody, await readJson(c.req.raw), 'INVALID_REQUEST')
+    return c.json(await (await installation(c)).call(method, input, kind))
   })
   .get('/installs/:app/backend-calls', async (c) => c.json({ items: await (await installation(c)).listGrants() }))
   .post('/installs/:app/backend-calls', limitBody(SMALL_BODY), async (c) => {

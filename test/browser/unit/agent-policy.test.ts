@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { decideAgentModeRequest, decideGlobalCall, decideScopedCall, defaultAgentLimits } from '../../../shell-web/kernel/agent-policy.ts'
-import { acceptsPrivateAction } from '../../../shell-web/kernel/policy.ts'
+import { type GestureDecision, acceptsPrivateAction } from '../../../shell-web/kernel/policy.ts'
 import { parseManifest } from '../../../shell-web/kernel/manifest.ts'
 
-const ok = { focused: true, activated: true, declared: ['notes_search'], entrypoint: 'notes_search', alreadyEnabled: false, dialogOpen: false, recentConsents: 0, enabledCount: 0, nameTaken: false }
+const refused = (message: string): GestureDecision => ({ allow: false, code: 'ACTIVATION_REQUIRED', message })
+const ok = { gesture: { allow: true } as GestureDecision, declared: ['notes_search'], entrypoint: 'notes_search', alreadyEnabled: false, dialogOpen: false, recentConsents: 0, enabledCount: 0, nameTaken: false }
 
 describe('agent.mode.request', () => {
   it('asks the owner only from a focused tile during a click, for a declared entrypoint', () => {
@@ -12,14 +13,14 @@ describe('agent.mode.request', () => {
     expect(acceptsPrivateAction('tile-only', 'background')).toBe(false)
     expect(acceptsPrivateAction('tile-only', 'tile')).toBe(true)
     expect(decideAgentModeRequest({ ...ok, entrypoint: 'notes_add' })).toMatchObject({ ask: false, code: 'PERMISSION_DENIED' })
-    expect(decideAgentModeRequest({ ...ok, focused: false })).toMatchObject({ ask: false, code: 'OWNER_REQUIRED', retryAfterMs: expect.any(Number) })
-    expect(decideAgentModeRequest({ ...ok, activated: false })).toMatchObject({ ask: false, code: 'OWNER_REQUIRED' })
+    expect(decideAgentModeRequest({ ...ok, gesture: refused('only the focused tile may do this') })).toMatchObject({ ask: false, code: 'OWNER_REQUIRED', retryAfterMs: expect.any(Number) })
+    expect(decideAgentModeRequest({ ...ok, gesture: refused('needs transient user activation') })).toMatchObject({ ask: false, code: 'OWNER_REQUIRED' })
     expect(decideAgentModeRequest({ ...ok, alreadyEnabled: true })).toEqual({ ask: false, already: true })
   })
 
   it('keeps the owner from being flooded: one dialog, a few per minute, a bounded number enabled, one per name', () => {
     const limits = defaultAgentLimits()
-    expect(decideAgentModeRequest({ ...ok, dialogOpen: true, focused: false })).toMatchObject({ code: 'UI_BUSY', retryAfterMs: expect.any(Number) })
+    expect(decideAgentModeRequest({ ...ok, dialogOpen: true, gesture: refused('only the focused tile may do this') })).toMatchObject({ code: 'UI_BUSY', retryAfterMs: expect.any(Number) })
     expect(decideAgentModeRequest({ ...ok, recentConsents: limits.consentsPerWindow })).toMatchObject({ code: 'AGENT_CONSENT_LIMIT', retryAfterMs: limits.consentWindowMs })
     expect(decideAgentModeRequest({ ...ok, enabledCount: limits.maxEnabled })).toMatchObject({ code: 'AGENT_MODE_LIMIT' })
     expect(decideAgentModeRequest({ ...ok, nameTaken: true })).toMatchObject({ code: 'AGENT_MODE_LIMIT' })
@@ -35,6 +36,9 @@ describe('calls made for the agent', () => {
     expect(decideScopedCall({ ...scoped, targetApp: 'planner' })).toEqual({ allow: true })
     expect(decideScopedCall({ ...scoped, sessionGrant: true, targetKind: 'tray' })).toMatchObject({ allow: false, code: 'PERMISSION_DENIED' })
     expect(decideScopedCall({ ...scoped, targetApp: 'kernel', targetKind: 'kernel', tool: 'permissions.request' })).toMatchObject({ code: 'OWNER_REQUIRED' })
+    // The person's consent dialogs of app backends are never opened for the agent.
+    for (const tool of ['canister.call_dialog', 'backend_calls.request']) expect(decideScopedCall({ ...scoped, targetApp: 'kernel', targetKind: 'kernel', tool })).toMatchObject({ code: 'OWNER_REQUIRED' })
+    expect(decideScopedCall({ ...scoped, targetApp: 'kernel', targetKind: 'kernel', tool: 'canister.schema' })).toEqual({ allow: true })
     expect(decideScopedCall({ ...scoped, targetApp: 'kernel', targetKind: 'kernel', tool: 'apps.list' })).toEqual({ allow: true })
   })
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { parseManifest } from '../../../shell-web/kernel/manifest.ts'
 import { acceptsPrivateAction, decideGesture, decideGrantRequest, decideRoute } from '../../../shell-web/kernel/policy.ts'
 import { clampTimeout, InFlight, judgeProgress } from '../../../shell-web/kernel/limits.ts'
 import { endpointId, parseEndpointId } from '../../../shell-web/protocol/endpoint-id.ts'
@@ -28,12 +29,27 @@ describe('routing policy', () => {
     expect(acceptsPrivateAction('focused-tile', 'tile')).toBe(true)
     expect(acceptsPrivateAction('focused-tile', 'tray')).toBe(false)
     expect(acceptsPrivateAction('focused-tile', 'background')).toBe(false)
+    // vetkeys.derive: a tile (focused, checked in the action) or the background; a tray cannot derive
+    expect(acceptsPrivateAction('tile-or-background', 'tile')).toBe(true)
+    expect(acceptsPrivateAction('tile-or-background', 'background')).toBe(true)
+    expect(acceptsPrivateAction('tile-or-background', 'tray')).toBe(false)
+  })
+
+  it('a manifest declares the derivation paths its keys may come from, bounded', () => {
+    const base = { id: 'notes', version: '1', title: 'Notes', entries: { tile: '/apps/notes/tile' } }
+    expect(parseManifest(base).vetkeys).toEqual([])
+    expect(parseManifest({ ...base, vetkeys: ['notes/v1', 'drafts:2'] }).vetkeys).toEqual(['notes/v1', 'drafts:2'])
+    expect(() => parseManifest({ ...base, vetkeys: ['has space'] })).toThrow(/vetkeys/)
+    expect(() => parseManifest({ ...base, vetkeys: Array.from({ length: 9 }, (_, i) => `p${i}`) })).toThrow(/vetkeys/)
   })
 
   it('a person-facing effect needs both the focused tile and transient activation', () => {
     expect(decideGesture({ focused: true, activated: true })).toEqual({ allow: true })
     expect(decideGesture({ focused: false, activated: true })).toMatchObject({ allow: false, code: 'ACTIVATION_REQUIRED', message: expect.stringMatching(/focused/) })
     expect(decideGesture({ focused: true, activated: false })).toMatchObject({ allow: false, code: 'ACTIVATION_REQUIRED', message: expect.stringMatching(/activation/) })
+    // focus only (a key's lifecycle): activation is not asked for, focus still is
+    expect(decideGesture({ focused: true, activated: false, activation: false })).toEqual({ allow: true })
+    expect(decideGesture({ focused: false, activated: true, activation: false })).toMatchObject({ allow: false, code: 'ACTIVATION_REQUIRED' })
   })
 })
 
