@@ -58,6 +58,8 @@ export const AppPackage = z.strictObject({
     permissions: z.array(AppId).max(32).optional(),
     /** Background tools the owner may enable for an agent (Agent Mode). */
     agentEntrypoints: z.array(ShellName).max(16).optional(),
+    /** Key derivation paths the app's frames may ask keys for (vetkeys.derive); the shell refuses any other. */
+    vetkeys: z.array(z.string().regex(/^[A-Za-z0-9_.:/-]{1,128}$/, 'must be 1–128 of [A-Za-z0-9_.:/-]')).max(8).optional(),
     /** Network origins its backend will ask to reach (shown when the app is offered; granting is separate). */
     origins: z.array(z.string().url().max(2048)).max(64).optional(),
   }),

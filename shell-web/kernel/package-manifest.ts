@@ -42,7 +42,7 @@ export function manifestOfPackage(pkg: unknown, base: string): unknown {
   const m = (isRecord(pkg) && isRecord(pkg.manifest) ? pkg.manifest : {}) as Record<string, unknown>
   const files = (isRecord(m.entries) ? m.entries : { tile: m.entry }) as Partial<Record<Kind, unknown>>
   const entries = Object.fromEntries(Object.entries(files).map(([kind, file]) => [kind, typeof file === 'string' ? base + file : file]))
-  const optional = Object.fromEntries((['tools', 'permissions', 'agentEntrypoints'] as const).filter((k) => m[k] !== undefined).map((k) => [k, m[k]]))
+  const optional = Object.fromEntries((['tools', 'permissions', 'agentEntrypoints', 'vetkeys'] as const).filter((k) => m[k] !== undefined).map((k) => [k, m[k]]))
   return { id: m.app, version: m.version, title: m.name, ...(m.description !== undefined ? { description: m.description } : {}), entries, ...optional }
 }
 

@@ -87,7 +87,7 @@ async function showing(work: () => Promise<unknown>, skipped: { app: string; rea
   } catch (e) {
     error = `${(e as { code?: string }).code ?? ''} ${(e as Error).message}`.trim()
   }
-  installsView.show({ owner: panel.connection?.me.subject ?? null, skipped, error })
+  installsView.show({ owner: panel?.connection?.me.subject ?? null, skipped, error })
 }
 
 /** This browser's installs: the saved ones, or the demo apps on the very first start. */
@@ -107,7 +107,7 @@ function runLocalInstalls() {
 
 /** The signed-in person's installs, read again from the server (every app restarts from what it lists). */
 async function runPersonInstalls() {
-  const connection = panel.connection
+  const connection = panel?.connection
   if (!connection) return
   owner = 'person'
   removeAll()

@@ -64,16 +64,8 @@ const pendingAnswer = async (frame: Frame): Promise<Outcome> => {
 const count = async () => (await server.apps.app('counter').call<{ count: number }>('count', {})).output.count
 const dialog = () => shell.page.locator('#backend-dialog[open]')
 
-async function signIn() {
-  await shell.page.click('[data-action="dev-sign-in"]')
-  await shell.page.waitForFunction(() => (window as any).neutron.panel.connection, undefined, { timeout: 30_000 })
-}
-
-beforeAll(async () => {
-  shell = await openShell({ demo: false })
-  const { token } = (await (await fetch(`${shell.dev.url}/v1/dev/token`, { method: 'POST', headers: { 'x-neuron-dev-login': '1' } })).json()) as { token: string }
-  server = new NeuronClient({ url: shell.dev.url, token })
-  for (const p of [COUNTER, RIVAL]) await server.apps.install((await server.apps.upload(p as never)).hash)
+/** Runs the fixtures' frontends for the counter and rival apps (their backends are installed on the server). */
+async function runFixtures() {
   await install(shell.page, COUNTER_APP)
   await install(shell.page, RIVAL_APP)
   await waitForEndpoint(shell.page, 'app:counter:background')
@@ -82,6 +74,33 @@ beforeAll(async () => {
   const rivalTileId = await openTile(shell.page, 'rival')
   ;[counterTile, counterBg, rivalTile, rivalBg] = await Promise.all([frameOf(shell.page, tileId), frameOf(shell.page, 'app:counter:background'), frameOf(shell.page, rivalTileId), frameOf(shell.page, 'app:rival:background')])
   await Promise.all([counterTile, counterBg, rivalTile].map((f) => f.evaluate(() => (globalThis as any).fixture.ready)))
+}
+
+/**
+ * Signs the dev person in. Signed in, the shell runs the person's installs from the server (the
+ * test packages' own placeholder pages); once they are up, the tests put the fixtures' frontends
+ * back in the kernel over the same installed backends, as a developer running a local frontend would.
+ */
+async function signIn() {
+  await shell.page.click('[data-action="dev-sign-in"]')
+  await shell.page.waitForFunction(() => (window as any).neutron.panel.connection, undefined, { timeout: 30_000 })
+  await shell.page.waitForFunction(() => ['counter', 'rival'].every((app) => JSON.stringify((window as any).neutron.kernel.manifest(app)?.entries ?? {}).includes('/app-frames/')), undefined, { timeout: 30_000 })
+  await shell.page.evaluate(() => {
+    const { kernel, workspaces } = (window as any).neutron
+    for (const app of ['counter', 'rival']) {
+      workspaces.forget(app)
+      kernel.uninstall(app)
+    }
+  })
+  await runFixtures()
+}
+
+beforeAll(async () => {
+  shell = await openShell({ demo: false })
+  const { token } = (await (await fetch(`${shell.dev.url}/v1/dev/token`, { method: 'POST', headers: { 'x-neuron-dev-login': '1' } })).json()) as { token: string }
+  server = new NeuronClient({ url: shell.dev.url, token })
+  for (const p of [COUNTER, RIVAL]) await server.apps.install((await server.apps.upload(p as never)).hash)
+  await runFixtures()
 }, 120_000)
 afterAll(() => shell?.close())
 

@@ -17,9 +17,9 @@ describe('packages as the shell runs them', () => {
   })
 
   it('maps a package to a kernel manifest whose entries are its files at the install\u2019s address; without entries, its entry is the tile', () => {
-    expect(parseManifest(manifestOfPackage(COUNTER, BASE))).toEqual({ id: 'counter', version: '1.0.0', title: 'Counter', description: '', entries: { tile: `${BASE}index.html` }, tools: [], permissions: [], agentEntrypoints: [] })
-    const full = { manifest: { app: 'notes', version: '2', name: 'Notes', entry: 'tile.html', description: 'd', entries: { tile: 'tile.html', background: 'bg/background.html' }, tools: ['notes_search'], permissions: ['planner'], agentEntrypoints: ['notes_search'] }, files: {} }
-    expect(parseManifest(manifestOfPackage(full, BASE))).toMatchObject({ id: 'notes', description: 'd', entries: { tile: `${BASE}tile.html`, background: `${BASE}bg/background.html` }, tools: ['notes_search'], permissions: ['planner'], agentEntrypoints: ['notes_search'] })
+    expect(parseManifest(manifestOfPackage(COUNTER, BASE))).toEqual({ id: 'counter', version: '1.0.0', title: 'Counter', description: '', entries: { tile: `${BASE}index.html` }, tools: [], permissions: [], agentEntrypoints: [], vetkeys: [] })
+    const full = { manifest: { app: 'notes', version: '2', name: 'Notes', entry: 'tile.html', description: 'd', entries: { tile: 'tile.html', background: 'bg/background.html' }, tools: ['notes_search'], permissions: ['planner'], agentEntrypoints: ['notes_search'], vetkeys: ['notes/sync'] }, files: {} }
+    expect(parseManifest(manifestOfPackage(full, BASE))).toMatchObject({ id: 'notes', description: 'd', entries: { tile: `${BASE}tile.html`, background: `${BASE}bg/background.html` }, tools: ['notes_search'], permissions: ['planner'], agentEntrypoints: ['notes_search'], vetkeys: ['notes/sync'] })
   })
 
   it('entry paths: a package file never leaves its package, and nothing but /apps, /fixtures and /app-frames is a frame', () => {
