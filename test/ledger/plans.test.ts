@@ -9,37 +9,13 @@ import { runInDurableObject } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
 import { Ledger } from '../../objects/ledger/ledger.ts'
 import { uniqueName } from '../support/ledger.ts'
+import { type Plan, plansOf } from '../support/query-plans.ts'
 
-interface Plan {
-  verb: string
-  plan: string
-}
-
-/** Runs each verb once and explains every statement it sent to SQLite. */
-function plansOf(storage: DurableObjectStorage, verbs: Record<string, (ledger: Ledger) => unknown>): Plan[] {
+/** Runs each verb once on a `Ledger` over `storage` and explains what it sent (schema reads aside). */
+function ledgerPlans(storage: DurableObjectStorage, verbs: Record<string, (ledger: Ledger) => unknown>): Plan[] {
   const ledger = new Ledger(storage)
-  const sent: { verb: string; query: string; bindings: unknown[] }[] = []
-  const sql = storage.sql
-  const exec = sql.exec
-  let verb = ''
-  sql.exec = function (query: string, ...bindings: unknown[]) {
-    sent.push({ verb, query, bindings })
-    return exec.call(sql, query, ...bindings)
-  } as typeof sql.exec
-  try {
-    for (const [name, run] of Object.entries(verbs)) {
-      verb = name
-      run(ledger)
-    }
-  } finally {
-    sql.exec = exec
-  }
-  return sent
-    .filter(({ query }) => !/sqlite_master|changes\(\)/.test(query))
-    .map(({ verb, query, bindings }) => ({
-      verb,
-      plan: sql.exec<{ detail: string }>(`explain query plan ${query}`, ...bindings).toArray().map((r) => r.detail).join('; '),
-    }))
+  const bound = Object.fromEntries(Object.entries(verbs).map(([name, run]) => [name, () => run(ledger)]))
+  return plansOf(storage, bound, (query) => !/sqlite_master|changes\(\)/.test(query))
 }
 
 function seed(storage: DurableObjectStorage): { id: string; child: string } {
@@ -60,7 +36,7 @@ describe('query plans', () => {
   it('an embedded ledger (a session) serves its verbs through the primary key and the id index', () =>
     runInDurableObject(env.SESSIONS.getByName(uniqueName('plans')), (_object, ctx) => {
       const { id, child } = seed(ctx.storage)
-      const plans = plansOf(ctx.storage, {
+      const plans = ledgerPlans(ctx.storage, {
         'append': (l) => l.append({ topic: 'session.s1', type: 'note', author: 'user:ada', time: 1, payload: 'x' }),
         'by topic': (l) => l.byTopic('session.s1', { after: 10, limit: 5 }),
         'latest': (l) => l.latest('session.s1.config'),
@@ -77,7 +53,7 @@ describe('query plans', () => {
   it('a directory shard serves append, by topic, get and head through an index', () =>
     runInDurableObject(env.DIRECTORY.getByName(uniqueName('plans')), (_object, ctx) => {
       const { id } = seed(ctx.storage)
-      const plans = plansOf(ctx.storage, {
+      const plans = ledgerPlans(ctx.storage, {
         'append': (l) => l.append({ topic: 'directory.sessions.a', type: 'note', author: 'object:directory', time: 1, payload: 'x' }),
         'by topic': (l) => l.byTopic('session.s1', { after: 10, limit: 5 }),
         'get': (l) => l.get(id),
@@ -90,7 +66,7 @@ describe('query plans', () => {
   it('the standalone LedgerObject serves every verb through an index', () =>
     runInDurableObject(env.LEDGER.getByName(uniqueName('plans')), (_object, ctx) => {
       const { id, child } = seed(ctx.storage)
-      const plans = plansOf(ctx.storage, {
+      const plans = ledgerPlans(ctx.storage, {
         'append': (l) => l.append({ topic: 'session.s1', type: 'note', author: 'user:ada', time: 1, payload: 'x' }),
         'by topic': (l) => l.byTopic('session.s1', { after: 10, limit: 5 }),
         'by type': (l) => l.byType('note', { after: 10, limit: 5 }),
