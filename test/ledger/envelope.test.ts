@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { NeuronError } from '../../objects/errors.ts'
-import { ENVELOPE_V1, seal } from '../../objects/ledger/envelope.ts'
+import { ENVELOPE_V1, EnvelopeDraftSchema, plainDraft, seal } from '../../objects/ledger/envelope.ts'
 import { sha256Hex } from '../../objects/ledger/hash.ts'
 import { canonicalJson } from '../../objects/ledger/json.ts'
 
@@ -81,5 +81,53 @@ describe('seal', () => {
     const whole = new TextEncoder().encode(canonicalJson(content)).byteLength
     expect(codeOf(() => seal(inline, { payloadCap: 4096, envelopeCap: whole - 1 }))).toMatchObject({ code: 'ENVELOPE_TOO_LARGE', details: { size: whole } })
     expect(seal(inline, { payloadCap: 4096, envelopeCap: whole }).envelope.payload).toBe('é'.repeat(400))
+  })
+})
+
+describe('the plain-draft fast path of seal', () => {
+  const ok = { topic: 'session.s1', type: 'note', author: 'user:ada', payload: { text: 'hi' } }
+  const id = 'a'.repeat(64)
+  const valid: Record<string, unknown>[] = [
+    ok,
+    { ...ok, parent: null },
+    { ...ok, parent: id, time: 0, schema: 'note.v1', headers: [], artifacts: [] },
+    { ...ok, payload: undefined },
+    { ...ok, type: 'x'.repeat(256), author: 'y'.repeat(256) },
+  ]
+  const invalid: unknown[] = [
+    null, 'text', [ok], new Map(),
+    { ...ok, extra: 1 },
+    { ...ok, topic: 'not an address!' }, { ...ok, topic: '' }, { ...ok, topic: 3 },
+    { ...ok, type: '' }, { ...ok, type: 'x'.repeat(257) }, { ...ok, author: '' }, { ...ok, author: 7 },
+    { ...ok, parent: 'abc' }, { ...ok, parent: 'A'.repeat(64) }, { ...ok, parent: 1 },
+    { ...ok, time: -1 }, { ...ok, time: 1.5 }, { ...ok, time: Number.NaN }, { ...ok, time: 2 ** 60 }, { ...ok, time: '1' },
+    { ...ok, schema: '' }, { ...ok, schema: 'x'.repeat(257) },
+    { ...ok, headers: {} }, { ...ok, artifacts: 'none' },
+  ]
+
+  it('takes the common valid drafts as they are, and the schema agrees with each', () => {
+    for (const draft of valid) {
+      expect(plainDraft(draft), JSON.stringify(draft)).toBe(draft)
+      expect(EnvelopeDraftSchema.safeParse(draft).success, JSON.stringify(draft)).toBe(true)
+    }
+  })
+
+  it('leaves everything else to the schema, so a refusal has the schema\'s code and message', () => {
+    for (const draft of invalid) {
+      expect(plainDraft(draft)).toBeNull()
+      expect(() => seal(draft)).toThrow(expect.objectContaining({ code: 'INVALID_ENVELOPE' }))
+    }
+    // valid, but with headers or artifacts: the schema checks those lists
+    const withHeaders = { ...ok, headers: [{ key: 'principal', value: 'user:ada' }] }
+    expect(plainDraft(withHeaders)).toBeNull()
+    expect(seal(withHeaders).envelope.headers).toEqual([{ key: 'principal', value: 'user:ada' }])
+  })
+
+  it('seals the same envelope either way', () => {
+    const fast = seal({ ...ok, time: 5 })
+    // the same fields on an object that is not a plain one: it takes the schema's path
+    const other = Object.assign(Object.create({}), { ...ok, time: 5 })
+    expect(plainDraft(other)).toBeNull()
+    expect(seal(other)).toEqual(fast)
   })
 })
