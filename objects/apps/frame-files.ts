@@ -37,8 +37,14 @@ export async function readFrameToken(secret: string, token: string): Promise<{ p
   } catch {
     return null
   }
+  let presented: Uint8Array
+  try {
+    presented = fromBase64url(tag)
+  } catch {
+    return null
+  }
   const key = await hmacKey(secret, ['verify'])
-  const ok = await crypto.subtle.verify('HMAC', key, fromBase64url(tag), message(person, hash))
+  const ok = await crypto.subtle.verify('HMAC', key, presented, message(person, hash))
   return ok ? { person, hash } : null
 }
 

@@ -44,10 +44,16 @@ describe('app frames', () => {
     const hash = await installed(COUNTER, ada)
     const base = await filesOf(ada)
     const token = base.split('/')[2]!
-    const flipped = token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A')
+    // A changed MAC: the first character carries six bits of the tag, all of them used.
+    const mac = token.split('.')[2]!
+    const flipped = token.slice(0, -mac.length) + (mac[0] === 'A' ? 'B' : 'A') + mac.slice(1)
+    // The same MAC written another way: the last character's two unused low bits set.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
+    const last = alphabet.indexOf(mac.at(-1)!)
+    const aliased = token.slice(0, -1) + alphabet[(last & ~3) | (last & 3 ? 0 : 1)]
     const bobs = await frameBase(env.TICKET_SECRET!, bob, hash) // a valid MAC, but Bob never installed it
     const otherKey = await frameBase('another-deployment-secret-0123456789', ada, hash)
-    for (const path of [`/app-frames/${flipped}/index.html`, `${bobs}index.html`, `${otherKey}index.html`, `${base}nope.html`, `${base}..%2F..%2Fv1%2Fme`, `/app-frames/${hash}/index.html`, `/app-frames/not-a-token/index.html`]) {
+    for (const path of [`/app-frames/${flipped}/index.html`, `/app-frames/${aliased}/index.html`, `${bobs}index.html`, `${otherKey}index.html`, `${base}nope.html`, `${base}..%2F..%2Fv1%2Fme`, `/app-frames/${hash}/index.html`, `/app-frames/not-a-token/index.html`]) {
       const res = await frameGet(path)
       expect(res.status, path).toBe(404)
       expect((await errorOf(res)).code).toBe('APP_FILE_NOT_FOUND')
