@@ -13,7 +13,7 @@
  * ratio against all three.
  */
 import { afterAll, beforeAll, describe, it } from 'vitest'
-import { openShell, type Shell, waitForEndpoint } from '../../test/browser/support/shell.ts'
+import { openShell, type Shell, trackSockets, waitForEndpoint } from '../../test/browser/support/shell.ts'
 
 const N = 60
 let shell: Shell
@@ -21,18 +21,7 @@ let shell: Shell
 beforeAll(async () => {
   shell = await openShell()
   const page = shell.page
-  await page.addInitScript(() => {
-    const Native = WebSocket
-    const all: WebSocket[] = ((window as any).__sockets = [])
-    ;(window as any).WebSocket = class extends Native {
-      constructor(url: string | URL, protocols?: string | string[]) {
-        super(url, protocols)
-        all.push(this)
-      }
-    }
-  })
-  await page.reload()
-  await page.waitForFunction(() => 'neutron' in window)
+  await trackSockets(page)
   await waitForEndpoint(page, 'app:notes:background', ['notes_search'])
   await page.locator('#agent-panel [data-action=dev-sign-in]').click()
   await page.locator('#agent-panel [data-action=new-session]').click()

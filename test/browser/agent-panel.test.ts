@@ -11,7 +11,7 @@ import { copyFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { Frame } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ARTIFACTS, TARGET, audit, fixtureState, frameOf, install, openShell, type Shell, waitForEndpoint } from './support/shell.ts'
+import { ARTIFACTS, TARGET, audit, fixtureState, frameOf, install, openShell, type Shell, trackSockets, waitForEndpoint } from './support/shell.ts'
 
 const NOTES_BG = 'app:notes:background'
 let shell: Shell
@@ -36,19 +36,7 @@ const sockets = (): Promise<number> => page().evaluate(() => (window as any).__s
 
 beforeAll(async () => {
   shell = await openShell()
-  // Count (and let the test drop) the page's WebSockets: a network drop, seen from the page.
-  await page().addInitScript(() => {
-    const Native = WebSocket
-    const all: WebSocket[] = ((window as any).__sockets = [])
-    ;(window as any).WebSocket = class extends Native {
-      constructor(url: string | URL, protocols?: string | string[]) {
-        super(url, protocols)
-        all.push(this)
-      }
-    }
-  })
-  await page().reload()
-  await page().waitForFunction(() => 'neutron' in window)
+  await trackSockets(page())
   await waitForEndpoint(page(), NOTES_BG, ['notes_search'])
 })
 /** The notes tile's frame, once the kernel has bound it. */

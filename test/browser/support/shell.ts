@@ -143,3 +143,27 @@ export async function revoke(page: Page, sourceApp: string, targetApp: string): 
 export function fixtureState<T = any>(frame: Frame, path: string): Promise<T> {
   return frame.evaluate((p) => p.split('.').reduce((v: any, k) => v?.[k], (globalThis as any).fixture), path)
 }
+
+/**
+ * Counts the page's WebSockets (and lets a test drop them, a network drop as the page sees it):
+ * each socket the page opens from now on is kept in `window.__sockets`. Reloads the page so the
+ * shell starts with it in place.
+ *
+ * @example
+ * await trackSockets(shell.page)
+ * await shell.page.evaluate(() => (window as any).__sockets.at(-1).close())
+ */
+export async function trackSockets(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const Native = WebSocket
+    const all: WebSocket[] = ((window as any).__sockets = [])
+    ;(window as any).WebSocket = class extends Native {
+      constructor(url: string | URL, protocols?: string | string[]) {
+        super(url, protocols)
+        all.push(this)
+      }
+    }
+  })
+  await page.reload()
+  await page.waitForFunction(() => 'neutron' in window)
+}
