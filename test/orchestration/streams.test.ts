@@ -30,7 +30,7 @@ describe('orchestration streams', () => {
     const socket = await openSocket(`/v1/orchestrations/${id}/ws`)
     socket.send({ type: 'subscribe', after: 3 })
     const messages = await socket.until((m) => m.some((x) => x.type === 'replay-end'))
-    const seqs = messages.filter((m) => m.type === 'event').map((m) => m.seq)
+    const seqs = messages.filter((m) => m.type === 'event').map((m) => m.seq as number)
     // A late step's burn may land after `finished`, so the ledger is read after the replay and
     // compared up to the last sequence the socket saw: none missing, none twice, none before 3.
     const last = seqs.at(-1)!
