@@ -98,6 +98,12 @@ export interface DialectParser {
   push(event: SseEvent, out: LlmEvent[]): void
   /** The body ended. Throws `PROVIDER_STREAM_TRUNCATED` unless the terminal event was seen. */
   end(out: LlmEvent[]): void
+  /**
+   * Optional fast lane (`SseSink.whole`, through `WireReader`): reads the whole SSE event at `at`
+   * of the decoded `text` when it is one the parser already knows the shape of, appending exactly
+   * what `push` would for it, and returns the index after its blank line; -1 leaves it to `push`.
+   */
+  whole?(text: string, at: number, out: LlmEvent[]): number
 }
 
 /** One wire protocol (spec §7): how to ask, and how to read the answer. */
