@@ -75,7 +75,9 @@ export class SseParser {
       if (buf.charCodeAt(0) === 10) start = 1
       this.#afterCR = false
     }
-    if (out.whole && this.#data === undefined && this.#event === '') start = lane(buf, start, out)
+    // Where the event being read began, when known: a lane may take it whole from there.
+    let eventStart = -1
+    if (out.whole && this.#data === undefined && this.#event === '') eventStart = start = lane(buf, start, out)
     let lf = buf.indexOf('\n', start)
     let cr = buf.indexOf('\r', start)
     while (lf !== -1 || cr !== -1) {
@@ -97,12 +99,20 @@ export class SseParser {
         this.#dispatch(out)
         // An event just ended: the next may be one the sink reads whole.
         if (out.whole) {
-          next = lane(buf, next, out)
+          eventStart = next = lane(buf, next, out)
           if (lf !== -1 && lf < next) lf = buf.indexOf('\n', next)
           if (cr !== -1 && cr < next) cr = buf.indexOf('\r', next)
         }
       }
       start = next
+    }
+    if (eventStart !== -1 && eventStart < start && start - eventStart <= REREAD_LIMIT) {
+      // The chunk ended inside an event: keep all of it, unread, so the next chunk's lane can take
+      // it whole. Reading its lines again later sets the same fields (an id or retry the same value).
+      this.#data = undefined
+      this.#event = ''
+      this.#afterCR = false
+      start = eventStart
     }
     this.#buffer = start === 0 ? buf : buf.slice(start)
   }
@@ -149,6 +159,10 @@ function lane(buf: string, at: number, sink: SseSink): number {
 function collect(out: SseEvent[]): SseSink {
   return { event: (event) => void out.push(event) }
 }
+
+// The most of a cut event that is kept to be read again (see `#feed`): an event of many lines
+// spanning many chunks is read on as it comes, not again from its start on every chunk.
+const REREAD_LIMIT = 16 * 1024
 
 /** Skips the one optional space after the colon. */
 function valueStart(buf: string, at: number, end: number): number {

@@ -176,6 +176,18 @@ describe('WireReader: the fast lane reads what the SSE parser and JSON.parse rea
     }
   })
 
+  it.each(Object.entries(STREAMS))('%s: an event cut across many chunks, under and over the re-read limit, reads the same', (_, { dialect, stream }) => {
+    const body = stream.delta('{\\"a\\":1}', () => 0)
+    for (const lines of [10, 3000]) {
+      // Comment lines inside the event: 160 B and 48 KB of it before its fields.
+      const bytes = utf8(stream.head + body + `: ${'x'.repeat(13)}\n`.repeat(lines) + body + body + stream.tail)
+      const reference = eventByEvent(dialect, [bytes])
+      const fast = runDialect(dialect, randomChunks(bytes, random(lines)))
+      expect(joinedDeltas(fast.events)).toEqual(joinedDeltas(reference.events))
+      expect(String(fast.error)).toBe(String(reference.error))
+    }
+  })
+
   it('joins the argument deltas of one call that arrive in one chunk, and not across chunks', () => {
     const { head, tail } = STREAMS.anthropic!.stream
     const delta = (body: string) => `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"${body}"}}\n\n`

@@ -67,10 +67,13 @@ export class Lane {
     const exactTail = this.shape.tail === undefined
     let raw = ''
     let end = at
-    event.lastIndex = at
-    while (event.test(text)) {
+    const first = this.#first
+    // The long literal start by slice (memcmp), the rest by the regex: faster than either alone.
+    for (let start = at + first.length; text.slice(end, start) === first; start = end + first.length) {
+      event.lastIndex = start
+      if (!event.test(text)) break
       const next = event.lastIndex
-      let from = end + this.#first.length
+      let from = start
       for (let part = 1; part < head.length; part++) from = integerEnd(text, from) + head[part]!.length
       raw += text.slice(from, exactTail ? next - this.#last.length : stringEnd(text, from))
       end = next
@@ -109,7 +112,7 @@ export class Lane {
       this.#frame = frame
       this.#first = this.#lead + frame.head[0]
       this.#last = `${frame.tail}\n\n`
-      this.#event = wholeEvent(this.#first, frame.head, frame.tail, this.shape.tail)
+      this.#event = afterFirst(frame.head, frame.tail, this.shape.tail)
     }
     return frame
   }
@@ -119,12 +122,12 @@ export class Lane {
 const PLAIN_BODY = String.raw`(?:[^"\\\u0000-\u001f]|\\["\\/bfnrt])*`
 
 /**
- * A sticky regex for one whole event of a frame: `first` (lead and first head part), each later
+ * A sticky regex for the rest of one whole event of a frame after its first head part: each later
  * head part after a non-negative integer, a `PLAIN_BODY` string, the remembered tail or what the
  * shape's own `tail` accepts, and the LF that ends the data line and the blank line after it.
  */
-function wholeEvent(first: string, head: string[], tail: string, shapeTail: RegExp | undefined): RegExp {
-  let source = literal(first)
+function afterFirst(head: string[], tail: string, shapeTail: RegExp | undefined): RegExp {
+  let source = ''
   for (let part = 1; part < head.length; part++) source += `(?:0|[1-9][0-9]*)${literal(head[part]!)}`
   // The shape's tail pattern is anchored (^…$); here it sits inside.
   const tails = shapeTail ? `${literal(tail)}|${shapeTail.source.slice(1, -1)}` : literal(tail)
