@@ -61,6 +61,8 @@ export interface Usage {
  * reasoning block ends with its `reasoning-signature` when the vendor signs it;
  * an encrypted reasoning block arrives whole as `reasoning-redacted`;
  * each tool call ends with `tool-input-end` then `tool-call` (complete input);
+ * a call's `tool-input-delta`s may each carry several wire deltas joined (those
+ * that arrived in one network chunk), so only their text in order is meaningful;
  * `usage` (when the vendor reports it) then `finish` always close a turn.
  * `retry` is emitted by `streamModel` only, before a new attempt.
  */
