@@ -53,7 +53,7 @@ export class SseParser {
   #data: string | undefined = undefined
   #event = ''
 
-  /** Feeds bytes (or already decoded text) and appends every completed event to `out`. */
+  /** Feeds bytes (or already decoded text) and appends every completed event to `out` (or hands it to the sink). */
   push(chunk: Uint8Array | string, out: SseEvent[] | SseSink): void {
     const sink = Array.isArray(out) ? collect(out) : out
     this.#feed(typeof chunk === 'string' ? chunk : this.#decoder.decode(chunk, { stream: true }), sink)

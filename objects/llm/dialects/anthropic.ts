@@ -26,7 +26,7 @@ import type {
   Usage,
 } from '../types.ts'
 import { type HotEvent, type HotShape, hotFrame, hotRead, hotShape, INDEX, STRING } from './fast-path.ts'
-import { Lane } from './lane.ts'
+import { Lanes } from './lane.ts'
 import { Fragments } from './fragments.ts'
 import { count, postJson, readJson, toolInput, truncated } from './wire.ts'
 
@@ -138,17 +138,17 @@ class AnthropicParser implements DialectParser {
   #stopReason: string | null | undefined = undefined
   #done = false
   // The hot shape the last hot event was read through, to read the next ones whole (see `whole`).
-  #lane: Lane | undefined = undefined
+  readonly #lanes = new Lanes(JSON_DELTA, (shape, hot, out) => this.#hotDelta(shape, hot, out))
 
   push(event: SseEvent, out: LlmEvent[]): void {
     if (this.#done) return
     // The same frame as the last input-json chunk: no regex at all (and no text regex first).
     const framed = hotFrame(event.data, JSON_DELTA)
-    if (framed) return this.#hot(event, JSON_DELTA, framed, out)
+    if (framed) return void this.#lanes.hot(event, JSON_DELTA, framed, out)
     const text = hotRead(event.data, TEXT_DELTA)
-    if (text) return this.#hot(event, TEXT_DELTA, text, out)
+    if (text) return void this.#lanes.hot(event, TEXT_DELTA, text, out)
     const json = hotRead(event.data, JSON_DELTA)
-    if (json) return this.#hot(event, JSON_DELTA, json, out)
+    if (json) return void this.#lanes.hot(event, JSON_DELTA, json, out)
     const wire = readJson<WireEvent>(event.data, 'anthropic')
     switch (wire.type) {
       case 'content_block_delta':
@@ -186,21 +186,13 @@ class AnthropicParser implements DialectParser {
    * frame never matches the input-json one `push` tries first.
    */
   whole(text: string, at: number, out: LlmEvent[]): number {
-    const lane = this.#lane
-    const hot = this.#done ? undefined : (lane?.shape === JSON_DELTA ? lane.run(text, at) : lane?.read(text, at))
-    if (!hot) return -1
-    this.#hotDelta(lane!.shape, hot, out)
-    return hot.end
+    return this.#done ? -1 : this.#lanes.whole(text, at, out)
   }
 
-  #hot(event: SseEvent, shape: HotShape, hot: HotEvent, out: LlmEvent[]): void {
-    if (this.#lane?.shape !== shape || this.#lane.name !== event.event) this.#lane = new Lane(shape, event.event)
-    this.#hotDelta(shape, hot, out)
-  }
-
-  #hotDelta(shape: HotShape, hot: HotEvent, out: LlmEvent[]): void {
+  #hotDelta(shape: HotShape, hot: HotEvent, out: LlmEvent[]): boolean {
     if (shape === JSON_DELTA) this.#jsonDelta(hot.index, hot.text, out)
     else if (hot.text) out.push({ type: 'text-delta', text: hot.text })
+    return true
   }
 
   #start(wire: WireEvent, out: LlmEvent[]): void {

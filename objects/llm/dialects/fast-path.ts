@@ -121,7 +121,10 @@ export function hotFrame(data: string, shape: HotShape): HotEvent | undefined {
 
 /**
  * Where the frame's string body starts when `text` holds, from `at`, `first` then each later head
- * part after an integer (the varying members); -1 otherwise.
+ * part after an integer (the varying members); -1 otherwise. Shared with lane.ts.
+ *
+ * @example
+ * headEnd('{"seq":12,"d":"x"}', 0, '{"seq":', ['{"seq":', ',"d":"']) // 15
  */
 export function headEnd(text: string, at: number, first: string, head: string[]): number {
   // Slices compared with === run at memcmp speed; startsWith compares character by character.
@@ -136,7 +139,13 @@ export function headEnd(text: string, at: number, first: string, head: string[])
   return to
 }
 
-/** The JSON string body between `from` and its closing quote at `end`, unescaped; `undefined` for a bad escape. */
+/**
+ * The JSON string body between `from` and its closing quote at `end`, unescaped; `undefined` for
+ * a bad escape. Shared with lane.ts.
+ *
+ * @example
+ * body('"a\\"b"', 1, 5) // 'a"b'
+ */
 export function body(text: string, from: number, end: number): string | undefined {
   const raw = text.slice(from, end)
   return raw.includes('\\') ? unescape(raw) : raw
@@ -185,7 +194,12 @@ function cutAtIntegers(head: string, vary: readonly string[]): string[] {
   return parts
 }
 
-/** The end of the JSON non-negative integer (`0` or `[1-9][0-9]*`) at `from`; -1 when there is none. */
+/**
+ * The end of the JSON non-negative integer (`0` or `[1-9][0-9]*`) at `from`; -1 when there is none.
+ *
+ * @example
+ * integerEnd('"n":42,', 4) // 6
+ */
 export function integerEnd(data: string, from: number): number {
   const first = data.charCodeAt(from)
   if (first === 0x30) return from + 1
@@ -199,6 +213,9 @@ export function integerEnd(data: string, from: number): number {
  * Where the JSON string whose body starts at `from` ends (the index of its closing quote), or -1
  * when a raw control character or a cut escape comes first. Escapes are skipped, not checked:
  * `unescape` checks them.
+ *
+ * @example
+ * stringEnd('"a\\"b"}', 1) // 5
  */
 export function stringEnd(data: string, from: number): number {
   const length = data.length

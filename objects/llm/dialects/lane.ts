@@ -11,11 +11,53 @@
  * call's arguments arrive as dozens of these per network chunk, and one event for them all saves
  * an object, a fragment and an unescape pass per delta (measured in bench/workers/llm-sse.bench.ts).
  */
+import type { SseEvent } from '../sse.ts'
+import type { LlmEvent } from '../types.ts'
 import { body, type HotEvent, type HotShape, headEnd, integerEnd, stringEnd } from './fast-path.ts'
 
 /** What a lane read: `hotFrame`'s answer for the event's data (strings joined for a run), and the index after the last blank line. */
 export interface LaneEvent extends HotEvent {
   end: number
+}
+
+/** How a dialect takes a hot event read through `shape`: false when it leaves the event to its full path. */
+export type TakeHot = (shape: HotShape, hot: HotEvent, out: LlmEvent[]) => boolean
+
+/**
+ * A dialect parser's fast lane: `push` hands each event it read through a hot shape's frame to
+ * `hot`, which remembers the shape and SSE event name; `whole` (the parser's
+ * `DialectParser.whole`) then reads the next events of that shape whole, runs of the `joined` shape
+ * (tool arguments) as one.
+ *
+ * @example
+ * const lanes = new Lanes(JSON_DELTA, (shape, hot, out) => (out.push(…), true))
+ * lanes.hot(event, JSON_DELTA, hotFrame(event.data, JSON_DELTA)!, out) // in push
+ * lanes.whole(text, at, out) // in whole: the index after what it read, or -1
+ */
+export class Lanes {
+  readonly #joined: HotShape
+  readonly #take: TakeHot
+  #lane: Lane | undefined = undefined
+
+  constructor(joined: HotShape, take: TakeHot) {
+    this.#joined = joined
+    this.#take = take
+  }
+
+  /** `push` read `event` through `shape`'s frame: the dialect takes it, and the lane follows that shape. */
+  hot(event: SseEvent, shape: HotShape, hot: HotEvent, out: LlmEvent[]): boolean {
+    if (!this.#take(shape, hot, out)) return false
+    if (this.#lane?.shape !== shape || this.#lane.name !== event.event) this.#lane = new Lane(shape, event.event)
+    return true
+  }
+
+  /** The index after the event(s) the lane read at `at` and the dialect took, or -1. */
+  whole(text: string, at: number, out: LlmEvent[]): number {
+    const lane = this.#lane
+    if (!lane) return -1
+    const hot = lane.shape === this.#joined ? lane.run(text, at) : lane.read(text, at)
+    return hot && this.#take(lane.shape, hot, out) ? hot.end : -1
+  }
 }
 
 /**
@@ -54,10 +96,11 @@ export class Lane {
 
   /**
    * Every event of the frame in a row from `at`, their strings joined (or, when the first one's
-   * string holds a `\u` escape, that one event `read` alone). One sticky regex
-   * checks each event whole without allocating: the frame, then a string of only the escapes
-   * `unescape` accepts other than `\u` (so each escape lies whole inside its event's string, and
-   * the joined strings unescape at once to the pieces' readings joined), then the tail.
+   * string holds a `\u` escape, that one event `read` alone). Each event's long literal start is
+   * checked by a slice comparison (memcmp), the rest by one sticky regex that allocates nothing:
+   * later head parts, a string of only the escapes `unescape` accepts other than `\u` (so each
+   * escape lies whole inside its event's string, and the joined strings unescape at once to the
+   * pieces' readings joined), the tail and the blank line.
    */
   run(text: string, at: number): LaneEvent | undefined {
     const frame = this.#remember()

@@ -11,7 +11,7 @@ import { classifyVendorError, ProviderError } from '../errors.ts'
 import type { SseEvent } from '../sse.ts'
 import type { Dialect, DialectInput, DialectParser, FinishReason, LlmEvent, LlmMessage } from '../types.ts'
 import { type HotEvent, type HotShape, hotFrame, hotRead, hotShape, INDEX, MEMBERS, STRING } from './fast-path.ts'
-import { Lane } from './lane.ts'
+import { Lanes } from './lane.ts'
 import { Fragments } from './fragments.ts'
 import { count, firstString, postJson, readJson, toolInput, truncated } from './wire.ts'
 
@@ -111,18 +111,18 @@ class CompatibleParser implements DialectParser {
   #usage: LlmEvent | undefined = undefined
   #done = false
   // The hot shape the last hot event was read through, to read the next ones whole (see `whole`).
-  #lane: Lane | undefined = undefined
+  readonly #lanes = new Lanes(TOOL_DELTA, (shape, hot, out) => this.#hotDelta(shape, hot, out))
 
   push(event: SseEvent, out: LlmEvent[]): void {
     if (this.#done) return
     if (event.data === '[DONE]') return this.#close(out)
     // The same frame as the last tool-argument chunk: no regex at all (and no content regex first).
     const framed = hotFrame(event.data, TOOL_DELTA)
-    if (framed && this.#hot(event, TOOL_DELTA, framed, out)) return
+    if (framed && this.#lanes.hot(event, TOOL_DELTA, framed, out)) return
     const text = hotRead(event.data, CONTENT_DELTA)
-    if (text && this.#hot(event, CONTENT_DELTA, text, out)) return
+    if (text && this.#lanes.hot(event, CONTENT_DELTA, text, out)) return
     const args = hotRead(event.data, TOOL_DELTA)
-    if (args && this.#hot(event, TOOL_DELTA, args, out)) return
+    if (args && this.#lanes.hot(event, TOOL_DELTA, args, out)) return
     const chunk = readJson<WireChunk>(event.data, 'openai-compatible')
     if (chunk.error) throw vendorError(chunk.error)
     const choice = chunk.choices?.[0]
@@ -159,15 +159,7 @@ class CompatibleParser implements DialectParser {
    * would read it the same way: a content frame never matches the tool one `push` tries first.
    */
   whole(text: string, at: number, out: LlmEvent[]): number {
-    const lane = this.#lane
-    const hot = this.#done ? undefined : (lane?.shape === TOOL_DELTA ? lane.run(text, at) : lane?.read(text, at))
-    return hot && this.#hotDelta(lane!.shape, hot, out) ? hot.end : -1
-  }
-
-  #hot(event: SseEvent, shape: HotShape, hot: HotEvent, out: LlmEvent[]): boolean {
-    if (!this.#hotDelta(shape, hot, out)) return false
-    if (this.#lane?.shape !== shape || this.#lane.name !== event.event) this.#lane = new Lane(shape, event.event)
-    return true
+    return this.#done ? -1 : this.#lanes.whole(text, at, out)
   }
 
   /** False (nothing read) for arguments of a call that has not started: the full path starts it. */

@@ -15,7 +15,7 @@ import { classifyVendorError, ProviderError } from '../errors.ts'
 import type { SseEvent } from '../sse.ts'
 import type { AssistantPart, Dialect, DialectInput, DialectParser, FinishReason, LlmEvent, LlmMessage } from '../types.ts'
 import { type HotEvent, type HotShape, hotFrame, hotRead, hotShape, ID, MEMBERS, members, STRING } from './fast-path.ts'
-import { Lane } from './lane.ts'
+import { Lanes } from './lane.ts'
 import { count, firstString, postJson, readJson, toolInput, truncated } from './wire.ts'
 
 /** @example dialectFor('openai/responses') === openai */
@@ -158,17 +158,17 @@ class OpenAiParser implements DialectParser {
   #sawRefusal = false
   #done = false
   // The hot shape the last hot event was read through, to read the next ones whole (see `whole`).
-  #lane: Lane | undefined = undefined
+  readonly #lanes = new Lanes(ARGUMENTS_DELTA, (shape, hot, out) => this.#hotDelta(shape, hot, out))
 
   push(event: SseEvent, out: LlmEvent[]): void {
     if (this.#done) return
     // The same frame as the last arguments delta: no regex at all (and no text regex first).
     const framed = hotFrame(event.data, ARGUMENTS_DELTA)
-    if (framed) return this.#hot(event, ARGUMENTS_DELTA, framed, out)
+    if (framed) return void this.#lanes.hot(event, ARGUMENTS_DELTA, framed, out)
     const text = hotRead(event.data, OUTPUT_TEXT_DELTA)
-    if (text) return this.#hot(event, OUTPUT_TEXT_DELTA, text, out)
+    if (text) return void this.#lanes.hot(event, OUTPUT_TEXT_DELTA, text, out)
     const args = hotRead(event.data, ARGUMENTS_DELTA)
-    if (args) return this.#hot(event, ARGUMENTS_DELTA, args, out)
+    if (args) return void this.#lanes.hot(event, ARGUMENTS_DELTA, args, out)
     const wire = readJson<WireEvent>(event.data, 'openai')
     switch (wire.type) {
       case 'response.output_text.delta':
@@ -213,21 +213,13 @@ class OpenAiParser implements DialectParser {
    * would read it the same way: a text frame never matches the arguments one `push` tries first.
    */
   whole(text: string, at: number, out: LlmEvent[]): number {
-    const lane = this.#lane
-    const hot = this.#done ? undefined : (lane?.shape === ARGUMENTS_DELTA ? lane.run(text, at) : lane?.read(text, at))
-    if (!hot) return -1
-    this.#hotDelta(lane!.shape, hot, out)
-    return hot.end
+    return this.#done ? -1 : this.#lanes.whole(text, at, out)
   }
 
-  #hot(event: SseEvent, shape: HotShape, hot: HotEvent, out: LlmEvent[]): void {
-    if (this.#lane?.shape !== shape || this.#lane.name !== event.event) this.#lane = new Lane(shape, event.event)
-    this.#hotDelta(shape, hot, out)
-  }
-
-  #hotDelta(shape: HotShape, hot: HotEvent, out: LlmEvent[]): void {
+  #hotDelta(shape: HotShape, hot: HotEvent, out: LlmEvent[]): boolean {
     if (shape === ARGUMENTS_DELTA) this.#argumentsDelta(hot.id, hot.text, out)
     else if (hot.text) out.push({ type: 'text-delta', text: hot.text })
+    return true
   }
 
   #argumentsDelta(itemId: string, delta: string, out: LlmEvent[]): void {
