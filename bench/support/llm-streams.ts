@@ -12,6 +12,7 @@ import { openai } from '../../objects/llm/dialects/openai.ts'
 import { openaiCompatible } from '../../objects/llm/dialects/openai-compatible.ts'
 import { type SseEvent, SseParser } from '../../objects/llm/sse.ts'
 import { streamModel } from '../../objects/llm/stream.ts'
+import { WireReader } from '../../objects/llm/wire-reader.ts'
 import type { Dialect, LlmEvent } from '../../objects/llm/types.ts'
 import anthropicText from '../../test/fixtures/llm/anthropic/text.sse?raw'
 import anthropicTools from '../../test/fixtures/llm/anthropic/tools-parallel.sse?raw'
@@ -116,22 +117,16 @@ export function sseOnly(parts: Uint8Array[]): number {
   return count + wire.length
 }
 
-/** The dialect path of `streamModel`, minus the network: SSE parser + dialect parser. */
+/** The dialect path of `streamModel`, minus the network: SSE parser + dialect parser, as `WireReader` joins them. */
 export function parse(dialect: Dialect, parts: Uint8Array[]): number {
-  const sse = new SseParser()
-  const parser = dialect.parser()
-  const wire: SseEvent[] = []
+  const reader = new WireReader(dialect.parser())
   let count = 0
   for (const part of parts) {
-    sse.push(part, wire)
     const out: LlmEvent[] = []
-    for (const event of wire) parser.push(event, out)
-    wire.length = 0
+    reader.push(part, out)
     count += out.length
   }
-  sse.end(wire)
   const out: LlmEvent[] = []
-  for (const event of wire) parser.push(event, out)
-  parser.end(out)
+  reader.end(out)
   return count + out.length
 }

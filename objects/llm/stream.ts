@@ -9,9 +9,9 @@ import type { Catalog } from './catalog.ts'
 import { dialectFor } from './dialects/registry.ts'
 import { errorFromResponse } from './http-error.ts'
 import { RETRY_DEFAULTS, retryDelay, sleep as defaultSleep } from './retry.ts'
-import { SseParser, type SseEvent } from './sse.ts'
 import { providerSafeNames } from './tool-names.ts'
 import type { DialectParser, LlmEvent, LlmRequest } from './types.ts'
+import { WireReader } from './wire-reader.ts'
 
 export interface StreamOptions {
   /** The composed catalog (`composeCatalog(env)`). */
@@ -102,8 +102,7 @@ async function* readEvents(
   signal: AbortSignal | undefined,
 ): AsyncGenerator<LlmEvent[], void, undefined> {
   const reader = body.getReader()
-  const sse = new SseParser()
-  const wire: SseEvent[] = []
+  const wire = new WireReader(parser)
   // Cancelling the reader settles a pending read at once, for network and in-process bodies alike.
   const onAbort = () => void reader.cancel(signal?.reason).catch(() => {})
   signal?.addEventListener('abort', onAbort, { once: true })
@@ -115,18 +114,14 @@ async function* readEvents(
           : new ProviderError('PROVIDER_STREAM_TRUNCATED', `stream broke: ${String(cause)}`, { cause })
       })
       signal?.throwIfAborted()
-      if (chunk.done) sse.end(wire)
-      else sse.push(chunk.value, wire)
       const out: LlmEvent[] = []
       try {
-        for (const event of wire) parser.push(event, out)
-        if (chunk.done) parser.end(out)
+        if (chunk.done) wire.end(out)
+        else wire.push(chunk.value, out)
       } catch (error) {
         // Output parsed before a failure still reaches the caller, in order, before the error.
         if (out.length > 0) yield out
         throw error
-      } finally {
-        wire.length = 0
       }
       if (out.length > 0) yield out
       if (chunk.done) return

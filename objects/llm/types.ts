@@ -61,6 +61,8 @@ export interface Usage {
  * reasoning block ends with its `reasoning-signature` when the vendor signs it;
  * an encrypted reasoning block arrives whole as `reasoning-redacted`;
  * each tool call ends with `tool-input-end` then `tool-call` (complete input);
+ * a call's `tool-input-delta`s may each carry several wire deltas joined (those
+ * that arrived in one network chunk), so only their text in order is meaningful;
  * `usage` (when the vendor reports it) then `finish` always close a turn.
  * `retry` is emitted by `streamModel` only, before a new attempt.
  */
@@ -98,6 +100,12 @@ export interface DialectParser {
   push(event: SseEvent, out: LlmEvent[]): void
   /** The body ended. Throws `PROVIDER_STREAM_TRUNCATED` unless the terminal event was seen. */
   end(out: LlmEvent[]): void
+  /**
+   * Optional fast lane (`SseSink.whole`, through `WireReader`): reads the whole SSE event at `at`
+   * of the decoded `text` when it is one the parser already knows the shape of, appending exactly
+   * what `push` would for it, and returns the index after its blank line; -1 leaves it to `push`.
+   */
+  whole?(text: string, at: number, out: LlmEvent[]): number
 }
 
 /** One wire protocol (spec §7): how to ask, and how to read the answer. */

@@ -2,7 +2,8 @@
  * Chunking torture: every recorded stream, cut in two at every byte offset
  * (inside UTF-8 characters, inside CRLF pairs, inside `data:`), and fed one byte
  * at a time, yields exactly the SSE events, normalized events and error of the
- * whole stream. So do the same streams rewritten with CRLF and with CR line ends.
+ * whole stream (a call's argument deltas compared joined: they join per chunk). So do the
+ * same streams rewritten with CRLF and with CR line ends.
  */
 import { describe, expect, it } from 'vitest'
 import { anthropic } from '../../objects/llm/dialects/anthropic.ts'
@@ -10,7 +11,7 @@ import { openai } from '../../objects/llm/dialects/openai.ts'
 import { openaiCompatible } from '../../objects/llm/dialects/openai-compatible.ts'
 import type { Dialect } from '../../objects/llm/types.ts'
 import { FIXTURES } from './fixtures.ts'
-import { runDialect, splitAt, utf8, withLineEnds } from './support.ts'
+import { joinedDeltas, runDialect, splitAt, utf8, withLineEnds } from './support.ts'
 
 const DIALECTS: Record<keyof typeof FIXTURES, Dialect> = {
   anthropic,
@@ -21,7 +22,7 @@ const DIALECTS: Record<keyof typeof FIXTURES, Dialect> = {
 /** SSE events, normalized events and the error's code, comparable with toEqual. */
 function outcome(dialect: Dialect, chunks: Uint8Array[]) {
   const { wire, events, error } = runDialect(dialect, chunks)
-  return { wire, events, error: error === undefined ? undefined : (error as { code?: string }).code ?? String(error) }
+  return { wire, events: joinedDeltas(events), error: error === undefined ? undefined : (error as { code?: string }).code ?? String(error) }
 }
 
 const cases = Object.entries(FIXTURES).flatMap(([name, files]) =>

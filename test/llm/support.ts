@@ -4,31 +4,46 @@
  */
 import { SseParser, type SseEvent } from '../../objects/llm/sse.ts'
 import type { Dialect, LlmEvent } from '../../objects/llm/types.ts'
+import { WireReader } from '../../objects/llm/wire-reader.ts'
 
 export const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text)
 
 /**
- * Everything a dialect makes of `chunks`: the SSE events it read, its
- * normalized events, and the error that ended them, if any.
+ * Everything a dialect makes of `chunks` through `WireReader`, as `streamModel` reads a body: the
+ * SSE events of the whole stream (the SSE parser alone), the normalized events, and the error that
+ * ended them, if any.
  */
 export function runDialect(dialect: Dialect, chunks: Uint8Array[]): { wire: SseEvent[]; events: LlmEvent[]; error: unknown } {
-  const sse = new SseParser()
-  const parser = dialect.parser()
-  const wire: SseEvent[] = []
+  const wire = sseEvents(chunks).events
+  const reader = new WireReader(dialect.parser())
   const events: LlmEvent[] = []
-  let read = 0
   try {
-    for (const chunk of chunks) {
-      sse.push(chunk, wire)
-      for (; read < wire.length; read++) parser.push(wire[read]!, events)
-    }
-    sse.end(wire)
-    for (; read < wire.length; read++) parser.push(wire[read]!, events)
-    parser.end(events)
+    for (const chunk of chunks) reader.push(chunk, events)
+    reader.end(events)
     return { wire, events, error: undefined }
   } catch (error) {
     return { wire, events, error }
   }
+}
+
+/**
+ * `events` with each run of adjacent `tool-input-delta` events of one call joined into one: a
+ * tool call's argument deltas may arrive joined (one per run in a network chunk), so two readings
+ * of a stream are the same when they are the same after this.
+ *
+ * @example
+ * joinedDeltas([{ type: 'tool-input-delta', id: 'a', delta: '{' }, { type: 'tool-input-delta', id: 'a', delta: '}' }])
+ * // [{ type: 'tool-input-delta', id: 'a', delta: '{}' }]
+ */
+export function joinedDeltas(events: LlmEvent[]): LlmEvent[] {
+  const out: LlmEvent[] = []
+  for (const event of events) {
+    const last = out.at(-1)
+    if (event.type === 'tool-input-delta' && last?.type === 'tool-input-delta' && last.id === event.id) {
+      out[out.length - 1] = { ...last, delta: last.delta + event.delta }
+    } else out.push(event)
+  }
+  return out
 }
 
 /** The events of a stream that must parse without error. */

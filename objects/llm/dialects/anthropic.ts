@@ -25,7 +25,8 @@ import type {
   LlmMessage,
   Usage,
 } from '../types.ts'
-import { hotFrame, hotRead, hotShape, INDEX, STRING } from './fast-path.ts'
+import { type HotEvent, type HotShape, hotFrame, hotRead, hotShape, INDEX, STRING } from './fast-path.ts'
+import { Lanes } from './lane.ts'
 import { Fragments } from './fragments.ts'
 import { count, postJson, readJson, toolInput, truncated } from './wire.ts'
 
@@ -136,19 +137,18 @@ class AnthropicParser implements DialectParser {
   #usage: WireUsage = {}
   #stopReason: string | null | undefined = undefined
   #done = false
+  // The hot shape the last hot event was read through, to read the next ones whole (see `whole`).
+  readonly #lanes = new Lanes(JSON_DELTA, (shape, hot, out) => this.#hotDelta(shape, hot, out))
 
   push(event: SseEvent, out: LlmEvent[]): void {
     if (this.#done) return
     // The same frame as the last input-json chunk: no regex at all (and no text regex first).
     const framed = hotFrame(event.data, JSON_DELTA)
-    if (framed) return this.#jsonDelta(framed.index, framed.text, out)
+    if (framed) return void this.#lanes.hot(event, JSON_DELTA, framed, out)
     const text = hotRead(event.data, TEXT_DELTA)
-    if (text) {
-      if (text.text) out.push({ type: 'text-delta', text: text.text })
-      return
-    }
+    if (text) return void this.#lanes.hot(event, TEXT_DELTA, text, out)
     const json = hotRead(event.data, JSON_DELTA)
-    if (json) return this.#jsonDelta(json.index, json.text, out)
+    if (json) return void this.#lanes.hot(event, JSON_DELTA, json, out)
     const wire = readJson<WireEvent>(event.data, 'anthropic')
     switch (wire.type) {
       case 'content_block_delta':
@@ -178,6 +178,21 @@ class AnthropicParser implements DialectParser {
 
   end(): void {
     if (!this.#done) throw truncated('anthropic', 'message_stop')
+  }
+
+  /**
+   * The next event whole when it is the last hot event's frame around another string. `push`
+   * would read it the same way: the two shapes' frames differ in their delta type, so a text
+   * frame never matches the input-json one `push` tries first.
+   */
+  whole(text: string, at: number, out: LlmEvent[]): number {
+    return this.#done ? -1 : this.#lanes.whole(text, at, out)
+  }
+
+  #hotDelta(shape: HotShape, hot: HotEvent, out: LlmEvent[]): boolean {
+    if (shape === JSON_DELTA) this.#jsonDelta(hot.index, hot.text, out)
+    else if (hot.text) out.push({ type: 'text-delta', text: hot.text })
+    return true
   }
 
   #start(wire: WireEvent, out: LlmEvent[]): void {

@@ -108,25 +108,47 @@ export function hotShape(
 export function hotFrame(data: string, shape: HotShape): HotEvent | undefined {
   const frame = shape.frame
   if (!frame) return undefined
-  const { head } = frame
-  // Slices compared with === run at memcmp speed; startsWith compares character by character.
-  let at = head[0]!.length
-  if (data.slice(0, at) !== head[0]) return undefined
-  for (let part = 1; part < head.length; part++) {
-    at = integerEnd(data, at)
-    const text = head[part]!
-    if (at === -1 || data.slice(at, at + text.length) !== text) return undefined
-    at += text.length
-  }
-  const end = stringEnd(data, at)
+  const from = headEnd(data, 0, frame.head[0]!, frame.head)
+  if (from === -1) return undefined
+  const end = stringEnd(data, from)
   if (end === -1) return undefined
   if (end !== data.length - frame.tail.length || data.slice(end) !== frame.tail) {
     if (!shape.tail?.test(data.slice(end))) return undefined
   }
-  const raw = data.slice(at, end)
-  const slash = data.indexOf('\\', at)
-  const text = slash === -1 || slash > end ? raw : unescape(raw)
+  const text = body(data, from, end)
   return text === undefined ? undefined : { text, index: frame.index, id: frame.id }
+}
+
+/**
+ * Where the frame's string body starts when `text` holds, from `at`, `first` then each later head
+ * part after an integer (the varying members); -1 otherwise. Shared with lane.ts.
+ *
+ * @example
+ * headEnd('{"seq":12,"d":"x"}', 0, '{"seq":', ['{"seq":', ',"d":"']) // 15
+ */
+export function headEnd(text: string, at: number, first: string, head: string[]): number {
+  // Slices compared with === run at memcmp speed; startsWith compares character by character.
+  let to = at + first.length
+  if (text.slice(at, to) !== first) return -1
+  for (let part = 1; part < head.length; part++) {
+    to = integerEnd(text, to)
+    const piece = head[part]!
+    if (to === -1 || text.slice(to, to + piece.length) !== piece) return -1
+    to += piece.length
+  }
+  return to
+}
+
+/**
+ * The JSON string body between `from` and its closing quote at `end`, unescaped; `undefined` for
+ * a bad escape. Shared with lane.ts.
+ *
+ * @example
+ * body('"a\\"b"', 1, 5) // 'a"b'
+ */
+export function body(text: string, from: number, end: number): string | undefined {
+  const raw = text.slice(from, end)
+  return raw.includes('\\') ? unescape(raw) : raw
 }
 
 /**
@@ -172,8 +194,13 @@ function cutAtIntegers(head: string, vary: readonly string[]): string[] {
   return parts
 }
 
-/** The end of the JSON non-negative integer (`0` or `[1-9][0-9]*`) at `from`; -1 when there is none. */
-function integerEnd(data: string, from: number): number {
+/**
+ * The end of the JSON non-negative integer (`0` or `[1-9][0-9]*`) at `from`; -1 when there is none.
+ *
+ * @example
+ * integerEnd('"n":42,', 4) // 6
+ */
+export function integerEnd(data: string, from: number): number {
   const first = data.charCodeAt(from)
   if (first === 0x30) return from + 1
   if (!(first >= 0x31 && first <= 0x39)) return -1
@@ -186,14 +213,18 @@ function integerEnd(data: string, from: number): number {
  * Where the JSON string whose body starts at `from` ends (the index of its closing quote), or -1
  * when a raw control character or a cut escape comes first. Escapes are skipped, not checked:
  * `unescape` checks them.
+ *
+ * @example
+ * stringEnd('"a\\"b"}', 1) // 5
  */
-function stringEnd(data: string, from: number): number {
+export function stringEnd(data: string, from: number): number {
   const length = data.length
   for (let at = from; at < length; at++) {
     const c = data.charCodeAt(at)
     if (c === 0x22) return at
     if (c < 0x20) return -1
-    if (c === 0x5c && ++at >= length) return -1
+    // An escape's second character is checked by `unescape`; a raw control one (a line end) never belongs.
+    if (c === 0x5c && (++at >= length || data.charCodeAt(at) < 0x20)) return -1
   }
   return -1
 }

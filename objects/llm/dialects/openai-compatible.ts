@@ -10,7 +10,8 @@ import type { JsonObject } from '../../ledger/json.ts'
 import { classifyVendorError, ProviderError } from '../errors.ts'
 import type { SseEvent } from '../sse.ts'
 import type { Dialect, DialectInput, DialectParser, FinishReason, LlmEvent, LlmMessage } from '../types.ts'
-import { hotFrame, hotRead, hotShape, INDEX, MEMBERS, STRING } from './fast-path.ts'
+import { type HotEvent, type HotShape, hotFrame, hotRead, hotShape, INDEX, MEMBERS, STRING } from './fast-path.ts'
+import { Lanes } from './lane.ts'
 import { Fragments } from './fragments.ts'
 import { count, firstString, postJson, readJson, toolInput, truncated } from './wire.ts'
 
@@ -109,20 +110,19 @@ class CompatibleParser implements DialectParser {
   #finish: string | undefined = undefined
   #usage: LlmEvent | undefined = undefined
   #done = false
+  // The hot shape the last hot event was read through, to read the next ones whole (see `whole`).
+  readonly #lanes = new Lanes(TOOL_DELTA, (shape, hot, out) => this.#hotDelta(shape, hot, out))
 
   push(event: SseEvent, out: LlmEvent[]): void {
     if (this.#done) return
     if (event.data === '[DONE]') return this.#close(out)
     // The same frame as the last tool-argument chunk: no regex at all (and no content regex first).
     const framed = hotFrame(event.data, TOOL_DELTA)
-    if (framed && this.#arguments(framed.index, framed.text, out)) return
+    if (framed && this.#lanes.hot(event, TOOL_DELTA, framed, out)) return
     const text = hotRead(event.data, CONTENT_DELTA)
-    if (text) {
-      if (text.text) out.push({ type: 'text-delta', text: text.text })
-      return
-    }
+    if (text && this.#lanes.hot(event, CONTENT_DELTA, text, out)) return
     const args = hotRead(event.data, TOOL_DELTA)
-    if (args && this.#arguments(args.index, args.text, out)) return
+    if (args && this.#lanes.hot(event, TOOL_DELTA, args, out)) return
     const chunk = readJson<WireChunk>(event.data, 'openai-compatible')
     if (chunk.error) throw vendorError(chunk.error)
     const choice = chunk.choices?.[0]
@@ -152,6 +152,21 @@ class CompatibleParser implements DialectParser {
     if (this.#done) return
     if (this.#finish === undefined) throw truncated('openai-compatible', 'a finish_reason')
     this.#close(out)
+  }
+
+  /**
+   * The next event whole when it is the last hot event's frame around another string. `push`
+   * would read it the same way: a content frame never matches the tool one `push` tries first.
+   */
+  whole(text: string, at: number, out: LlmEvent[]): number {
+    return this.#done ? -1 : this.#lanes.whole(text, at, out)
+  }
+
+  /** False (nothing read) for arguments of a call that has not started: the full path starts it. */
+  #hotDelta(shape: HotShape, hot: HotEvent, out: LlmEvent[]): boolean {
+    if (shape === TOOL_DELTA) return this.#arguments(hot.index, hot.text, out)
+    if (hot.text) out.push({ type: 'text-delta', text: hot.text })
+    return true
   }
 
   #toolDelta(wire: WireToolCall, out: LlmEvent[]): void {

@@ -14,7 +14,8 @@ import type { JsonObject } from '../../ledger/json.ts'
 import { classifyVendorError, ProviderError } from '../errors.ts'
 import type { SseEvent } from '../sse.ts'
 import type { AssistantPart, Dialect, DialectInput, DialectParser, FinishReason, LlmEvent, LlmMessage } from '../types.ts'
-import { hotFrame, hotRead, hotShape, ID, MEMBERS, members, STRING } from './fast-path.ts'
+import { type HotEvent, type HotShape, hotFrame, hotRead, hotShape, ID, MEMBERS, members, STRING } from './fast-path.ts'
+import { Lanes } from './lane.ts'
 import { count, firstString, postJson, readJson, toolInput, truncated } from './wire.ts'
 
 /** @example dialectFor('openai/responses') === openai */
@@ -156,19 +157,18 @@ class OpenAiParser implements DialectParser {
   #sawCall = false
   #sawRefusal = false
   #done = false
+  // The hot shape the last hot event was read through, to read the next ones whole (see `whole`).
+  readonly #lanes = new Lanes(ARGUMENTS_DELTA, (shape, hot, out) => this.#hotDelta(shape, hot, out))
 
   push(event: SseEvent, out: LlmEvent[]): void {
     if (this.#done) return
     // The same frame as the last arguments delta: no regex at all (and no text regex first).
     const framed = hotFrame(event.data, ARGUMENTS_DELTA)
-    if (framed) return this.#argumentsDelta(framed.id, framed.text, out)
+    if (framed) return void this.#lanes.hot(event, ARGUMENTS_DELTA, framed, out)
     const text = hotRead(event.data, OUTPUT_TEXT_DELTA)
-    if (text) {
-      if (text.text) out.push({ type: 'text-delta', text: text.text })
-      return
-    }
+    if (text) return void this.#lanes.hot(event, OUTPUT_TEXT_DELTA, text, out)
     const args = hotRead(event.data, ARGUMENTS_DELTA)
-    if (args) return this.#argumentsDelta(args.id, args.text, out)
+    if (args) return void this.#lanes.hot(event, ARGUMENTS_DELTA, args, out)
     const wire = readJson<WireEvent>(event.data, 'openai')
     switch (wire.type) {
       case 'response.output_text.delta':
@@ -206,6 +206,20 @@ class OpenAiParser implements DialectParser {
 
   end(): void {
     if (!this.#done) throw truncated('openai', 'response.completed')
+  }
+
+  /**
+   * The next event whole when it is the last hot event's frame around another string. `push`
+   * would read it the same way: a text frame never matches the arguments one `push` tries first.
+   */
+  whole(text: string, at: number, out: LlmEvent[]): number {
+    return this.#done ? -1 : this.#lanes.whole(text, at, out)
+  }
+
+  #hotDelta(shape: HotShape, hot: HotEvent, out: LlmEvent[]): boolean {
+    if (shape === ARGUMENTS_DELTA) this.#argumentsDelta(hot.id, hot.text, out)
+    else if (hot.text) out.push({ type: 'text-delta', text: hot.text })
+    return true
   }
 
   #argumentsDelta(itemId: string, delta: string, out: LlmEvent[]): void {
