@@ -20,7 +20,8 @@
  * (sessions not created or not finished by then are reported, not waited for).
  * `--principals each` (default) gives every session its own owner, as N people
  * with a session each; `one` makes one principal own them all, so the owner's
- * config, graph and meter objects are shared by every session.
+ * config, graph and meter objects are shared by every session. `--statements` also
+ * prints each object's rows per turn by statement (what writes them).
  *
  * @example
  * npm run load                                # the full curve
@@ -36,6 +37,7 @@ const { values } = parseArgs({
     turns: { type: 'string', default: '1' },
     seconds: { type: 'string', default: '180' },
     principals: { type: 'string', default: 'each' },
+    statements: { type: 'boolean', default: false },
   },
 })
 const SIZES = values.sizes.split(',').map(Number)
@@ -68,6 +70,10 @@ const post = async (id: string, path: string, body: unknown, signal?: AbortSigna
 
 async function rows(): Promise<Record<string, number>> {
   return (await (await fetch(`${dev.url}/__bench/rows`)).json()) as Record<string, number>
+}
+
+async function statements(): Promise<Record<string, Record<string, number>>> {
+  return (await (await fetch(`${dev.url}/__bench/rows?by=statement`)).json()) as Record<string, Record<string, number>>
 }
 
 /** The row counts once they have not moved for `quietMs` (writes after a turn: metering, the graph). */
@@ -119,6 +125,8 @@ interface Point {
   wallMs: number
   admitMs: number[]
   rows: Record<string, number>
+  /** Rows by object class and statement written while the turns ran. */
+  statements: Record<string, Record<string, number>>
 }
 
 /**
@@ -157,6 +165,7 @@ async function measure(n: number): Promise<Point> {
   const limitMs = await limit(ids, created)
   const deadline = Date.now() + LIMIT_MS
   const before = await settledRows()
+  const statementsBefore = await statements()
   const admitMs: number[] = []
   let turns = 0
   const stop = new AbortController()
@@ -184,7 +193,26 @@ async function measure(n: number): Promise<Point> {
   const after = await settledRows()
   const delta: Record<string, number> = {}
   for (const key of Object.keys(after)) delta[key] = (after[key] ?? 0) - (before[key] ?? 0)
-  return { n, limitMs, cpuSeconds, created: ids.length, turns, unfinished: failures.length + (n - ids.length), wallMs, admitMs: admitMs.sort((a, b) => a - b), rows: delta }
+  const statementsAfter = await statements()
+  const byStatement: Record<string, Record<string, number>> = {}
+  for (const [name, counts] of Object.entries(statementsAfter)) {
+    for (const [what, rows] of Object.entries(counts)) {
+      const written = rows - (statementsBefore[name]?.[what] ?? 0)
+      if (written !== 0) (byStatement[name] ??= {})[what] = written
+    }
+  }
+  return {
+    n,
+    limitMs,
+    cpuSeconds,
+    created: ids.length,
+    turns,
+    unfinished: failures.length + (n - ids.length),
+    wallMs,
+    admitMs: admitMs.sort((a, b) => a - b),
+    rows: delta,
+    statements: byStatement,
+  }
 }
 
 const pad = (value: string | number, width: number) => String(value).padStart(width)
@@ -212,6 +240,12 @@ try {
     )
     const rss = dev.workerdRssMb()
     const { workerd, harness } = point.cpuSeconds
+    if (values.statements && point.turns > 0) {
+      for (const [name, counts] of Object.entries(point.statements)) {
+        console.log(`${pad('', 6)} ${name} rows/turn by statement:`)
+        for (const [what, rows] of Object.entries(counts).sort((a, b) => b[1] - a[1])) console.log(`${pad('', 8)} ${pad((rows / point.turns).toFixed(1), 6)}  ${what}`)
+      }
+    }
     console.log(`${pad('', 6)} while the turns ran: workerd CPU ${workerd.toFixed(1)} s, this client's ${harness.toFixed(1)} s (wall ${(point.wallMs / 1000).toFixed(1)} s); workerd RSS ${rss.join(' + ')} MiB`)
   }
 } finally {

@@ -151,8 +151,9 @@ export class Ledger {
     }
     const insert = (): Appended => {
       if (spill) this.artifacts.put(spill.bytes, 'application/json', spill.hash)
+      const next = this.nextSeq()
       const row: InsertRow = {
-        seq: this.nextSeq(),
+        seq: next.seq,
         id: envelope.id,
         topic: envelope.topic,
         type: envelope.type,
@@ -166,7 +167,8 @@ export class Ledger {
       // A spilled payload is handed back as readers see it: present, with its reference.
       const stored: Envelope = spill ? { ...envelope, payload: (draft as { payload: Json }).payload } : envelope
       if (written.rowsWritten > 0) {
-        this.known = { head: row.seq, writes: this.writes() }
+        // One row more than before the insert: a trigger's extra changes only make the next append read the head.
+        this.known = { head: row.seq, writes: next.writes + 1 }
         return { envelope: { ...stored, seq: row.seq }, duplicate: false }
       }
       return { envelope: { ...stored, seq: this.seqOfId.get({ id: envelope.id })!.seq }, duplicate: true }
@@ -192,10 +194,14 @@ export class Ledger {
     return this.seqOfId.get({ id }) !== undefined
   }
 
-  /** The sequence the next append takes: the last one plus one. */
-  private nextSeq(): number {
-    if (this.known && this.known.writes === this.writes()) return this.known.head + 1
-    return this.head() + 1
+  /**
+   * The sequence the next append takes (the last one plus one), and the connection's write count
+   * it was decided at. `total_changes()` only grows, so the count after an insert, predicted as
+   * this one plus one, equals the real one exactly when nothing else wrote since.
+   */
+  private nextSeq(): { seq: number; writes: number } {
+    const writes = this.writes()
+    return { seq: (this.known?.writes === writes ? this.known.head : this.head()) + 1, writes }
   }
 
   /** Rows the object's storage connection has changed so far (any table). */

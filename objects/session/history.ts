@@ -53,6 +53,12 @@ export class History {
   private folded: Folded<HistoryState> | undefined
   private epoch: SessionState['epoch'] = null
   private baseline: Baseline | null = null
+  /**
+   * The open step rendered as messages, and their size, until the fold moves: a turn asks for the
+   * messages several times (context check, budget, request) and the step still open before it is
+   * the previous answer, which can be long.
+   */
+  private openView: { messages: LlmMessage[]; chars: number } | null = null
   private open = 0
 
   constructor(
@@ -71,16 +77,21 @@ export class History {
       this.baseline = epoch ? readBaseline(this.ledger, epoch.baseline) : null
       this.folded = { state: epochState(this.baseline, session.pending), cursor: epoch?.seq ?? 0 }
       this.epoch = epoch
+      this.openView = null
     }
     // Events the object applied as it recorded them need no read; only what it has not seen does.
     if (!this.folded || session.lastSeq > this.folded.cursor) {
       const textAt = this.textAt
       this.folded = this.ledger.fold(this.topic, (state, envelope) => reduceHistory(state, envelope, textAt), epochState(null, []), this.folded)
+      this.openView = null
     }
     const { messages, step } = this.folded.state
-    const open = step ? render(step) : []
-    this.open = sizeOf(open)
-    return [...messages, ...open]
+    if (!this.openView) {
+      const open = step ? render(step) : []
+      this.openView = { messages: open, chars: sizeOf(open) }
+    }
+    this.open = this.openView.chars
+    return [...messages, ...this.openView.messages]
   }
 
   /**
@@ -90,6 +101,7 @@ export class History {
   apply(envelope: Stored): void {
     if (!this.folded || envelope.seq <= this.folded.cursor) return
     this.folded = { state: reduceHistory(this.folded.state, envelope, this.textAt), cursor: envelope.seq }
+    this.openView = null
   }
 
   /** A promoted prompt's text, read back from its `admitted` event. */

@@ -121,4 +121,15 @@ describe('JSON compatibility', () => {
       expect(utf8Length(text)).toBe(new TextEncoder().encode(text).byteLength)
     }
   })
+
+  it('counts long strings like TextEncoder, across its 64 KiB windows and with pairs on their edges', () => {
+    const texts = [
+      'a'.repeat(300),
+      'a€😀é'.repeat(20_000),
+      // A four-byte pair straddling each window edge, at every offset around it.
+      ...[0, 1, 2, 3].map((shift) => 'a'.repeat(64 * 1024 - 2 + shift) + '😀'.repeat(3) + 'é'.repeat(40_000)),
+      '€'.repeat(100_000),
+    ]
+    for (const text of texts) expect(utf8Length(text)).toBe(new TextEncoder().encode(text).byteLength)
+  })
 })

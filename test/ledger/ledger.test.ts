@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { NeuronError } from '../../objects/errors.ts'
 import type { Stored } from '../../objects/ledger/envelope.ts'
+import { Ledger } from '../../objects/ledger/ledger.ts'
 import { PAGE_PAYLOAD_BYTES } from '../../objects/limits.ts'
 import { uniqueName, withLedger } from '../support/ledger.ts'
 
@@ -32,6 +33,21 @@ describe('append', () => {
       expect([a.envelope.seq, b.envelope.seq]).toEqual([1, 2])
       expect(ledger.get(a.envelope.id)).toEqual(a.envelope)
       expect(ledger.head()).toBe(2)
+    }))
+
+  it('takes the next sequence after writes it did not make: another ledger on the same storage, a spill, other tables', () =>
+    withLedger(uniqueName(), (ledger, state) => {
+      const other = new Ledger(state.storage)
+      const seqs = [ledger.append(note('session.s1', 1)).envelope.seq]
+      seqs.push(other.append(note('session.s2', 2)).envelope.seq)
+      seqs.push(ledger.append(note('session.s1', 3)).envelope.seq)
+      state.storage.sql.exec('create table if not exists scratch (x)')
+      state.storage.sql.exec('insert into scratch (x) values (1)')
+      seqs.push(ledger.append(note('session.s1', 4)).envelope.seq)
+      seqs.push(other.append(note('session.s2', 5, { payload: 'x'.repeat(1024 * 1024 + 1) })).envelope.seq)
+      seqs.push(ledger.append(note('session.s1', 6)).envelope.seq)
+      seqs.push(ledger.append(note('session.s1', 7)).envelope.seq)
+      expect(seqs).toEqual([1, 2, 3, 4, 5, 6, 7])
     }))
 
   it('is idempotent for byte-identical content: same id, same seq, no second row', () =>

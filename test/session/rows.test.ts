@@ -4,7 +4,9 @@
  * prompted, step started, text, step ended, drain ended: seven events, plus the admission's
  * receipt and the graph chain writer's cursor) writes at most 16 rows in the session's own
  * storage, the same at 10 tokens as at 2,000. The meter's rows and the graph's chain of turns
- * are counted and printed beside it.
+ * are counted and printed beside it. A session's first turn writes 10 more, once: its context
+ * epoch starts (one more event) and the baseline and offered tools are stored as artifacts; the
+ * load harness (`npm run load`) gives every session one turn, so it counts first turns.
  */
 import { env } from 'cloudflare:workers'
 import { runInDurableObject } from 'cloudflare:test'
@@ -55,6 +57,17 @@ async function oneTurn(text: string) {
   return { written, session: await read('session', stub), meter: await read('meter', meter), graph: await read('graph', graph) }
 }
 
+/** Rows a new session's first turn writes in the session. */
+async function firstTurn() {
+  const { id, stub } = await newSession('rows-first')
+  await install('session', stub)
+  await postJson(`/v1/sessions/${id}/prompt`, { id: 'first', text: 'hello' })
+  await waitIdle(id)
+  await stub.writeChain(ownerCaller)
+  const written = types((await events(id)).slice(1))
+  return { written, session: await read('session', stub) }
+}
+
 describe('billed rows per turn', () => {
   it('a one-step turn writes at most 16 rows in the session, flat in tokens', async () => {
     const short = await oneTurn('say something short')
@@ -69,6 +82,16 @@ describe('billed rows per turn', () => {
     expect(long.session.total).toBe(short.session.total)
     // Two rows per event (the row and its id entry), the admission's receipt, the graph chain's cursor.
     expect(short.session.total).toBe(short.written.length * 2 + 2)
+  })
+
+  it("a session's first turn writes 10 rows more, once: the epoch's start and two artifacts", async () => {
+    const first = await firstTurn()
+    const later = await oneTurn('say something short')
+    expect(first.written).toEqual(['admitted', 'drain.started', 'epoch.started', 'prompted', 'step.started', 'text', 'step.ended', 'drain.ended'])
+    console.log(`rows of a session's first turn: ${first.session.total} (a later turn: ${later.session.total})\n` + JSON.stringify(first.session.by, null, 1))
+    // The epoch.started event (2 rows), then the context baseline and the offered tools, each an
+    // artifact row and a chunk row, each with its primary-key index entry (4 rows).
+    expect(first.session.total).toBe(later.session.total + 2 + 2 * 4)
   })
 
   it("the meter's record of a turn is two rows", async () => {
