@@ -151,8 +151,9 @@ export class Ledger {
     }
     const insert = (): Appended => {
       if (spill) this.artifacts.put(spill.bytes, 'application/json', spill.hash)
+      const writes = this.writes()
       const row: InsertRow = {
-        seq: this.nextSeq(),
+        seq: (this.known?.writes === writes ? this.known.head : this.head()) + 1,
         id: envelope.id,
         topic: envelope.topic,
         type: envelope.type,
@@ -166,7 +167,9 @@ export class Ledger {
       // A spilled payload is handed back as readers see it: present, with its reference.
       const stored: Envelope = spill ? { ...envelope, payload: (draft as { payload: Json }).payload } : envelope
       if (written.rowsWritten > 0) {
-        this.known = { head: row.seq, writes: this.writes() }
+        // The insert is the one change since `writes` was read (a spilled blob went in before it):
+        // SQLite counts it once (the log has no triggers), so the count is not read again.
+        this.known = { head: row.seq, writes: writes + 1 }
         return { envelope: { ...stored, seq: row.seq }, duplicate: false }
       }
       return { envelope: { ...stored, seq: this.seqOfId.get({ id: envelope.id })!.seq }, duplicate: true }
@@ -190,12 +193,6 @@ export class Ledger {
   /** Whether an envelope with this id is stored (its payload is not read). */
   has(id: string): boolean {
     return this.seqOfId.get({ id }) !== undefined
-  }
-
-  /** The sequence the next append takes: the last one plus one. */
-  private nextSeq(): number {
-    if (this.known && this.known.writes === this.writes()) return this.known.head + 1
-    return this.head() + 1
   }
 
   /** Rows the object's storage connection has changed so far (any table). */
