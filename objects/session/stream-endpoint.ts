@@ -19,7 +19,7 @@ import { parseOrThrow } from '../validate.ts'
 import type { Receipt } from './admission.ts'
 import type { InterruptReply } from './control.ts'
 import type { HostTools } from './host-tools.ts'
-import type { SocketAttachment, Subscribers } from './streams.ts'
+import type { Subscribers } from './streams.ts'
 import { spendTicket } from './tickets.ts'
 import { afterOf, CALLER_HEADER, ClientMessageSchema, readMessage, TICKET_HEADER } from './ws-protocol.ts'
 
@@ -66,7 +66,7 @@ export function openStream(host: StreamHost, request: Request): Response {
 /** One client message on a session socket; every failure is answered on the socket as an `error` frame. */
 export function socketMessage(host: StreamHost, ws: WebSocket, message: string | ArrayBuffer): void {
   try {
-    const { caller } = ws.deserializeAttachment() as SocketAttachment
+    const caller = host.subscribers.callerOf(ws)
     const msg = parseOrThrow(ClientMessageSchema, readMessage(message), 'INVALID_MESSAGE')
     if (msg.type === 'ping') return ws.send(JSON.stringify({ type: 'pong', data: msg.data ?? '' }))
     if (msg.type === 'subscribe') {
@@ -76,7 +76,11 @@ export function socketMessage(host: StreamHost, ws: WebSocket, message: string |
     if (msg.type === 'host.offer' || msg.type === 'host.progress' || msg.type === 'host.result') return host.hostTools.receive(ws, caller, msg)
     const { type, ...body } = msg
     if (type === 'interrupt') return ws.send(JSON.stringify({ type: 'interrupt', ...settle(host.interrupt(caller, body)) }))
-    ws.send(JSON.stringify({ type: 'receipt', ...settle(host.prompt(caller, body)) }))
+    const reply = settle(host.prompt(caller, body))
+    // The `admitted` event's frame is queued first (the bus delivers it in a microtask queued by
+    // the append): every subscriber, the sender too, gets the event without waiting behind this
+    // reply's send. Both leave with the same commit.
+    queueMicrotask(() => ws.send(JSON.stringify({ type: 'receipt', ...reply })))
   } catch (thrown) {
     ws.send(JSON.stringify({ type: 'error', error: failureOf(thrown, 'SessionObject.webSocketMessage').error }))
   }

@@ -149,6 +149,22 @@ describe('WebSocket (hibernation API)', () => {
     await socket.until((m) => m.filter((x) => x.type === 'event').length === all.length)
     const seqs = socket.messages.filter((m) => m.type === 'event').map((m) => m.seq as number)
     expect(seqs).toEqual(all.map((e) => e.seq))
+    // A live socket that asks for the replay again leaves the live set: a turn while it pages
+    // reaches it by paging only, so every event comes once, in order (the live set is rebuilt).
+    const from = socket.messages.length
+    socket.send({ type: 'subscribe', after: 0 })
+    await socket.until((m) => m.length > from && m.at(-1)!.type === 'replay-page')
+    await postJson(`/v1/sessions/${id}/prompt`, { id: 'again', text: 'during the second replay' })
+    await waitIdle(id)
+    for (;;) {
+      const last = socket.messages.at(-1)!
+      if (last.type === 'replay-end') break
+      socket.send({ type: 'subscribe', after: last.seq })
+      const before = socket.messages.length
+      await socket.until((m) => m.length > before && ['replay-page', 'replay-end'].includes(m.at(-1)!.type as string))
+    }
+    const again = socket.messages.slice(from).filter((m) => m.type === 'event').map((m) => m.seq as number)
+    expect(again).toEqual((await events(id)).map((e) => e.seq))
     socket.close()
   })
 
