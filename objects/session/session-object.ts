@@ -89,6 +89,8 @@ export class SessionObject extends DurableObject<Env> {
   protected readonly agent: AgentLink | null
   /** Tools a browser holding one of this session's sockets offers (docs/host-tools.md). */
   protected readonly hostTools: HostTools
+  /** When the watchdog alarm this object set is due; null when unknown (since this wake) or it fired. */
+  private watchdogAt: number | null = null
   /** What forking and truncating use of this object (lineage.ts). */
   private readonly lineage: LineageHost
   /** What the stream fetch and the socket handlers use of this object (stream-endpoint.ts). */
@@ -354,7 +356,9 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
-    if (this.runner.busy) return void (await this.ctx.storage.setAlarm(Date.now() + WATCHDOG_MS))
+    // The alarm that fired is no longer scheduled.
+    this.watchdogAt = null
+    if (this.runner.busy) return this.armWatchdog()
     if (this.hasWork()) await this.wake()
   }
 
@@ -450,10 +454,23 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   private async wake(): Promise<void> {
-    await this.ctx.storage.setAlarm(Date.now() + WATCHDOG_MS)
+    // Armed before the first await: in the same commit as whatever woke the runner (an admission).
+    await this.armWatchdog()
     // The MCP tool lists come from cache unless it expired; a listing is bounded in time and never throws.
     await this.mcp.refresh()
     await this.runner.wake()
+  }
+
+  /**
+   * Makes sure an alarm revives the object within `WATCHDOG_MS` if it is evicted mid-work. One this
+   * object set that is still at least half that far ahead already does, so a burst of prompts
+   * writes the alarm once, not once per prompt.
+   */
+  private armWatchdog(): Promise<void> {
+    const now = Date.now()
+    if (this.watchdogAt !== null && this.watchdogAt - now >= WATCHDOG_MS / 2) return Promise.resolve()
+    this.watchdogAt = now + WATCHDOG_MS
+    return this.ctx.storage.setAlarm(this.watchdogAt)
   }
 
   private hasWork(): boolean {
