@@ -57,11 +57,9 @@ import { CreateSessionSchema, PromptSchema } from './schemas.ts'
 import { openStream, socketGone, socketMessage, type StreamHost } from './stream-endpoint.ts'
 import { Subscribers } from './streams.ts'
 import { Truncations } from './truncation.ts'
+import { Watchdog } from './watchdog.ts'
 import type { BridgeDraft } from '../orchestration/bridge.ts'
 import { type AgentLink, agentLinkOf, AgentMessageSchema } from './agent.ts'
-
-/** While a drain runs, an alarm this far ahead revives the object if it is evicted mid-work. */
-const WATCHDOG_MS = 30_000
 
 export class SessionObject extends DurableObject<Env> {
   protected readonly ledger: Ledger
@@ -89,8 +87,8 @@ export class SessionObject extends DurableObject<Env> {
   protected readonly agent: AgentLink | null
   /** Tools a browser holding one of this session's sockets offers (docs/host-tools.md). */
   protected readonly hostTools: HostTools
-  /** When the watchdog alarm this object set is due; null when unknown (since this wake) or it fired. */
-  private watchdogAt: number | null = null
+  /** The alarm that revives a drain evicted mid-work (watchdog.ts). */
+  private readonly watchdog: Watchdog
   /** What forking and truncating use of this object (lineage.ts). */
   private readonly lineage: LineageHost
   /** What the stream fetch and the socket handlers use of this object (stream-endpoint.ts). */
@@ -99,6 +97,7 @@ export class SessionObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
     this.ledger = new Ledger(ctx.storage)
+    this.watchdog = new Watchdog(ctx.storage)
     this.transcript = new History(this.ledger, this.topic)
     this.catalog = composeCatalog(env as unknown as EnvVars)
     this.owned = new OwnerCatalog(env, this.catalog)
@@ -356,9 +355,8 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
-    // The alarm that fired is no longer scheduled.
-    this.watchdogAt = null
-    if (this.runner.busy) return this.armWatchdog()
+    this.watchdog.fired()
+    if (this.runner.busy) return this.watchdog.arm()
     if (this.hasWork()) await this.wake()
   }
 
@@ -455,22 +453,10 @@ export class SessionObject extends DurableObject<Env> {
 
   private async wake(): Promise<void> {
     // Armed before the first await: in the same commit as whatever woke the runner (an admission).
-    await this.armWatchdog()
+    await this.watchdog.arm()
     // The MCP tool lists come from cache unless it expired; a listing is bounded in time and never throws.
     await this.mcp.refresh()
     await this.runner.wake()
-  }
-
-  /**
-   * Makes sure an alarm revives the object within `WATCHDOG_MS` if it is evicted mid-work. One this
-   * object set that is still at least half that far ahead already does, so a burst of prompts
-   * writes the alarm once, not once per prompt.
-   */
-  private armWatchdog(): Promise<void> {
-    const now = Date.now()
-    if (this.watchdogAt !== null && this.watchdogAt - now >= WATCHDOG_MS / 2) return Promise.resolve()
-    this.watchdogAt = now + WATCHDOG_MS
-    return this.ctx.storage.setAlarm(this.watchdogAt)
   }
 
   private hasWork(): boolean {
