@@ -85,27 +85,43 @@ export const EnvelopeDraftSchema = z.strictObject({
 })
 
 const DRAFT_KEYS = new Set(['topic', 'type', 'parent', 'author', 'time', 'headers', 'schema', 'payload', 'artifacts'])
+const HEADER_KEYS = new Set(['key', 'value', 'reason', 'ref'])
 const isBounded = (v: unknown, max: number): v is string => typeof v === 'string' && v.length >= 1 && v.length <= max
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype
+
+/** A header list within `HeaderSchema`'s rules, plain objects with known keys only (an optional key, when present, is set). */
+function plainHeaders(headers: unknown): boolean {
+  if (!Array.isArray(headers) || headers.length > 1024) return false
+  for (const header of headers) {
+    if (!isPlainObject(header) || !isBounded(header.key, 256) || !('value' in header)) return false
+    for (const key in header) if (!HEADER_KEYS.has(key)) return false
+    if ('reason' in header && !(typeof header.reason === 'string' && header.reason.length <= 4096)) return false
+    if ('ref' in header && !isBounded(header.ref, 256)) return false
+  }
+  return true
+}
 
 /**
- * The draft itself when it is the common, plainly valid shape: known keys only, no headers or
- * artifacts (or empty lists), every field within `EnvelopeDraftSchema`'s rules. Anything else
+ * The draft itself when it is the common, plainly valid shape: known keys only, plain headers
+ * (a gate's principal, claims and decision), no artifacts (or an empty list), every field within
+ * `EnvelopeDraftSchema`'s rules. Anything else
  * (including every invalid draft) returns null and goes through the schema, which owns the error
  * messages. Every appended event passes here, so this saves the schema walk on the hot path; a
  * test checks it accepts nothing the schema refuses.
  */
 export function plainDraft(input: unknown): EnvelopeDraft | null {
-  if (typeof input !== 'object' || input === null || Array.isArray(input) || Object.getPrototypeOf(input) !== Object.prototype) return null
-  const d = input as Record<string, unknown>
+  if (!isPlainObject(input)) return null
+  const d = input
   for (const key in d) if (!DRAFT_KEYS.has(key)) return null
   if (typeof d.topic !== 'string' || !isAddress(d.topic)) return null
   if (!isBounded(d.type, 256) || !isBounded(d.author, 256)) return null
   if (d.parent !== undefined && d.parent !== null && (typeof d.parent !== 'string' || !ID.test(d.parent))) return null
   if (d.time !== undefined && !(Number.isSafeInteger(d.time) && (d.time as number) >= 0)) return null
   if (d.schema !== undefined && !isBounded(d.schema, 256)) return null
-  if (d.headers !== undefined && !(Array.isArray(d.headers) && d.headers.length === 0)) return null
+  if (d.headers !== undefined && !plainHeaders(d.headers)) return null
   if (d.artifacts !== undefined && !(Array.isArray(d.artifacts) && d.artifacts.length === 0)) return null
-  return d as EnvelopeDraft
+  return d as unknown as EnvelopeDraft
 }
 
 export type EnvelopeDraft = {

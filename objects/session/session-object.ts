@@ -11,7 +11,6 @@ import type { Env } from '../env.ts'
 import { authorize, type Caller, gateHeaders } from '../access/authorize.ts'
 import { NeuronError } from '../errors.ts'
 import { HOST_CALL_TIMEOUT_MS } from '../limits.ts'
-import { failureOf, failureResponse } from '../failure.ts'
 import type { GraphObject } from '../graph/graph-object.ts'
 import { chainStep, conversationOf, emptyChain } from '../graph/turns.ts'
 import { Bus, on } from '../ledger/bus.ts'
@@ -28,7 +27,7 @@ import type { Usage } from '../llm/types.ts'
 import { calculator } from '../tools/builtins/calculator.ts'
 import { memoryTools } from '../tools/builtins/memory.ts'
 import { wait } from '../tools/builtins/wait.ts'
-import { answerFailures, settle, settled } from '../rpc.ts'
+import { answerFailures, settled } from '../rpc.ts'
 import { ToolRegistry } from '../tools/registry.ts'
 import { type McpServerStatus, McpToolset } from '../tools/mcp/toolset.ts'
 import { mcpServersOf } from '../tools/mcp/servers.ts'
@@ -55,15 +54,12 @@ import type { Delta } from './air.ts'
 import { Runner } from './runner.ts'
 import { HostTools } from './host-tools.ts'
 import { CreateSessionSchema, PromptSchema } from './schemas.ts'
-import { type SocketAttachment, Subscribers } from './streams.ts'
+import { openStream, socketGone, socketMessage, type StreamHost } from './stream-endpoint.ts'
+import { Subscribers } from './streams.ts'
 import { Truncations } from './truncation.ts'
-import { spendTicket } from './tickets.ts'
-import { afterOf, CALLER_HEADER, ClientMessageSchema, readMessage, TICKET_HEADER } from './ws-protocol.ts'
+import { Watchdog } from './watchdog.ts'
 import type { BridgeDraft } from '../orchestration/bridge.ts'
 import { type AgentLink, agentLinkOf, AgentMessageSchema } from './agent.ts'
-
-/** While a drain runs, an alarm this far ahead revives the object if it is evicted mid-work. */
-const WATCHDOG_MS = 30_000
 
 export class SessionObject extends DurableObject<Env> {
   protected readonly ledger: Ledger
@@ -91,12 +87,17 @@ export class SessionObject extends DurableObject<Env> {
   protected readonly agent: AgentLink | null
   /** Tools a browser holding one of this session's sockets offers (docs/host-tools.md). */
   protected readonly hostTools: HostTools
+  /** The alarm that revives a drain evicted mid-work (watchdog.ts). */
+  private readonly watchdog: Watchdog
   /** What forking and truncating use of this object (lineage.ts). */
   private readonly lineage: LineageHost
+  /** What the stream fetch and the socket handlers use of this object (stream-endpoint.ts). */
+  private readonly streams: StreamHost
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
     this.ledger = new Ledger(ctx.storage)
+    this.watchdog = new Watchdog(ctx.storage)
     this.transcript = new History(this.ledger, this.topic)
     this.catalog = composeCatalog(env as unknown as EnvVars)
     this.owned = new OwnerCatalog(env, this.catalog)
@@ -163,6 +164,14 @@ export class SessionObject extends DurableObject<Env> {
       air: (delta) => void this.bus.publish(this.air, delta.type, delta),
       timeoutMs: Number(env.HOST_CALL_TIMEOUT_MS) || HOST_CALL_TIMEOUT_MS,
     })
+    this.streams = {
+      kv: ctx.storage.kv,
+      subscribers: this.subscribers,
+      hostTools: this.hostTools,
+      read: (caller) => void this.access.check(this.state, caller, 'read'),
+      prompt: (caller, body) => this.prompt(caller, body),
+      interrupt: (caller, body) => this.interrupt(caller, body),
+    }
     this.lineage = {
       name: this.name,
       topic: this.topic,
@@ -327,67 +336,27 @@ export class SessionObject extends DurableObject<Env> {
     return { cursor: (await this.chain.state()).cursor }
   }
 
-  // ── Streams: SSE and hibernatable WebSockets ─────────────────────────────
+  // ── Streams: SSE and hibernatable WebSockets (stream-endpoint.ts) ─────────
 
   override async fetch(request: Request): Promise<Response> {
-    const url = new URL(request.url)
-    try {
-      const caller = JSON.parse(request.headers.get(CALLER_HEADER) ?? 'null') as Caller | null
-      if (!caller) throw new NeuronError('TOKEN_MISSING', 'no authenticated caller', { status: 401 })
-      this.access.check(this.state, caller, 'read')
-      // Everything that can refuse the request is checked before the ticket is spent (a write).
-      if (url.pathname.endsWith('/ws')) {
-        if (request.headers.get('upgrade')?.toLowerCase() !== 'websocket') {
-          throw new NeuronError('UPGRADE_REQUIRED', 'this endpoint speaks WebSocket', { status: 426 })
-        }
-        spendTicket(this.ctx.storage.kv, request.headers.get(TICKET_HEADER))
-        return this.subscribers.accept(caller)
-      }
-      if (url.pathname.endsWith('/events')) {
-        const after = afterOf(request, url)
-        spendTicket(this.ctx.storage.kv, request.headers.get(TICKET_HEADER))
-        return this.subscribers.tail(after)
-      }
-      throw new NeuronError('NOT_FOUND', `no stream at ${url.pathname}`, { status: 404 })
-    } catch (thrown) {
-      return failureResponse(thrown, 'SessionObject.fetch')
-    }
+    return openStream(this.streams, request)
   }
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
-    try {
-      const { caller } = ws.deserializeAttachment() as SocketAttachment
-      const msg = parseOrThrow(ClientMessageSchema, readMessage(message), 'INVALID_MESSAGE')
-      if (msg.type === 'ping') return ws.send(JSON.stringify({ type: 'pong', data: msg.data ?? '' }))
-      if (msg.type === 'subscribe') {
-        this.access.check(this.state, caller, 'read')
-        return this.subscribers.subscribe(ws, msg.after)
-      }
-      if (msg.type === 'host.offer' || msg.type === 'host.progress' || msg.type === 'host.result') return this.hostTools.receive(ws, caller, msg)
-      if (msg.type === 'interrupt') {
-        const { type: _type, ...body } = msg
-        return ws.send(JSON.stringify({ type: 'interrupt', ...settle(this.interrupt(caller, body)) }))
-      }
-      const { type: _type, ...body } = msg
-      ws.send(JSON.stringify({ type: 'receipt', ...settle(this.prompt(caller, body)) }))
-    } catch (thrown) {
-      ws.send(JSON.stringify({ type: 'error', error: failureOf(thrown, 'SessionObject.webSocketMessage').error }))
-    }
+    socketMessage(this.streams, ws, message)
   }
 
   override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
-    this.subscribers.socketsChanged()
-    this.hostTools.closed(ws)
-    ws.close(code === 1005 ? 1000 : code, 'closing')
+    socketGone(this.streams, ws, code)
   }
 
   override async webSocketError(ws: WebSocket): Promise<void> {
-    this.subscribers.socketsChanged()
-    this.hostTools.closed(ws)
+    socketGone(this.streams, ws)
   }
 
   override async alarm(): Promise<void> {
-    if (this.runner.busy) return void (await this.ctx.storage.setAlarm(Date.now() + WATCHDOG_MS))
+    this.watchdog.fired()
+    if (this.runner.busy) return this.watchdog.arm()
     if (this.hasWork()) await this.wake()
   }
 
@@ -483,7 +452,8 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   private async wake(): Promise<void> {
-    await this.ctx.storage.setAlarm(Date.now() + WATCHDOG_MS)
+    // Armed before the first await: in the same commit as whatever woke the runner (an admission).
+    await this.watchdog.arm()
     // The MCP tool lists come from cache unless it expired; a listing is bounded in time and never throws.
     await this.mcp.refresh()
     await this.runner.wake()

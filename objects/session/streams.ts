@@ -43,8 +43,13 @@ export const REPLAY_PAGE = 200
  */
 export class Subscribers {
   private readonly tails = new Set<SseTail>()
-  /** Live sockets, read once per wake and dropped whenever one is accepted or closes. */
-  private sockets: WebSocket[] | null = null
+  /**
+   * The subscribed sockets, read once (each attachment deserialized, ~50 µs a socket in workerd)
+   * and read again after any socket is accepted, closes, or changes its subscription.
+   */
+  private live: WebSocket[] | null = null
+  /** Each socket's caller, read from its attachment once per wake (it never changes). */
+  private readonly callers = new WeakMap<WebSocket, Caller>()
   /** The open step's output that only deltas carried so far (what a reconnect would miss). */
   private readonly open = new OpenStep()
 
@@ -65,12 +70,17 @@ export class Subscribers {
       if (frame.kind === 'delta') this.open.delta(frame.delta)
       for (const tail of this.tails) tail.air(frame, this.lastSeq())
     }
-    const sockets = (this.sockets ??= this.ctx.getWebSockets())
-    if (sockets.length === 0) return
+    const live = (this.live ??= this.ctx.getWebSockets().filter((ws) => (ws.deserializeAttachment() as SocketAttachment | null)?.subscribed))
+    if (live.length === 0) return
     const text = wsFrame(frame)
-    for (const ws of sockets) {
-      if ((ws.deserializeAttachment() as SocketAttachment | null)?.subscribed) ws.send(text)
-    }
+    for (const ws of live) ws.send(text)
+  }
+
+  /** The caller a socket was accepted for. */
+  callerOf(ws: WebSocket): Caller {
+    let caller = this.callers.get(ws)
+    if (!caller) this.callers.set(ws, (caller = (ws.deserializeAttachment() as SocketAttachment).caller))
+    return caller
   }
 
   /** An SSE response replaying after `after`, then tailing. */
@@ -85,7 +95,7 @@ export class Subscribers {
     const { 0: client, 1: server } = new WebSocketPair()
     this.ctx.acceptWebSocket(server)
     server.serializeAttachment({ subscribed: false, caller, socket: crypto.randomUUID() } satisfies SocketAttachment)
-    this.sockets = null
+    this.live = null
     return new Response(null, { status: 101, webSocket: client })
   }
 
@@ -104,18 +114,23 @@ export class Subscribers {
     const attachment = ws.deserializeAttachment() as SocketAttachment
     if (page.next !== null) {
       ws.send(wsFrame({ kind: 'replay-page', seq: cursor }))
-      if (attachment.subscribed) ws.serializeAttachment({ ...attachment, subscribed: false } satisfies SocketAttachment)
+      if (attachment.subscribed) this.resubscribe(ws, { ...attachment, subscribed: false })
       return
     }
     ws.send(wsFrame({ kind: 'replay-end', seq: cursor }))
     const snapshot = this.snapshot()
     if (snapshot) ws.send(wsFrame(snapshot))
-    if (!attachment.subscribed) ws.serializeAttachment({ ...attachment, subscribed: true } satisfies SocketAttachment)
+    if (!attachment.subscribed) this.resubscribe(ws, { ...attachment, subscribed: true })
   }
 
   /** Forget the cached socket list: one was closed or failed. */
   socketsChanged(): void {
-    this.sockets = null
+    this.live = null
+  }
+
+  private resubscribe(ws: WebSocket, attachment: SocketAttachment): void {
+    ws.serializeAttachment(attachment)
+    this.live = null
   }
 
   /** How many SSE tails are open (for tests and diagnostics). */

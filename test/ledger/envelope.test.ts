@@ -93,6 +93,9 @@ describe('the plain-draft fast path of seal', () => {
     { ...ok, parent: id, time: 0, schema: 'note.v1', headers: [], artifacts: [] },
     { ...ok, payload: undefined },
     { ...ok, type: 'x'.repeat(256), author: 'y'.repeat(256) },
+    // a gate's headers: principal, claims, the decision; and a header's optional fields at their limits
+    { ...ok, headers: [{ key: 'principal', value: 'user:ada' }, { key: 'claims', value: ['org:acme'] }, { key: 'authz', value: { decision: 'allow' } }] },
+    { ...ok, headers: [{ key: 'k'.repeat(256), value: null, reason: 'r'.repeat(4096), ref: 'f'.repeat(256) }] },
   ]
   const invalid: unknown[] = [
     null, 'text', [ok], new Map(),
@@ -103,6 +106,11 @@ describe('the plain-draft fast path of seal', () => {
     { ...ok, time: -1 }, { ...ok, time: 1.5 }, { ...ok, time: Number.NaN }, { ...ok, time: 2 ** 60 }, { ...ok, time: '1' },
     { ...ok, schema: '' }, { ...ok, schema: 'x'.repeat(257) },
     { ...ok, headers: {} }, { ...ok, artifacts: 'none' },
+    { ...ok, headers: [null] }, { ...ok, headers: ['principal'] }, { ...ok, headers: [[]] },
+    { ...ok, headers: [{ value: 1 }] }, { ...ok, headers: [{ key: '', value: 1 }] }, { ...ok, headers: [{ key: 'k'.repeat(257), value: 1 }] },
+    { ...ok, headers: [{ key: 'k', value: 1, extra: 1 }] }, { ...ok, headers: [{ key: 'k', value: 1, reason: 'r'.repeat(4097) }] },
+    { ...ok, headers: [{ key: 'k', value: 1, reason: 3 }] }, { ...ok, headers: [{ key: 'k', value: 1, ref: '' }] },
+    { ...ok, headers: Array.from({ length: 1025 }, () => ({ key: 'k', value: 1 })) },
   ]
 
   it('takes the common valid drafts as they are, and the schema agrees with each', () => {
@@ -117,10 +125,13 @@ describe('the plain-draft fast path of seal', () => {
       expect(plainDraft(draft)).toBeNull()
       expect(() => seal(draft)).toThrow(expect.objectContaining({ code: 'INVALID_ENVELOPE' }))
     }
-    // valid, but with headers or artifacts: the schema checks those lists
-    const withHeaders = { ...ok, headers: [{ key: 'principal', value: 'user:ada' }] }
-    expect(plainDraft(withHeaders)).toBeNull()
-    expect(seal(withHeaders).envelope.headers).toEqual([{ key: 'principal', value: 'user:ada' }])
+    // valid, but with artifacts, or a header not written plainly: the schema checks those lists
+    const withArtifacts = { ...ok, artifacts: [{ ref: 'sha256:ab' }] }
+    expect(plainDraft(withArtifacts)).toBeNull()
+    expect(seal(withArtifacts).envelope.artifacts).toEqual([{ ref: 'sha256:ab' }])
+    const header = Object.assign(Object.create({}), { key: 'principal', value: 'user:ada' })
+    expect(plainDraft({ ...ok, headers: [header] })).toBeNull()
+    expect(seal({ ...ok, headers: [header] }).envelope.headers).toEqual([{ key: 'principal', value: 'user:ada' }])
   })
 
   it('seals the same envelope either way', () => {
@@ -129,5 +140,10 @@ describe('the plain-draft fast path of seal', () => {
     const other = Object.assign(Object.create({}), { ...ok, time: 5 })
     expect(plainDraft(other)).toBeNull()
     expect(seal(other)).toEqual(fast)
+    // with headers: the same id, columns and envelope as the schema's copy gives
+    const headers = [{ key: 'principal', value: 'user:ada' }, { key: 'claims', value: ['b', 'a'], reason: 'gate' }]
+    const fastWithHeaders = seal({ ...ok, time: 5, headers })
+    expect(plainDraft({ ...ok, time: 5, headers })).not.toBeNull()
+    expect(seal(Object.assign(Object.create({}), { ...ok, time: 5, headers }))).toEqual(fastWithHeaders)
   })
 })

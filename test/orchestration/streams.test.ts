@@ -33,7 +33,7 @@ describe('orchestration streams', () => {
     const seqs = messages.filter((m) => m.type === 'event').map((m) => m.seq as number)
     // A late step's burn may land after `finished`, so the ledger is read after the replay and
     // compared up to the last sequence the socket saw: none missing, none twice, none before 3.
-    const last = seqs.at(-1)!
+    const last = seqs.at(-1) as number
     const stored = await decisions(id)
     const all = stored.map((e) => e.seq)
     expect(seqs).toEqual(all.filter((seq) => seq > 3 && seq <= last))

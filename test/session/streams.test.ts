@@ -5,6 +5,17 @@ import { openSocket, readSse } from '../support/streams.ts'
 
 const durable = (name: string) => name.startsWith('session.next.')
 
+/** Asks for the next replay page after each `replay-page` until the socket gets `replay-end`. */
+async function pageToEnd(socket: Awaited<ReturnType<typeof openSocket>>): Promise<void> {
+  for (;;) {
+    const last = socket.messages.at(-1)!
+    if (last.type === 'replay-end') return
+    socket.send({ type: 'subscribe', after: last.seq })
+    const before = socket.messages.length
+    await socket.until((m) => m.length > before && ['replay-page', 'replay-end'].includes(m.at(-1)!.type as string))
+  }
+}
+
 describe('SSE: replay, then live tail', () => {
   it('replays after N, marks where replay ended, then tails live events and ephemeral deltas', async () => {
     const { id } = await newSession()
@@ -136,19 +147,23 @@ describe('WebSocket (hibernation API)', () => {
     // A live turn while the client is mid-replay: the socket is not live yet, so it gets it by paging.
     await postJson(`/v1/sessions/${id}/prompt`, { id: 'during', text: 'during the replay' })
     await waitIdle(id)
-    for (;;) {
-      const last = socket.messages.at(-1)!
-      if (last.type === 'replay-end') break
-      socket.send({ type: 'subscribe', after: last.seq })
-      const before = socket.messages.length
-      await socket.until((m) => m.length > before && ['replay-page', 'replay-end'].includes(m.at(-1)!.type as string))
-    }
+    await pageToEnd(socket)
     await postJson(`/v1/sessions/${id}/prompt`, { id: 'after', text: 'live now' })
     await waitIdle(id)
     const all = await events(id)
     await socket.until((m) => m.filter((x) => x.type === 'event').length === all.length)
     const seqs = socket.messages.filter((m) => m.type === 'event').map((m) => m.seq as number)
     expect(seqs).toEqual(all.map((e) => e.seq))
+    // A live socket that asks for the replay again leaves the live set: a turn while it pages
+    // reaches it by paging only, so every event comes once, in order (the live set is rebuilt).
+    const from = socket.messages.length
+    socket.send({ type: 'subscribe', after: 0 })
+    await socket.until((m) => m.length > from && m.at(-1)!.type === 'replay-page')
+    await postJson(`/v1/sessions/${id}/prompt`, { id: 'again', text: 'during the second replay' })
+    await waitIdle(id)
+    await pageToEnd(socket)
+    const again = socket.messages.slice(from).filter((m) => m.type === 'event').map((m) => m.seq as number)
+    expect(again).toEqual((await events(id)).map((e) => e.seq))
     socket.close()
   })
 
