@@ -9,8 +9,8 @@ import { describe, it } from 'vitest'
 import { composeCatalog } from '../../objects/llm/compose.ts'
 import { openaiCompatible } from '../../objects/llm/dialects/openai-compatible.ts'
 import { localFetch } from '../../objects/llm/local/fetch.ts'
-import { SseParser, type SseEvent } from '../../objects/llm/sse.ts'
 import { streamModel, streamModelBatches } from '../../objects/llm/stream.ts'
+import { WireReader } from '../../objects/llm/wire-reader.ts'
 import type { LlmEvent, LlmRequest } from '../../objects/llm/types.ts'
 import { scriptedSession } from '../../test/support/runner-host.ts'
 import { Ledger } from '../../objects/ledger/ledger.ts'
@@ -48,20 +48,14 @@ describe('runner overhead', () => {
     const replayWarm: number[] = []
     const replayStream: number[] = []
     const turn: number[] = []
-    // The limit: SSE + dialect over the same chunks, in memory, per repetition.
+    // The limit: SSE + dialect over the same chunks, in memory, per repetition, joined as streamModel joins them.
     const parse = () => {
       const start = performance.now()
       for (let r = 0; r < REPEAT; r++) {
-        const sse = new SseParser()
-        const dialect = openaiCompatible.parser()
-        const wire: SseEvent[] = []
+        const reader = new WireReader(openaiCompatible.parser())
         const out: LlmEvent[] = []
-        for (const chunk of chunks) {
-          sse.push(chunk, wire)
-          for (const event of wire) dialect.push(event, out)
-          wire.length = 0
-        }
-        dialect.end(out)
+        for (const chunk of chunks) reader.push(chunk, out)
+        reader.end(out)
       }
       return (performance.now() - start) / REPEAT
     }
