@@ -5,19 +5,47 @@
  * - the physical limit of a durable event: in one bench-only object (bench/delivery/), an INSERT
  *   of the event's frame into a table with the session log's DDL, then `ws.send` of that frame,
  *   released by the output gate once the row is durable.
- * The subject: a prompt on a session's socket until its `admitted` event arrives on that socket.
+ * The subject: a prompt on a session's socket until its `admitted` event arrives on that socket,
+ * and on an SSE reader of the same session. Two sessions: one on the in-process local model, one
+ * on a vendor over a real loopback socket (a Node server replaying the local model's exact
+ * chat-completions bytes), since an SSE reader's bytes leave workerd only when its loop polls the
+ * OS, which a turn from an in-process model never makes it do (docs/benchmarks.md).
  */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, it } from 'vitest'
 import { deliveryConfig } from '../delivery/config.ts'
 import { devToken, startWrangler, type Wrangler } from '../../test/support/wrangler.ts'
 
+const VENDOR_SCRIPT = fileURLToPath(new URL('../support/replay-vendor.ts', import.meta.url))
+
 let dev: Wrangler
+let vendor: ChildProcess | undefined
 let auth: Record<string, string>
 beforeAll(async () => {
-  dev = await startWrangler({ config: deliveryConfig() })
+  const started = await startVendor()
+  vendor = started.child
+  dev = await startWrangler({ config: deliveryConfig(), vars: { OLLAMA_BASE_URL: started.url } })
   auth = { authorization: `Bearer ${await devToken('bench')}` }
 })
-afterAll(async () => dev?.stop())
+afterAll(async () => {
+  await dev?.stop()
+  vendor?.kill()
+})
+
+/** The loopback vendor (bench/support/replay-vendor.ts) in its own process; resolves with its base URL. */
+function startVendor(): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [VENDOR_SCRIPT], { stdio: ['ignore', 'pipe', 'inherit'] })
+  return new Promise((resolve, reject) => {
+    let out = ''
+    child.stdout!.on('data', (chunk) => {
+      out += chunk
+      const url = /http:\/\/127\.0\.0\.1:\d+\/v1/.exec(out)?.[0]
+      if (url) resolve({ child, url })
+    })
+    child.on('exit', (code) => reject(new Error(`the replay vendor exited (${code}) before it listened`)))
+  })
+}
 
 const post = (path: string, body: unknown) =>
   fetch(`${dev.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify(body) })
@@ -56,39 +84,56 @@ function roundTrip(ws: WebSocket, message: string, match: (data: Record<string, 
   })
 }
 
+interface Subscriber {
+  ws: WebSocket
+  /** Resolves once the session's SSE reader has read `needle`. */
+  sseSaw: (needle: string) => Promise<void>
+  close: () => Promise<void>
+}
+
+/** A session with a subscribed WebSocket and an SSE reader from its start. */
+async function subscriber(id: string, model: string): Promise<Subscriber> {
+  await post('/v1/sessions', { id, model })
+  const ws = await open(await socketUrl(id))
+  await roundTrip(ws, JSON.stringify({ type: 'subscribe', after: 0 }), (m) => m.type === 'replay-end')
+  const sse = await fetch(`${dev.url}/v1/sessions/${id}/events?after=0`, { headers: auth })
+  const reader = sse.body!.getReader()
+  const decoder = new TextDecoder()
+  let buffer = ''
+  const sseSaw = async (needle: string) => {
+    for (;;) {
+      const at = buffer.indexOf(needle)
+      if (at >= 0) return void (buffer = buffer.slice(at + needle.length))
+      const { value } = await reader.read()
+      buffer += decoder.decode(value, { stream: true })
+    }
+  }
+  return { ws, sseSaw, close: async () => (await reader.cancel(), ws.close()) }
+}
+
 const N = Number(process.env.NEURON_BENCH_N ?? 300)
 /** Round trips of each kind per block; blocks alternate so load from other processes falls on all alike. */
 const BLOCK = 20
 
 describe('session delivery', () => {
   it('append → subscriber latency (WebSocket, SSE) vs the durable limit and a raw ws.send', async () => {
-    await post('/v1/sessions', { id: 'bench-latency' })
-    const ws = await open(await socketUrl('bench-latency'))
+    // The vendor's base URL makes it the deployment's default model, so each session names its model.
+    const local = await subscriber('bench-latency', 'local/echo-1')
+    const vendored = await subscriber('bench-vendor', 'ollama/qwen3:8b')
     const limitWs = await open(`${dev.url.replace('http', 'ws')}/__bench/limit/ws`)
-    await roundTrip(ws, JSON.stringify({ type: 'subscribe', after: 0 }), (m) => m.type === 'replay-end')
-    const sse = await fetch(`${dev.url}/v1/sessions/bench-latency/events?after=0`, { headers: auth })
-    const reader = sse.body!.getReader()
-    const decoder = new TextDecoder()
-    let buffer = ''
-    const sseSaw = async (needle: string) => {
-      for (;;) {
-        const at = buffer.indexOf(needle)
-        if (at >= 0) return void (buffer = buffer.slice(at + needle.length))
-        const { value } = await reader.read()
-        buffer += decoder.decode(value, { stream: true })
-      }
-    }
     const raw: number[] = []
     const limit: number[] = []
     const viaWs: number[] = []
     const viaSse: number[] = []
+    const vendorWs: number[] = []
+    const vendorSse: number[] = []
     const text = 'x'.repeat(400)
     // The limit stores and sends the bytes the real path delivered last (the admitted event's frame).
     let lastFrame = ''
-    const real = async (i: number) => {
+    const real = async ({ ws, sseSaw }: Subscriber, i: number | string, sseTimes: number[]) => {
       // One prompt, two subscribers: the same admitted event reaches the socket and the SSE tail.
       const start = performance.now()
-      const sseDone = sseSaw(`"messageId":"w${i}"`).then(() => viaSse.push(performance.now() - start))
+      const sseDone = sseSaw(`"messageId":"w${i}"`).then(() => sseTimes.push(performance.now() - start))
       const idle = new Promise<void>((resolve) => {
         const onMessage = (event: MessageEvent) => {
           const m = JSON.parse(String(event.data)) as { type: string; event?: { type: string; payload?: { messageId?: string } } }
@@ -106,17 +151,19 @@ describe('session delivery', () => {
       await idle
       return took
     }
-    await real(-1)
+    await real(local, -1, [])
+    await real(vendored, 'v-1', [])
     for (let i = 0; i < N; i += BLOCK) {
-      for (let k = i; k < i + BLOCK; k++) raw.push(await roundTrip(ws, JSON.stringify({ type: 'ping', data: text + k }), (m) => m.type === 'pong'))
+      for (let k = i; k < i + BLOCK; k++) raw.push(await roundTrip(local.ws, JSON.stringify({ type: 'ping', data: text + k }), (m) => m.type === 'pong'))
       for (let k = i; k < i + BLOCK; k++) {
         const frame = lastFrame.replace('"messageId":"w', `"messageId":"limit${k}-w`)
         limit.push(await roundTrip(limitWs, frame, (m) => m.type === 'event'))
       }
-      for (let k = i; k < i + BLOCK; k++) viaWs.push(await real(k))
+      for (let k = i; k < i + BLOCK; k++) viaWs.push(await real(local, k, viaSse))
+      for (let k = i; k < i + BLOCK; k++) vendorWs.push(await real(vendored, `v${k}`, vendorSse))
     }
-    await reader.cancel()
-    ws.close()
+    await local.close()
+    await vendored.close()
     limitWs.close()
     const row = (name: string, xs: number[]) =>
       `  ${name.padEnd(44)} p50 ${percentile(xs, 50).toFixed(2)} ms   p99 ${percentile(xs, 99).toFixed(2)} ms   ` +
@@ -127,10 +174,12 @@ describe('session delivery', () => {
     console.log(row('limit: INSERT + output gate + ws.send', limit))
     console.log(row('WS prompt → admitted on the socket', viaWs))
     console.log(row('WS prompt → admitted on an SSE tail', viaSse))
+    console.log(row('the same, turns from a loopback vendor: socket', vendorWs))
+    console.log(row('the same, turns from a loopback vendor: SSE', vendorSse))
   })
 
   it('fan-out: 200 WebSocket subscribers on one session all receive every event', async () => {
-    await post('/v1/sessions', { id: 'bench-fanout' })
+    await post('/v1/sessions', { id: 'bench-fanout', model: 'local/echo-1' })
     const urls = await Promise.all(Array.from({ length: 200 }, () => socketUrl('bench-fanout')))
     const sockets = await Promise.all(urls.map((url) => open(url)))
     const received = sockets.map(() => [] as number[])
