@@ -24,19 +24,13 @@ import { type Catalog, resolveModelRef } from '../llm/catalog.ts'
 import { composeCatalog, type EnvVars } from '../llm/compose.ts'
 import { costOf } from '../llm/cost.ts'
 import type { Usage } from '../llm/types.ts'
-import { calculator } from '../tools/builtins/calculator.ts'
-import { memoryTools } from '../tools/builtins/memory.ts'
-import { wait } from '../tools/builtins/wait.ts'
-import { answerFailures, settled } from '../rpc.ts'
+import { answerFailures } from '../rpc.ts'
 import { ToolRegistry } from '../tools/registry.ts'
-import { type McpServerStatus, McpToolset } from '../tools/mcp/toolset.ts'
-import { mcpServersOf } from '../tools/mcp/servers.ts'
+import type { McpServerStatus, McpToolset } from '../tools/mcp/toolset.ts'
 import { parseOrThrow } from '../validate.ts'
 import { SessionAccess } from './access.ts'
 import { admit, type Receipt } from './admission.ts'
 import { decideInterrupt, INTERRUPTED, InterruptSchema, type InterruptReply } from './control.ts'
-import { instructionsOf } from '../config/instructions.ts'
-import { skillIndex, skillsOf, skillTool } from '../config/skills.ts'
 import { budgetOf } from './budget.ts'
 import { defaultSources } from './context-sources.ts'
 import { OwnerCatalog } from './owner-catalog.ts'
@@ -59,7 +53,8 @@ import { Subscribers } from './streams.ts'
 import { Truncations } from './truncation.ts'
 import { Watchdog } from './watchdog.ts'
 import type { BridgeDraft } from '../orchestration/bridge.ts'
-import { type AgentLink, agentLinkOf, AgentMessageSchema } from './agent.ts'
+import { type AgentLink, AgentMessageSchema } from './agent.ts'
+import { composeToolset } from './toolset.ts'
 
 export class SessionObject extends DurableObject<Env> {
   protected readonly ledger: Ledger
@@ -130,33 +125,23 @@ export class SessionObject extends DurableObject<Env> {
       keepArtifact: (text, kind = 'text/plain') => this.ledger.artifacts.put(new TextEncoder().encode(text), kind).ref,
       tools: this.tools,
     })
-    // The owner's config instructions, read from its config object; slow or failing never blocks a turn.
     // The owner's document with this session's overrides laid over it (session-config.ts).
     this.overrides = new SessionConfig(this.ledger, this.topic, async () => (await this.env.CONFIGS.getByName(this.state.owner).current()).document)
-    const ownerConfig = () => this.overrides.effective()
-    this.sources.register('config.instructions', async () => instructionsOf(await ownerConfig()))
-    this.sources.register('skills.index', async () => skillIndex(await skillsOf(await ownerConfig())))
-    this.tools.register('skill', skillTool(async () => skillsOf(await ownerConfig())))
-    // MCP servers the effective config lists, layered over the built-ins; refreshed before each drain.
-    this.mcp = new McpToolset({
-      registry: this.tools,
-      servers: async () => mcpServersOf(await ownerConfig()),
-      access: async () => (this.state.owner ? await this.env.CONFIGS.getByName(this.state.owner).mcpAccess(this.state.owner) : { headers: {}, grants: {} }),
-      token: async (server, url, stale) => (this.state.owner ? await settled(this.env.CONFIGS.getByName(this.state.owner)).mcpAccessToken(this.state.owner, server, url, stale) : null),
-      development: env.NEURON_ENV === 'development',
+    const composed = composeToolset({
+      env,
+      name: this.name,
+      tools: this.tools,
+      sources: this.sources,
+      config: () => this.overrides.effective(),
+      ownerId: () => this.state.owner,
+      owner: () => this.owner(),
+      conversation: (graph, caller) => this.openConversation(graph, caller),
+      deadLetter: (draft, error) =>
+        void this.ledger.append({ topic: `${this.topic}.dead`, type: 'orchestration.dead-letter', author: 'stage:bridge', payload: { draft, error } }),
     })
-    this.sources.register('mcp.authorization', () => this.mcp.authorizationNote())
+    this.mcp = composed.mcp
+    this.agent = composed.agent
     this.chain = new ChainWriter({ ledger: this.ledger, storage: ctx.storage, env, topic: this.topic, session: () => this.name, owner: () => this.owner() })
-    const memory = memoryTools({ env, caller: () => this.owner()!, conversation: (graph, caller) => this.openConversation(graph, caller) })
-    this.tools.register('calculator', calculator)
-    this.tools.register('memory_remember', memory.remember)
-    this.tools.register('memory_recall', memory.recall)
-    this.tools.register('memory_forget', memory.forget)
-    this.tools.register('wait', wait)
-    this.agent = agentLinkOf(this.name, env.ORCHESTRATIONS, (draft, error) =>
-      void this.ledger.append({ topic: `${this.topic}.dead`, type: 'orchestration.dead-letter', author: 'stage:bridge', payload: { draft, error } }),
-    )
-    for (const [name, tool] of this.agent?.tools() ?? []) this.tools.register(name, tool)
     this.hostTools = new HostTools({
       ctx,
       tools: this.tools,

@@ -1,0 +1,70 @@
+/**
+ * What a session offers its model besides the conversation, composed in one place: the owner's
+ * config instructions and skills index as context sources, the `skill` tool, the tools of the
+ * MCP servers the effective config lists (layered over the built-ins, refreshed before each
+ * drain), the built-in tools, and an orchestration agent's tools when the session is one.
+ * Registration order is the order the model is offered them, so it does not change here.
+ *
+ * @example
+ * const { mcp, agent } = composeToolset({ env, name, tools, sources, config: () => overrides.effective(), … })
+ */
+import type { Env } from '../env.ts'
+import type { Caller } from '../access/authorize.ts'
+import { instructionsOf } from '../config/instructions.ts'
+import { skillIndex, skillsOf, skillTool } from '../config/skills.ts'
+import type { JsonObject } from '../ledger/json.ts'
+import type { BridgeDraft } from '../orchestration/bridge.ts'
+import { settled } from '../rpc.ts'
+import { calculator } from '../tools/builtins/calculator.ts'
+import { memoryTools, type MemoryHost } from '../tools/builtins/memory.ts'
+import { wait } from '../tools/builtins/wait.ts'
+import { McpToolset } from '../tools/mcp/toolset.ts'
+import { mcpServersOf } from '../tools/mcp/servers.ts'
+import type { ToolRegistry } from '../tools/registry.ts'
+import { type AgentLink, agentLinkOf } from './agent.ts'
+import type { ContextSources } from './context-sources.ts'
+
+/** What the toolset needs of its session. */
+export interface ToolsetHost {
+  env: Env
+  /** The session's name (an orchestration agent's says so). */
+  name: string
+  tools: ToolRegistry
+  sources: ContextSources
+  /** The owner's config document with this session's overrides laid over it. */
+  config: () => Promise<JsonObject>
+  /** The owner's id ('' before the session exists). */
+  ownerId: () => string
+  /** The owner as tools and the graph see it. */
+  owner: () => Caller | null
+  /** The session's conversation node in a graph, written if missing (memories regard it). */
+  conversation: MemoryHost['conversation']
+  /** Where an agent's undeliverable step boundary goes. */
+  deadLetter: (draft: BridgeDraft, error: unknown) => void
+}
+
+/** Registers the session's sources and tools; returns the MCP toolset and the agent link (or null). */
+export function composeToolset(host: ToolsetHost): { mcp: McpToolset; agent: AgentLink | null } {
+  const { env, tools, sources, config, ownerId } = host
+  // The owner's config instructions, read from its config object; slow or failing never blocks a turn.
+  sources.register('config.instructions', async () => instructionsOf(await config()))
+  sources.register('skills.index', async () => skillIndex(await skillsOf(await config())))
+  tools.register('skill', skillTool(async () => skillsOf(await config())))
+  const mcp = new McpToolset({
+    registry: tools,
+    servers: async () => mcpServersOf(await config()),
+    access: async () => (ownerId() ? await env.CONFIGS.getByName(ownerId()).mcpAccess(ownerId()) : { headers: {}, grants: {} }),
+    token: async (server, url, stale) => (ownerId() ? await settled(env.CONFIGS.getByName(ownerId())).mcpAccessToken(ownerId(), server, url, stale) : null),
+    development: env.NEURON_ENV === 'development',
+  })
+  sources.register('mcp.authorization', () => mcp.authorizationNote())
+  const memory = memoryTools({ env, caller: () => host.owner()!, conversation: host.conversation })
+  tools.register('calculator', calculator)
+  tools.register('memory_remember', memory.remember)
+  tools.register('memory_recall', memory.recall)
+  tools.register('memory_forget', memory.forget)
+  tools.register('wait', wait)
+  const agent = agentLinkOf(host.name, env.ORCHESTRATIONS, host.deadLetter)
+  for (const [name, tool] of agent?.tools() ?? []) tools.register(name, tool)
+  return { mcp, agent }
+}
