@@ -11,10 +11,11 @@
  * chat-completions bytes), since an SSE reader's bytes leave workerd only when its loop polls the
  * OS, which a turn from an in-process model never makes it do (docs/benchmarks.md).
  */
-import { type ChildProcess, spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, it } from 'vitest'
 import { deliveryConfig } from '../delivery/config.ts'
+import { startScriptServer } from '../../test/support/script-server.ts'
 import { devToken, startWrangler, type Wrangler } from '../../test/support/wrangler.ts'
 
 const VENDOR_SCRIPT = fileURLToPath(new URL('../support/replay-vendor.ts', import.meta.url))
@@ -23,7 +24,7 @@ let dev: Wrangler
 let vendor: ChildProcess | undefined
 let auth: Record<string, string>
 beforeAll(async () => {
-  const started = await startVendor()
+  const started = await startScriptServer(VENDOR_SCRIPT)
   vendor = started.child
   dev = await startWrangler({ config: deliveryConfig(), vars: { OLLAMA_BASE_URL: started.url } })
   auth = { authorization: `Bearer ${await devToken('bench')}` }
@@ -32,20 +33,6 @@ afterAll(async () => {
   await dev?.stop()
   vendor?.kill()
 })
-
-/** The loopback vendor (bench/support/replay-vendor.ts) in its own process; resolves with its base URL. */
-function startVendor(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [VENDOR_SCRIPT], { stdio: ['ignore', 'pipe', 'inherit'] })
-  return new Promise((resolve, reject) => {
-    let out = ''
-    child.stdout!.on('data', (chunk) => {
-      out += chunk
-      const url = /http:\/\/127\.0\.0\.1:\d+\/v1/.exec(out)?.[0]
-      if (url) resolve({ child, url })
-    })
-    child.on('exit', (code) => reject(new Error(`the replay vendor exited (${code}) before it listened`)))
-  })
-}
 
 const post = (path: string, body: unknown) =>
   fetch(`${dev.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify(body) })

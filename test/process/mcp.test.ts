@@ -7,29 +7,19 @@
  *   within a bounded time and the session goes on.
  * - server: the official SDK's `Client` + `StreamableHTTPClientTransport` drive `POST /v1/mcp`.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startScriptServer } from '../support/script-server.ts'
 import { devToken, startWrangler, type Wrangler } from '../support/wrangler.ts'
 
 const TOKEN = 'Bearer mcp-process-secret-0123456789'
 const SERVER_SCRIPT = fileURLToPath(new URL('../support/mcp-server.ts', import.meta.url))
 
 /** The test MCP server as a child process (so it can be killed); resolves with its base URL. */
-function startServerProcess(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [SERVER_SCRIPT], { stdio: ['ignore', 'pipe', 'inherit'] })
-  return new Promise((resolve, reject) => {
-    let out = ''
-    child.stdout!.on('data', (chunk) => {
-      out += chunk
-      const url = /http:\/\/127\.0\.0\.1:\d+/.exec(out)?.[0]
-      if (url) resolve({ child, url })
-    })
-    child.on('exit', (code) => reject(new Error(`MCP server exited (${code}) before it listened`)))
-  })
-}
+const startServerProcess = () => startScriptServer(SERVER_SCRIPT)
 
 type Event = { seq: number; type: string; payload: Record<string, unknown> }
 
