@@ -53,13 +53,17 @@ describe('the orchestration view', () => {
     await page.waitForSelector('g.package[data-package=b][data-beat=executing]', { timeout: 30_000 })
     await page.waitForSelector('g.package[data-package=c][data-beat=executing]', { timeout: 30_000 })
     await expect.poll(() => page.locator('#burn').textContent()).toMatch(/^[1-9]\d* tokens/)
-    expect(await page.locator('g.package[data-package=a] rect').evaluate((el) => getComputedStyle(el).fill)).toBe('rgb(211, 249, 216)')
+    // Polled: the view redraws the graph on every decision, and a rect replaced between the
+    // locator's lookup and the evaluate is detached, whose computed style reads ''.
+    await expect
+      .poll(() => page.locator('g.package[data-package=a] rect').evaluate((el) => (el.isConnected ? getComputedStyle(el).fill : 'detached')))
+      .toBe('rgb(211, 249, 216)')
     await page.screenshot({ path: join(ARTIFACTS, 'orchestration-running.png') })
 
     await page.click('#cancel')
     await page.waitForSelector('#status[data-status=cancelled]', { timeout: 30_000 })
     await page.waitForSelector('g.package[data-package=b][data-beat=cancelled]')
-    expect(await page.locator('g.package[data-beat=cancelled]').count()).toBe(3)
+    await expect.poll(() => page.locator('g.package[data-beat=cancelled]').count()).toBe(3)
     expect(await page.locator('#cancel').isDisabled()).toBe(true)
     await page.screenshot({ path: join(ARTIFACTS, 'orchestration-cancelled.png') })
     // The cancel was durable: the control address holds the entry the button made.
