@@ -16,14 +16,11 @@ import { chainStep, conversationOf, emptyChain } from '../graph/turns.ts'
 import { Bus, on } from '../ledger/bus.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import { current, type Header } from '../ledger/headers.ts'
-import { sha256Hex } from '../ledger/hash.ts'
-import { canonicalJson, type Json } from '../ledger/json.ts'
+import type { Json } from '../ledger/json.ts'
 import { Ledger, migrateLedger } from '../ledger/ledger.ts'
 import type { Page } from '../ledger/page.ts'
 import { type Catalog, resolveModelRef } from '../llm/catalog.ts'
 import { composeCatalog, type EnvVars } from '../llm/compose.ts'
-import { costOf } from '../llm/cost.ts'
-import type { Usage } from '../llm/types.ts'
 import { answerFailures } from '../rpc.ts'
 import { ToolRegistry } from '../tools/registry.ts'
 import type { McpServerStatus, McpToolset } from '../tools/mcp/toolset.ts'
@@ -31,7 +28,6 @@ import { parseOrThrow } from '../validate.ts'
 import { SessionAccess } from './access.ts'
 import { admit, type Receipt } from './admission.ts'
 import { decideInterrupt, INTERRUPTED, InterruptSchema, type InterruptReply } from './control.ts'
-import { budgetOf } from './budget.ts'
 import { defaultSources } from './context-sources.ts'
 import { OwnerCatalog } from './owner-catalog.ts'
 import { SessionConfig } from './session-config.ts'
@@ -45,15 +41,16 @@ import { Receipts } from './receipts.ts'
 import { recover } from './recovery.ts'
 import { restore, snapshotIfDue } from './snapshot.ts'
 import type { Delta } from './air.ts'
-import { Runner } from './runner.ts'
+import type { Runner } from './runner.ts'
+import { sessionRunner } from './session-runner.ts'
 import { HostTools } from './host-tools.ts'
 import { CreateSessionSchema, PromptSchema } from './schemas.ts'
 import { openStream, socketGone, socketMessage, type StreamHost } from './stream-endpoint.ts'
 import { Subscribers } from './streams.ts'
-import { Truncations } from './truncation.ts'
 import { Watchdog } from './watchdog.ts'
 import type { BridgeDraft } from '../orchestration/bridge.ts'
-import { type AgentLink, AgentMessageSchema } from './agent.ts'
+import type { AgentLink } from './agent.ts'
+import { type AgentInboxHost, receiveAgentMessage } from './agent-inbox.ts'
 import { composeToolset } from './toolset.ts'
 
 export class SessionObject extends DurableObject<Env> {
@@ -88,6 +85,8 @@ export class SessionObject extends DurableObject<Env> {
   private readonly lineage: LineageHost
   /** What the stream fetch and the socket handlers use of this object (stream-endpoint.ts). */
   private readonly streams: StreamHost
+  /** What an orchestration's messages use of this object (agent-inbox.ts). */
+  private readonly inbox: AgentInboxHost
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
@@ -104,25 +103,17 @@ export class SessionObject extends DurableObject<Env> {
     this.bus = new Bus({ ledger: this.ledger, author: 'object:session', holds: [this.topic] })
     this.bus.subscribe(on(this.topic), (envelope) => this.subscribers.broadcast({ kind: 'event', envelope: envelope as Stored }))
     this.bus.subscribe(on(this.air), (envelope) => this.subscribers.broadcast({ kind: 'delta', delta: envelope.payload as unknown as Delta }))
-    const history = this.transcript
-    const truncations = new Truncations(this.ledger, this.topic)
-    this.runner = new Runner({
-      sessionId: this.name,
+    this.runner = sessionRunner({
+      name: this.name,
+      topic: this.topic,
       state: () => this.state,
       record: (type, payload) => this.record(type, payload),
       air: (delta) => void this.bus.publish(this.air, delta.type, delta),
-      // A named stage between the history fold and the request: cut ranges (truncate) are left out.
-      history: () => truncations.view(history.messages(this.state), this.state.epoch),
-      historyChars: () => history.chars(),
-      context: () => ({ system: history.system(), sources: history.sources() }),
-      sources: () => this.sources.snapshot({ sessionId: this.name, provider: this.state.provider, model: this.state.model, now: Date.now() }),
-      budget: () => {
-        const row = this.catalog.get(this.state.provider, this.state.model)?.model
-        return row ? budgetOf(row.limits) : null
-      },
-      stream: (request, signal) => this.owned.stream(this.state.owner, request, signal),
-      cost: (provider, model, usage) => this.costOf(provider, model, usage),
-      keepArtifact: (text, kind = 'text/plain') => this.ledger.artifacts.put(new TextEncoder().encode(text), kind).ref,
+      transcript: this.transcript,
+      ledger: this.ledger,
+      sources: this.sources,
+      catalog: this.catalog,
+      owned: this.owned,
       tools: this.tools,
     })
     // The owner's document with this session's overrides laid over it (session-config.ts).
@@ -168,6 +159,15 @@ export class SessionObject extends DurableObject<Env> {
       busy: () => this.runner.busy || this.state.pending.length > 0,
       record: (type, payload, headers) => this.record(type, payload, headers),
       publish: (type, payload, headers) => this.publish(type, payload, headers),
+    }
+    this.inbox = {
+      name: this.name,
+      agent: this.agent?.address ?? null,
+      exists: () => this.state.exists,
+      resolveModel: (ref) => resolveModelRef(this.catalog, ref),
+      record: (type, payload, headers) => this.record(type, payload, headers),
+      control: (by, request, headers) => this.control(by, request, headers),
+      admitPrompt: (input, headers) => this.admitPrompt(input, headers),
     }
     void ctx.blockConcurrencyWhile(async () => {
       await migrateLedger(ctx.storage)
@@ -243,36 +243,9 @@ export class SessionObject extends DurableObject<Env> {
     return this.control(caller.id, parseOrThrow(InterruptSchema, input ?? {}, 'INVALID_REQUEST'), gateHeaders(caller, decision))
   }
 
-  /**
-   * The bridge's receiving end for an agent session: its orchestration assigns it (the
-   * session is created then, owned as the orchestration is), prompts it, or cancels it
-   * through the same interrupt entry point a user has. Prompts are keyed by message id, so
-   * a redelivered envelope is a `duplicate`.
-   */
+  /** The bridge's receiving end for an agent session: assign, prompt or cancel (agent-inbox.ts). */
   receive(draft: BridgeDraft): { duplicate: boolean; answer: Json } {
-    if (!this.agent) throw new NeuronError('NOT_AN_AGENT', `session ${this.name} is not an orchestration's agent`, { status: 404 })
-    const message = parseOrThrow(AgentMessageSchema, draft, 'INVALID_AGENT_MESSAGE')
-    if (message.type === 'orchestration.agent.cancel') {
-      if (!this.state.exists) return { duplicate: false, answer: { interrupted: false } }
-      // The same durable control entry a user's interrupt records, keyed by the delivered envelope,
-      // so a redelivered cancel is answered as the first was and a crash cannot lose it.
-      const id = `cancel.${sha256Hex(canonicalJson(draft as unknown as Json)).slice(0, 32)}`
-      const reply = this.control(`orchestration:${this.agent.address.orchestration}`, { id, reason: message.payload.reason }, [])
-      return { duplicate: reply.duplicate === true, answer: { interrupted: reply.interrupted } }
-    }
-    if (message.type === 'orchestration.agent.assign' && !this.state.exists) {
-      const { owner, share, model, package: pkg, orchestration } = message.payload
-      if (orchestration !== this.agent.address.orchestration) {
-        throw new NeuronError('NOT_YOUR_AGENT', `agent ${this.name} belongs to orchestration ${this.agent.address.orchestration}`, { status: 403 })
-      }
-      const resolved = this.resolveModel(model)
-      const headers = [{ key: 'principal', value: `orchestration:${orchestration}` }]
-      this.record(EVENT.created, { provider: resolved.provider.id, model: resolved.model.id, title: `agent for ${pkg}`, system: null, owner, share }, headers)
-    }
-    if (!this.state.exists) throw new NeuronError('AGENT_NOT_ASSIGNED', `agent ${this.name} was never assigned`, { status: 409 })
-    const { messageId, text } = message.payload
-    const { receipt, duplicate } = this.admitPrompt(parseOrThrow(PromptSchema, { id: messageId, text }, 'INVALID_REQUEST'), [])
-    return { duplicate, answer: { sequence: receipt.sequence } }
+    return receiveAgentMessage(this.inbox, draft)
   }
 
   /** A page of durable events after `after`. */
@@ -452,15 +425,6 @@ export class SessionObject extends DurableObject<Env> {
     if (!step.usage || !this.state.owner) return
     const metered = this.env.METERS.getByName(this.state.owner).turn({ session: this.name, step: step.step, usage: step.usage, cost: step.cost })
     this.ctx.waitUntil(metered.catch((error: unknown) => console.error('meter: turn not recorded', { session: this.name, error })))
-  }
-
-  private resolveModel(ref: string) {
-    return resolveModelRef(this.catalog, ref)
-  }
-
-  private costOf(provider: string, model: string, usage: Usage): number | null {
-    const row = this.catalog.get(provider, model)?.model
-    return row ? costOf(row, usage).total : null
   }
 }
 

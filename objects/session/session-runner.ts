@@ -1,0 +1,75 @@
+/**
+ * The session's runner wired to its parts: the model's history is the transcript fold with the
+ * truncated ranges left out (a named stage between the fold and the request), the context
+ * budget and prices come from the catalog, turns stream through the owner's catalog (their stored
+ * provider keys), and long texts are kept as artifacts in the session's ledger.
+ *
+ * @example
+ * const runner = sessionRunner({ name, state: () => state, record, air, transcript, ledger, topic, sources, catalog, owned, tools })
+ * void runner.wake()
+ */
+import type { Stored } from '../ledger/envelope.ts'
+import type { Ledger } from '../ledger/ledger.ts'
+import type { Catalog } from '../llm/catalog.ts'
+import { costOf } from '../llm/cost.ts'
+import type { ToolRegistry } from '../tools/registry.ts'
+import type { Delta } from './air.ts'
+import { budgetOf } from './budget.ts'
+import type { ContextSources } from './context-sources.ts'
+import type { EventPayloads, EventType } from './events.ts'
+import type { History } from './history.ts'
+import type { OwnerCatalog } from './owner-catalog.ts'
+import type { SessionState } from './projection.ts'
+import { Runner } from './runner.ts'
+import { Truncations } from './truncation.ts'
+
+/** The session object's parts the runner is wired to. */
+export interface SessionRunnerParts {
+  readonly name: string
+  readonly topic: string
+  state(): SessionState
+  /** Stores, delivers and folds an event with its follow-ups. */
+  record<T extends EventType>(type: T, payload: EventPayloads[T]): Stored
+  /** Publishes a delta on the session's air (delivered, never stored). */
+  air(delta: Delta): void
+  readonly transcript: History
+  readonly ledger: Ledger
+  readonly sources: ContextSources
+  readonly catalog: Catalog
+  readonly owned: OwnerCatalog
+  readonly tools: ToolRegistry
+}
+
+/** A runner over the session's parts (see the header for what each host member is). */
+export function sessionRunner(parts: SessionRunnerParts): Runner {
+  const { name, transcript, catalog } = parts
+  const truncations = new Truncations(parts.ledger, parts.topic)
+  const modelRow = () => {
+    const state = parts.state()
+    return catalog.get(state.provider, state.model)?.model
+  }
+  return new Runner({
+    sessionId: name,
+    state: () => parts.state(),
+    record: (type, payload) => parts.record(type, payload),
+    air: (delta) => parts.air(delta),
+    history: () => truncations.view(transcript.messages(parts.state()), parts.state().epoch),
+    historyChars: () => transcript.chars(),
+    context: () => ({ system: transcript.system(), sources: transcript.sources() }),
+    sources: () => {
+      const { provider, model } = parts.state()
+      return parts.sources.snapshot({ sessionId: name, provider, model, now: Date.now() })
+    },
+    budget: () => {
+      const row = modelRow()
+      return row ? budgetOf(row.limits) : null
+    },
+    stream: (request, signal) => parts.owned.stream(parts.state().owner, request, signal),
+    cost: (provider, model, usage) => {
+      const row = catalog.get(provider, model)?.model
+      return row ? costOf(row, usage).total : null
+    },
+    keepArtifact: (text, kind = 'text/plain') => parts.ledger.artifacts.put(new TextEncoder().encode(text), kind).ref,
+    tools: parts.tools,
+  })
+}
