@@ -56,7 +56,14 @@ export class SseParser {
   /** Feeds bytes (or already decoded text) and appends every completed event to `out` (or hands it to the sink). */
   push(chunk: Uint8Array | string, out: SseEvent[] | SseSink): void {
     const sink = Array.isArray(out) ? collect(out) : out
-    this.#feed(typeof chunk === 'string' ? chunk : this.#decoder.decode(chunk, { stream: true }), sink)
+    const text = typeof chunk === 'string' ? chunk : this.#decoder.decode(chunk, { stream: true })
+    // What the last chunk left unread (usually an event it cut, see `#feed`) mostly ends at the
+    // first blank line here. Finishing it in a short string of its own leaves the rest, the bulk,
+    // as the flat string the decoder made: `buffer + text` would be copied whole before it is read.
+    const blank = this.#buffer === '' ? -1 : text.indexOf('\n\n')
+    if (blank === -1) return this.#feed(text, sink)
+    this.#feed(text.slice(0, blank + 2), sink)
+    this.#feed(text.slice(blank + 2), sink)
   }
 
   /** The stream ended: flushes the decoder; a last line or event without its terminator is dropped. */

@@ -5,7 +5,8 @@
  * the same stream with every JSON line spaced out so only `JSON.parse` reads it. Checked over
  * seeded streams of argument deltas for each dialect, with escapes (valid, cut, bad, `\u`),
  * OpenAI's varying sequence numbers and obfuscation tails, CRLF events, unnamed events, `id`
- * lines, comments and other calls in between, cut into random chunks.
+ * lines, comments and other calls in between, cut into random chunks; and a run of several MB in
+ * one chunk (one regex reads an OpenAI Responses run whole) against the same in network chunks.
  */
 import { describe, expect, it } from 'vitest'
 import { anthropic } from '../../objects/llm/dialects/anthropic.ts'
@@ -186,6 +187,20 @@ describe('WireReader: the fast lane reads what the SSE parser and JSON.parse rea
       expect(joinedDeltas(fast.events)).toEqual(joinedDeltas(reference.events))
       expect(String(fast.error)).toBe(String(reference.error))
     }
+  })
+
+  it.each(Object.entries(STREAMS))('%s: a run of several MB in one chunk reads as one delta, the same as in network chunks', (_, { dialect, stream }) => {
+    // One regex over the whole run (OpenAI Responses) must not run out of backtracking room on a long one.
+    const body = '{\\"path\\":\\"a.txt\\",\\"text\\":\\"line\\\\n\\"}'
+    const event = stream.delta(body, () => 0)
+    const bytes = utf8(stream.head + event.repeat(Math.ceil(4e6 / event.length)) + stream.tail)
+    const whole = runDialect(dialect, [bytes])
+    const chunks: Uint8Array[] = []
+    for (let at = 0; at < bytes.length; at += 16384) chunks.push(bytes.subarray(at, at + 16384))
+    const chunked = runDialect(dialect, chunks)
+    expect(whole.error).toBeUndefined()
+    expect(whole.events.filter((e) => e.type === 'tool-input-delta').length).toBeLessThanOrEqual(2)
+    expect(joinedDeltas(whole.events)).toEqual(joinedDeltas(chunked.events))
   })
 
   it('joins the argument deltas of one call that arrive in one chunk, and not across chunks', () => {
