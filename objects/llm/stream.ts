@@ -94,9 +94,13 @@ export async function* streamModelBatches(
       signal?.addEventListener('abort', onAbort, { once: true })
       try {
         for (;;) {
-          const chunk = await reader.read().catch((cause: unknown) => {
+          let chunk: ReadableStreamReadResult<Uint8Array>
+          // A try, not `.catch()`: that would be one more promise and async step per chunk.
+          try {
+            chunk = await reader.read()
+          } catch (cause) {
             throw signal?.aborted ? cause : new ProviderError('PROVIDER_STREAM_TRUNCATED', `stream broke: ${String(cause)}`, { cause })
-          })
+          }
           signal?.throwIfAborted()
           const out: LlmEvent[] = []
           const failure = parseChunk(wire, chunk, out)
