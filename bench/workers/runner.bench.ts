@@ -47,6 +47,14 @@ describe('runner overhead', () => {
     const replayTurn: number[] = []
     const replayWarm: number[] = []
     const replayStream: number[] = []
+    const preparsed: number[] = []
+    // The same events parsed once, up front, one batch per chunk: the runner's own work without the transport and the parse.
+    const batches: LlmEvent[][] = []
+    {
+      const reader = new WireReader(openaiCompatible.parser())
+      for (const chunk of chunks) reader.push(chunk, (batches[batches.length] = []))
+      reader.end((batches[batches.length] = []))
+    }
     const turn: number[] = []
     // The limit: SSE + dialect over the same chunks, in memory, per repetition, joined as streamModel joins them.
     const parse = () => {
@@ -86,6 +94,23 @@ describe('runner overhead', () => {
             const stream = (request: LlmRequest, signal: AbortSignal) =>
               streamModelBatches({ ...request, provider: 'deepseek', model: 'deepseek-chat' }, { catalog: vendor, fetch: replay, signal })
             const session = scriptedSession(new Ledger(state.storage), `session.replay-${r}`, stream, { prompt: PROMPT })
+            const began = performance.now()
+            await session.runner.wake()
+            total += performance.now() - began
+          }
+          return total / REPEAT
+        }),
+      )
+
+      // The runner over the pre-parsed batches: what it adds to a turn, apart from the stream.
+      preparsed.push(
+        await runInDurableObject(env.SESSIONS.getByName(`bench-preparsed-${round}`), async (_o, state) => {
+          let total = 0
+          for (let r = 0; r < REPEAT; r++) {
+            const stream = async function* () {
+              for (const batch of batches) yield batch
+            }
+            const session = scriptedSession(new Ledger(state.storage), `session.preparsed-${r}`, stream, { prompt: PROMPT })
             const began = performance.now()
             await session.runner.wake()
             total += performance.now() - began
@@ -141,6 +166,7 @@ describe('runner overhead', () => {
     console.log(`  streamModel over the replayed bytes            ${rs.toFixed(1)} ms   ${of(replayStream)}× parse`)
     console.log(`  runner turn over the replayed bytes            ${r.toFixed(1)} ms   ${of(replayTurn)}× parse   (target ≤ 1.2×)`)
     console.log(`  the same, a session's second turn              ${w.toFixed(1)} ms   ${of(replayWarm)}× parse   (target ≤ 1.2×)`)
+    console.log(`  the runner over the same events, pre-parsed    ${median(preparsed).toFixed(1)} ms   ${of(preparsed)}× parse   (what the runner adds)`)
     console.log(`  full session turn, local model generating      ${t.toFixed(1)} ms   ${of(turn)}× parse, ${ratio(turn, streamOnly).toFixed(2)}× streamModel`)
   })
 })

@@ -10,12 +10,16 @@ import { dialectFor } from './dialects/registry.ts'
 import { errorFromResponse } from './http-error.ts'
 import { RETRY_DEFAULTS, retryDelay, sleep as defaultSleep } from './retry.ts'
 import { providerSafeNames } from './tool-names.ts'
-import type { DialectParser, LlmEvent, LlmRequest } from './types.ts'
+import type { LlmEvent, LlmRequest } from './types.ts'
 import { WireReader } from './wire-reader.ts'
 
 export interface StreamOptions {
-  /** The composed catalog (`composeCatalog(env)`). */
-  catalog: Catalog
+  /**
+   * The composed catalog (`composeCatalog(env)`), or a function that finds it when the turn starts
+   * (a session's owner keys are read per turn): the caller then needs no generator of its own
+   * around this one, and every generator a batch passes through costs async steps per chunk.
+   */
+  catalog: Catalog | (() => Promise<Catalog>)
   /** Defaults to the global fetch; a provider with its own transport (local) ignores it. */
   fetch?: typeof fetch
   /** Aborting stops the turn at once; the iterator then throws `signal.reason`. */
@@ -57,7 +61,8 @@ export async function* streamModelBatches(
   request: LlmRequest,
   options: StreamOptions,
 ): AsyncGenerator<LlmEvent[], void, undefined> {
-  const resolved = options.catalog.get(request.provider, request.model)
+  const catalog = typeof options.catalog === 'function' ? await options.catalog() : options.catalog
+  const resolved = catalog.get(request.provider, request.model)
   if (!resolved) throw new UnknownModelError(request.provider, request.model)
   const { provider, model, endpoint } = resolved
   if (!provider.enabled) throw new ProviderNotConfiguredError(provider.id, provider.env)
@@ -80,11 +85,37 @@ export async function* streamModelBatches(
       })
       if (!response.ok) throw await errorFromResponse(response)
       if (!response.body) throw new ProviderError('PROVIDER_PROTOCOL', `${dialect.kind}: response has no body`)
-      for await (const events of readEvents(response.body, dialect.parser(), signal)) {
-        yielded = true
-        yield names.inbound ? events.map(names.inbound) : events
+      // The body is read here, not through a nested generator: every generator a batch passes
+      // through costs its own async steps, once per network chunk.
+      const reader = response.body.getReader()
+      const wire = new WireReader(dialect.parser())
+      // Cancelling the reader settles a pending read at once, for network and in-process bodies alike.
+      const onAbort = () => void reader.cancel(signal?.reason).catch(() => {})
+      signal?.addEventListener('abort', onAbort, { once: true })
+      try {
+        for (;;) {
+          let chunk: ReadableStreamReadResult<Uint8Array>
+          // A try, not `.catch()`: that would be one more promise and async step per chunk.
+          try {
+            chunk = await reader.read()
+          } catch (cause) {
+            throw signal?.aborted ? cause : new ProviderError('PROVIDER_STREAM_TRUNCATED', `stream broke: ${String(cause)}`, { cause })
+          }
+          signal?.throwIfAborted()
+          const out: LlmEvent[] = []
+          const failure = parseChunk(wire, chunk, out)
+          // Output parsed before a failure still reaches the caller, in order, before the error.
+          if (out.length > 0) {
+            yielded = true
+            yield names.inbound ? out.map(names.inbound) : out
+          }
+          if (failure) throw failure.error
+          if (chunk.done) return
+        }
+      } finally {
+        signal?.removeEventListener('abort', onAbort)
+        void reader.cancel().catch(() => {})
       }
-      return
     } catch (error) {
       if (signal?.aborted) throw signal.reason
       const delayMs = yielded ? undefined : retryDelay(error, attempt, maxAttempts)
@@ -95,39 +126,13 @@ export async function* streamModelBatches(
   }
 }
 
-/** Batches of normalized events, one per network chunk that completed any. */
-async function* readEvents(
-  body: ReadableStream<Uint8Array>,
-  parser: DialectParser,
-  signal: AbortSignal | undefined,
-): AsyncGenerator<LlmEvent[], void, undefined> {
-  const reader = body.getReader()
-  const wire = new WireReader(parser)
-  // Cancelling the reader settles a pending read at once, for network and in-process bodies alike.
-  const onAbort = () => void reader.cancel(signal?.reason).catch(() => {})
-  signal?.addEventListener('abort', onAbort, { once: true })
+/** Reads one chunk (or the end of the body) into `out`; what the parser threw, if it did. */
+function parseChunk(wire: WireReader, chunk: ReadableStreamReadResult<Uint8Array>, out: LlmEvent[]): { error: unknown } | null {
   try {
-    for (;;) {
-      const chunk = await reader.read().catch((cause: unknown) => {
-        throw signal?.aborted
-          ? cause
-          : new ProviderError('PROVIDER_STREAM_TRUNCATED', `stream broke: ${String(cause)}`, { cause })
-      })
-      signal?.throwIfAborted()
-      const out: LlmEvent[] = []
-      try {
-        if (chunk.done) wire.end(out)
-        else wire.push(chunk.value, out)
-      } catch (error) {
-        // Output parsed before a failure still reaches the caller, in order, before the error.
-        if (out.length > 0) yield out
-        throw error
-      }
-      if (out.length > 0) yield out
-      if (chunk.done) return
-    }
-  } finally {
-    signal?.removeEventListener('abort', onAbort)
-    void reader.cancel().catch(() => {})
+    if (chunk.done) wire.end(out)
+    else wire.push(chunk.value, out)
+    return null
+  } catch (error) {
+    return { error }
   }
 }

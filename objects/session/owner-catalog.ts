@@ -9,7 +9,7 @@ import type { Env } from '../env.ts'
 import type { Catalog } from '../llm/catalog.ts'
 import { composeCatalog, type EnvVars } from '../llm/compose.ts'
 import { CATALOG_SNAPSHOT } from '../llm/catalog-snapshot.ts'
-import type { LlmRequest } from '../llm/types.ts'
+import type { LlmEvent, LlmRequest } from '../llm/types.ts'
 import { streamModelBatches } from '../llm/stream.ts'
 
 export class OwnerCatalog {
@@ -32,8 +32,8 @@ export class OwnerCatalog {
     return composeCatalog(this.env as unknown as EnvVars, CATALOG_SNAPSHOT, keys)
   }
 
-  /** The runner's `stream` stage, through `catalogFor`. */
-  async *stream(owner: string | null, request: LlmRequest, signal: AbortSignal) {
-    yield* streamModelBatches(request, { catalog: await this.catalogFor(owner, request.provider), signal })
+  /** The runner's `stream` stage, through `catalogFor` (found when the turn starts). */
+  stream(owner: string | null, request: LlmRequest, signal: AbortSignal): AsyncGenerator<LlmEvent[], void, undefined> {
+    return streamModelBatches(request, { catalog: () => this.catalogFor(owner, request.provider), signal })
   }
 }

@@ -84,6 +84,23 @@ describe('streamModel over HTTP', () => {
     expect(JSON.parse(sent?.body ?? '')).toMatchObject({ model: 'deepseek-reasoner', stream_options: { include_usage: true } })
   })
 
+  it('a catalog found when the turn starts (a function) streams the same events', async () => {
+    const { catalog } = await setup([{ fixture: 'openai-compatible/reasoning.sse', chunkSize: 3 }])
+    let asked = 0
+    const { events, error } = await collect(streamModel(DEEPSEEK, { catalog: async () => (asked++, catalog) }))
+    expect(error).toBeUndefined()
+    expect(asked).toBe(1)
+    expect(events).toEqual(parseOk(openaiCompatible, FIXTURES['openai-compatible']['reasoning.sse']))
+  })
+
+  it('a catalog that cannot be found fails the turn with its own error, before any request', async () => {
+    const { vendor } = await setup([{ fixture: 'openai-compatible/reasoning.sse' }])
+    const { events, error } = await collect(streamModel(DEEPSEEK, { catalog: async () => Promise.reject(new Error('config object unreachable')) }))
+    expect(events).toEqual([])
+    expect(error).toMatchObject({ message: 'config object unreachable' })
+    expect(await vendor.requests()).toEqual([])
+  })
+
   it('429 with Retry-After: waits what the vendor asked, yields a retry event, then streams', async () => {
     const { vendor, catalog, sleeps, sleep } = await setup([
       { status: 429, headers: { 'retry-after': '2', 'content-type': 'application/json' }, body: anthropicError('rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit') },
