@@ -10,6 +10,14 @@
  * on a vendor over a real loopback socket (a Node server replaying the local model's exact
  * chat-completions bytes), since an SSE reader's bytes leave workerd only when its loop polls the
  * OS, which a turn from an in-process model never makes it do (docs/benchmarks.md).
+ *
+ * Both floors run back to back on an idle object, so each prompt is measured on an idle session
+ * too: after the previous turn's `drain.ended` (and its SSE event), one ping round trip, which the
+ * object answers only once its thread is back at the socket, i.e. after that turn's follow-up
+ * writes (meter, conversation chain), which in `wrangler dev` share the thread with every object.
+ * `wrangler dev`'s local trace collector (X_LOCAL_OBSERVABILITY) is off: it writes every
+ * invocation's spans to a SQLite store on that same thread, a cost of the dev tool that neither a
+ * deployment nor the limit has. `NEURON_BENCH_DEV_TRACES=1` leaves it on, for comparison.
  */
 import type { ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
@@ -24,6 +32,8 @@ let dev: Wrangler
 let vendor: ChildProcess | undefined
 let auth: Record<string, string>
 beforeAll(async () => {
+  // Read by wrangler dev at start (startWrangler passes this process's environment on).
+  if (process.env.NEURON_BENCH_DEV_TRACES !== '1') process.env.X_LOCAL_OBSERVABILITY = 'false'
   const started = await startScriptServer(VENDOR_SCRIPT)
   vendor = started.child
   dev = await startWrangler({ config: deliveryConfig(), vars: { OLLAMA_BASE_URL: started.url } })
@@ -134,8 +144,10 @@ describe('session delivery', () => {
       })
       const took = await roundTrip(ws, JSON.stringify({ type: 'prompt', id: `w${i}`, text: text + i }), (m) => m.type === 'event' && (m.event as { type: string }).type === 'session.next.admitted')
       await sseDone
-      // Measure the next round on an idle session, not behind this prompt's turn.
+      // Measure the next round on an idle session, not behind this prompt's turn nor its follow-up
+      // writes: the pong comes once the object's thread has finished them (see the header).
       await idle
+      await roundTrip(ws, JSON.stringify({ type: 'ping', data: 'settle' }), (m) => m.type === 'pong')
       return took
     }
     await real(local, -1, [])
@@ -156,7 +168,8 @@ describe('session delivery', () => {
       `  ${name.padEnd(44)} p50 ${percentile(xs, 50).toFixed(2)} ms   p99 ${percentile(xs, 99).toFixed(2)} ms   ` +
       `(${(percentile(xs, 50) / percentile(limit, 50)).toFixed(2)}× limit p50, ${(percentile(xs, 99) / percentile(limit, 99)).toFixed(2)}× limit p99; ` +
       `${(percentile(xs, 50) / percentile(raw, 50)).toFixed(2)}× raw p50)`
-    console.log(`\nsession delivery latency, ${N} round trips of each, blocks of ${BLOCK} interleaved (real wrangler dev, loopback, frame ${lastFrame.length} B)`)
+    const traces = process.env.X_LOCAL_OBSERVABILITY === 'false' ? 'dev trace collector off' : 'dev trace collector on'
+    console.log(`\nsession delivery latency, ${N} round trips of each, blocks of ${BLOCK} interleaved (real wrangler dev, ${traces}, loopback, frame ${lastFrame.length} B)`)
     console.log(row('raw ws.send (ping → pong)', raw))
     console.log(row('limit: INSERT + output gate + ws.send', limit))
     console.log(row('WS prompt → admitted on the socket', viaWs))
