@@ -6,7 +6,6 @@
  * takes the caller the gate authenticated and authorizes it first.
  */
 import { DurableObject } from 'cloudflare:workers'
-import type { z } from 'zod'
 import type { Env } from '../env.ts'
 import { authorize, type Caller, gateHeaders } from '../access/authorize.ts'
 import { NeuronError } from '../errors.ts'
@@ -26,8 +25,9 @@ import { ToolRegistry } from '../tools/registry.ts'
 import type { McpServerStatus, McpToolset } from '../tools/mcp/toolset.ts'
 import { parseOrThrow } from '../validate.ts'
 import { SessionAccess } from './access.ts'
-import { admit, type Receipt } from './admission.ts'
-import { decideInterrupt, INTERRUPTED, InterruptSchema, type InterruptReply } from './control.ts'
+import type { Receipt } from './admission.ts'
+import { admitPrompt, type IntakeHost, requestInterrupt } from './intake.ts'
+import { InterruptSchema, type InterruptReply } from './control.ts'
 import { defaultSources } from './context-sources.ts'
 import { OwnerCatalog } from './owner-catalog.ts'
 import { SessionConfig } from './session-config.ts'
@@ -87,6 +87,8 @@ export class SessionObject extends DurableObject<Env> {
   private readonly streams: StreamHost
   /** What an orchestration's messages use of this object (agent-inbox.ts). */
   private readonly inbox: AgentInboxHost
+  /** What admitting prompts and recording interrupts use of this object (intake.ts). */
+  private readonly intake: IntakeHost
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
@@ -160,14 +162,22 @@ export class SessionObject extends DurableObject<Env> {
       record: (type, payload, headers) => this.record(type, payload, headers),
       publish: (type, payload, headers) => this.publish(type, payload, headers),
     }
+    this.intake = {
+      name: this.name,
+      receipts: this.receipts,
+      state: () => this.state,
+      record: (type, payload, headers) => this.record(type, payload, headers),
+      wake: () => void this.wake(),
+      interruptRunner: (step, request, reason) => void this.runner.interrupt(step, request, reason),
+    }
     this.inbox = {
       name: this.name,
       agent: this.agent?.address ?? null,
       exists: () => this.state.exists,
       resolveModel: (ref) => resolveModelRef(this.catalog, ref),
       record: (type, payload, headers) => this.record(type, payload, headers),
-      control: (by, request, headers) => this.control(by, request, headers),
-      admitPrompt: (input, headers) => this.admitPrompt(input, headers),
+      control: (by, request, headers) => requestInterrupt(this.intake, by, request, headers),
+      admitPrompt: (input, headers) => admitPrompt(this.intake, input, headers),
     }
     void ctx.blockConcurrencyWhile(async () => {
       await migrateLedger(ctx.storage)
@@ -230,7 +240,7 @@ export class SessionObject extends DurableObject<Env> {
   /** Admits a prompt durably and wakes the runner; never waits for execution. */
   prompt(caller: Caller, input: unknown): { receipt: Receipt; duplicate: boolean } {
     const decision = this.access.check(this.state, caller, 'prompt')
-    return this.admitPrompt(parseOrThrow(PromptSchema, input, 'INVALID_REQUEST'), gateHeaders(caller, decision))
+    return admitPrompt(this.intake, parseOrThrow(PromptSchema, input, 'INVALID_REQUEST'), gateHeaders(caller, decision))
   }
 
   /**
@@ -240,7 +250,7 @@ export class SessionObject extends DurableObject<Env> {
    */
   interrupt(caller: Caller, input: unknown = {}): InterruptReply {
     const decision = this.access.check(this.state, caller, 'interrupt')
-    return this.control(caller.id, parseOrThrow(InterruptSchema, input ?? {}, 'INVALID_REQUEST'), gateHeaders(caller, decision))
+    return requestInterrupt(this.intake, caller.id, parseOrThrow(InterruptSchema, input ?? {}, 'INVALID_REQUEST'), gateHeaders(caller, decision))
   }
 
   /** The bridge's receiving end for an agent session: assign, prompt or cancel (agent-inbox.ts). */
@@ -316,37 +326,6 @@ export class SessionObject extends DurableObject<Env> {
     this.watchdog.fired()
     if (this.runner.busy) return this.watchdog.arm()
     if (this.hasWork()) await this.wake()
-  }
-
-  /**
-   * Records a control entry that stops the running turn it names (or the one running now),
-   * before it acts; idempotent by the request's id. `by` is who asked: a principal, or an
-   * orchestration cancelling its agent.
-   */
-  private control(by: string, request: z.output<typeof InterruptSchema>, headers: Header[]): InterruptReply {
-    const decided = decideInterrupt(this.state, request, by)
-    if ('reply' in decided) return decided.reply
-    const { id, step, reason } = decided.record
-    this.record(EVENT.interruptRequested, decided.record, headers)
-    if (step !== null) this.runner.interrupt(step, id, reason)
-    else void this.wake()
-    return { interrupted: true, step, request: id, pending: this.state.pending.length, message: INTERRUPTED }
-  }
-
-  /**
-   * Admits a validated prompt: an exact retry gets its receipt back; otherwise the `admitted`
-   * event and its index entry are written in one synchronous step (both commit or neither) and
-   * the runner is woken.
-   */
-  private admitPrompt(input: z.output<typeof PromptSchema>, headers: Header[]): { receipt: Receipt; duplicate: boolean } {
-    const inbox = { admitted: (id: string) => this.receipts.get(id), pending: this.state.pending.length }
-    const admission = admit(this.name, inbox, input)
-    if ('receipt' in admission) return { receipt: admission.receipt, duplicate: true }
-    const { messageId, delivery, text, digest } = admission.append
-    const admitted = this.record(EVENT.admitted, { messageId, delivery, text, digest }, headers)
-    this.receipts.put(messageId, { seq: admitted.seq, digest })
-    void this.wake()
-    return { receipt: { id: messageId, session: this.name, sequence: admitted.seq, status: 'admitted' }, duplicate: false }
   }
 
   // ── Internals ────────────────────────────────────────────────────────────
