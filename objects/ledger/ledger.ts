@@ -23,6 +23,7 @@ import { ArtifactStore } from './artifacts.ts'
 import { DEFAULT_LIMITS, ENVELOPE_V1, type Envelope, type SealLimits, type Sealed, type Stored, seal } from './envelope.ts'
 import type { Json } from './json.ts'
 import { SchemaRegistry } from './registry.ts'
+import { guarded, type NextSeq, Sequence } from './sequence.ts'
 import { log } from './schema.ts'
 
 /** The result of an append: the stored envelope and whether it was already there. */
@@ -73,27 +74,24 @@ export class Ledger {
   private readonly insertSql: string
   private readonly insertOrder: (keyof InsertRow)[]
   private readonly seqOfId
-  /** The statement that reads the last sequence, which depends on how the log is keyed (see `headSql`). */
-  private headQuery: string | undefined
-  /**
-   * The last sequence and the connection's write count when it was read. Any write since, by
-   * this ledger or anything else on the object's storage, bumps `total_changes()` and the head is
-   * read again; otherwise the next append skips the read.
-   */
-  private known: { head: number; writes: number } | null = null
+  /** Hands out sequences (see sequence.ts): in the steady state an append is one statement. */
+  private readonly sequence: Sequence
 
   constructor(
     private readonly storage: DurableObjectStorage,
     private readonly limits: SealLimits = DEFAULT_LIMITS,
   ) {
     this.db = drizzle(storage)
-    this.artifacts = new ArtifactStore(storage.sql)
+    this.sequence = new Sequence(storage.sql)
+    // What the artifact store writes is counted, so storing one does not cost the next append a head read.
+    this.artifacts = new ArtifactStore(storage.sql, (changes) => this.sequence.wrote(changes))
     this.schemas = new SchemaRegistry(this.db)
     const p = (name: string) => sql.placeholder(name)
     // drizzle writes the SQL once; the hot path binds it straight to `sql.exec`.
     // The sequence is assigned here (the last one plus one), since a log clustered by
     // topic has no rowid to assign it; whether the row went in is read with `changes()`
-    // (a RETURNING clause costs more than the insert itself).
+    // (a RETURNING clause costs more than the insert itself). The row is inserted only if the
+    // connection's write count is still the one its sequence was decided at (see sequence.ts).
     const insert = this.db
       .insert(log)
       .values({
@@ -112,7 +110,7 @@ export class Ledger {
       })
       .onConflictDoNothing({ target: log.id })
       .toSQL()
-    this.insertSql = insert.sql
+    this.insertSql = guarded(insert.sql)
     this.insertOrder = insert.params.map(placeholderName)
     this.seqOfId = this.db.select({ seq: log.seq }).from(log).where(eq(log.id, p('id'))).prepare()
   }
@@ -151,25 +149,29 @@ export class Ledger {
     }
     const insert = (): Appended => {
       if (spill) this.artifacts.put(spill.bytes, 'application/json', spill.hash)
-      const next = this.nextSeq()
-      const row: InsertRow = {
-        seq: next.seq,
-        id: envelope.id,
-        topic: envelope.topic,
-        type: envelope.type,
-        parent: envelope.parent,
-        author: envelope.author,
-        time: envelope.time,
-        schema: envelope.schema ?? null,
-        ...columns,
+      let next = this.sequence.next()
+      const insertAt = ({ seq, writes }: NextSeq) => {
+        const row: InsertRow = {
+          seq,
+          id: envelope.id,
+          topic: envelope.topic,
+          type: envelope.type,
+          parent: envelope.parent,
+          author: envelope.author,
+          time: envelope.time,
+          schema: envelope.schema ?? null,
+          ...columns,
+        }
+        return this.storage.sql.exec(this.insertSql, ...this.insertOrder.map((name) => row[name]), writes).rowsWritten
       }
-      const written = this.storage.sql.exec(this.insertSql, ...this.insertOrder.map((name) => row[name]))
+      let written = insertAt(next)
+      // Nothing went in: either the guess was stale (something else wrote since), or the id is stored.
+      if (written === 0 && next.guessed) written = insertAt((next = this.sequence.read()))
       // A spilled payload is handed back as readers see it: present, with its reference.
       const stored: Envelope = spill ? { ...envelope, payload: (draft as { payload: Json }).payload } : envelope
-      if (written.rowsWritten > 0) {
-        // One row more than before the insert: a trigger's extra changes only make the next append read the head.
-        this.known = { head: row.seq, writes: next.writes + 1 }
-        return { envelope: { ...stored, seq: row.seq }, duplicate: false }
+      if (written > 0) {
+        this.sequence.appended(next)
+        return { envelope: { ...stored, seq: next.seq }, duplicate: false }
       }
       return { envelope: { ...stored, seq: this.seqOfId.get({ id: envelope.id })!.seq }, duplicate: true }
     }
@@ -194,25 +196,9 @@ export class Ledger {
     return this.seqOfId.get({ id }) !== undefined
   }
 
-  /**
-   * The sequence the next append takes (the last one plus one), and the connection's write count
-   * it was decided at. `total_changes()` only grows, so the count after an insert, predicted as
-   * this one plus one, equals the real one exactly when nothing else wrote since.
-   */
-  private nextSeq(): { seq: number; writes: number } {
-    const writes = this.writes()
-    return { seq: (this.known?.writes === writes ? this.known.head : this.head()) + 1, writes }
-  }
-
-  /** Rows the object's storage connection has changed so far (any table). */
-  private writes(): number {
-    return this.storage.sql.exec<{ n: number }>('select total_changes() as n').one().n
-  }
-
   /** The last sequence written, 0 for an empty log. */
   head(): number {
-    this.headQuery ??= headSql(this.storage)
-    return this.storage.sql.exec<{ head: number }>(this.headQuery).one().head
+    return this.sequence.head()
   }
 
   /** The newest envelope of a topic, or `undefined`. */
@@ -350,23 +336,6 @@ export class Ledger {
     }
     return { items, next: null }
   }
-}
-
-/**
- * How to read the last sequence. A log keyed by `seq` (the rowid) answers with one probe. A log
- * clustered by `(topic, seq)` has no index on `seq` alone, so the query hops from each topic to
- * the next through the primary key and takes the largest last sequence: one probe per topic,
- * and an object that embeds a ledger writes only a handful of topics.
- */
-function headSql(storage: DurableObjectStorage): string {
-  const table = storage.sql.exec<{ sql: string }>(`select sql from sqlite_master where type = 'table' and name = 'log'`).toArray()[0]
-  if (!table || !/without rowid/i.test(table.sql)) return 'select coalesce(max(seq), 0) as head from log'
-  return `with recursive topics(topic) as (
-      select min(topic) from log
-      union all
-      select (select min(topic) from log where topic > topics.topic) from topics where topics.topic is not null
-    )
-    select coalesce(max((select max(seq) from log where log.topic = topics.topic)), 0) as head from topics`
 }
 
 /** A row's payload size: the inline text's length, or the spilled payload's recorded size. */
