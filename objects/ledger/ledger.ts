@@ -20,8 +20,9 @@ import migrations from '../../migrations/ledger/migrations.js'
 import { NeuronError } from '../errors.ts'
 import { PAGE_PAYLOAD_BYTES } from '../limits.ts'
 import { ArtifactStore } from './artifacts.ts'
-import { DEFAULT_LIMITS, ENVELOPE_V1, type Envelope, type SealLimits, type Sealed, type Stored, seal } from './envelope.ts'
+import { DEFAULT_LIMITS, type Envelope, type SealLimits, type Sealed, type Stored, seal } from './envelope.ts'
 import type { Json } from './json.ts'
+import { fromLogRow, LOG_COLUMNS, type LogRow, payloadWeight } from './log-row.ts'
 import { SchemaRegistry } from './registry.ts'
 import { guarded, type NextSeq, Sequence } from './sequence.ts'
 import { log } from './schema.ts'
@@ -42,8 +43,6 @@ const FOLD_PAGE = 500
 
 type Row = typeof log.$inferSelect
 type InsertRow = Row
-/** A row as `sql.exec` returns it: column names, not drizzle's field names. */
-type SqlRow = Omit<Row, 'payloadRef'> & { payload_ref: string | null }
 type Db = DrizzleSqliteDODatabase<Record<string, unknown>>
 
 /**
@@ -187,8 +186,8 @@ export class Ledger {
 
   /** The envelope with this id, or `undefined`. */
   get(id: string): Stored | undefined {
-    const [row] = this.storage.sql.exec<SqlRow>('select * from log where id = ?', id).toArray()
-    return row && this.hydrate(toStored(row))
+    const [row] = this.rows(`select ${LOG_COLUMNS} from log where id = ?`, id)
+    return row && this.hydrate(fromLogRow(row))
   }
 
   /** Whether an envelope with this id is stored (its payload is not read). */
@@ -203,8 +202,8 @@ export class Ledger {
 
   /** The newest envelope of a topic, or `undefined`. */
   latest(topic: string): Stored | undefined {
-    const [row] = this.storage.sql.exec<SqlRow>('select * from log where topic = ? order by seq desc limit 1', topic).toArray()
-    return row && this.hydrate(toStored(row))
+    const [row] = this.rows(`select ${LOG_COLUMNS} from log where topic = ? order by seq desc limit 1`, topic)
+    return row && this.hydrate(fromLogRow(row))
   }
 
   /** How many envelopes of a topic are stamped at or after `time`. */
@@ -235,14 +234,14 @@ export class Ledger {
   ancestors(id: string, options: PageOptions = {}): Page {
     const after = options.after ?? 0
     const limit = clampLimit(options.limit)
-    const rows = this.storage.sql.exec<SqlRow>(
+    const rows = this.rows(
         `with recursive chain(id, parent, depth) as (
            select id, parent, 0 from log where id = ?
            union all
            select log.id, log.parent, chain.depth + 1 from log join chain on log.id = chain.parent
            where chain.depth < ?
          )
-         select log.*, chain.depth as depth from chain join log on log.id = chain.id
+         select ${LOG_COLUMNS} from chain join log on log.id = chain.id
          where chain.depth > ? order by chain.depth limit ?`,
       id,
       after + limit + 1,
@@ -256,13 +255,13 @@ export class Ledger {
   descendants(id: string, options: PageOptions = {}): Page {
     const after = options.after ?? 0
     const limit = clampLimit(options.limit)
-    const rows = this.storage.sql.exec<SqlRow>(
+    const rows = this.rows(
       `with recursive tree(id) as (
            select id from log where parent = ?
            union
            select log.id from log join tree on log.parent = tree.id
          )
-         select log.* from tree join log on log.id = tree.id
+         select ${LOG_COLUMNS} from tree join log on log.id = tree.id
          where log.seq > ? order by log.seq limit ?`,
       id,
       after,
@@ -315,7 +314,7 @@ export class Ledger {
   /** A page in sequence order; the statement text is constant per verb, so workerd reuses it. */
   private bySeq(where: string, params: (string | number)[], options: PageOptions): Page {
     const limit = clampLimit(options.limit)
-    const rows = this.storage.sql.exec<SqlRow>(`select * from log where ${where} and seq > ? order by seq limit ?`, ...params, options.after ?? 0, limit + 1)
+    const rows = this.rows(`select ${LOG_COLUMNS} from log where ${where} and seq > ? order by seq limit ?`, ...params, options.after ?? 0, limit + 1)
     return this.pageOf(rows, limit, (item) => item.seq)
   }
 
@@ -323,7 +322,7 @@ export class Ledger {
    * Takes rows from a lazy cursor until the page holds `limit` envelopes or its payloads reach
    * `PAGE_PAYLOAD_BYTES`; only the envelopes kept are read back from the artifact store.
    */
-  private pageOf(rows: Iterable<SqlRow>, limit: number, cursorOf: (item: Stored, index: number) => number): Page {
+  private pageOf(rows: Iterable<LogRow>, limit: number, cursorOf: (item: Stored, index: number) => number): Page {
     const items: Stored[] = []
     let bytes = 0
     for (const row of rows) {
@@ -332,16 +331,15 @@ export class Ledger {
         return { items, next: cursorOf(items[items.length - 1]!, items.length - 1) }
       }
       bytes += weight
-      items.push(this.hydrate(toStored(row)))
+      items.push(this.hydrate(fromLogRow(row)))
     }
     return { items, next: null }
   }
-}
 
-/** A row's payload size: the inline text's length, or the spilled payload's recorded size. */
-function payloadWeight(row: SqlRow): number {
-  if (row.payload_ref !== null) return (JSON.parse(row.payload_ref) as { size: number }).size
-  return row.payload?.length ?? 0
+  /** A lazy cursor over `select ${LOG_COLUMNS} …` rows, as arrays. */
+  private rows(query: string, ...params: (string | number)[]): IterableIterator<LogRow> {
+    return this.storage.sql.exec(query, ...params).raw() as IterableIterator<LogRow>
+  }
 }
 
 /** The answer for an envelope id that is not stored (or is not an id at all). */
@@ -376,28 +374,4 @@ export function cutPage<T>(items: T[], limit: number, cursorOf: (item: T, index:
   if (items.length <= limit) return { items, next: null }
   const kept = items.slice(0, limit)
   return { items: kept, next: cursorOf(kept[limit - 1]!, limit - 1) }
-}
-
-function toStored(row: SqlRow): Stored {
-  const envelope: Stored = {
-    v: ENVELOPE_V1,
-    id: row.id,
-    seq: row.seq,
-    topic: row.topic,
-    type: row.type,
-    parent: row.parent,
-    author: row.author,
-    time: row.time,
-    headers: JSON.parse(row.headers),
-    artifacts: JSON.parse(row.artifacts),
-  }
-  if (row.schema !== null) envelope.schema = row.schema
-  if (row.payload !== null) envelope.payload = JSON.parse(row.payload)
-  if (row.payload_ref !== null) envelope.payloadRef = JSON.parse(row.payload_ref)
-  return envelope
-}
-
-/** A `log` row read with raw `sql.exec` as a stored envelope (its payload inline, as read). */
-export function fromSqlRow(row: Record<string, unknown>): Stored {
-  return toStored(row as SqlRow)
 }
