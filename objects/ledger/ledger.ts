@@ -165,7 +165,7 @@ export class Ledger {
       }
       let written = insertAt(next)
       // Nothing went in: either the guess was stale (something else wrote since), or the id is stored.
-      if (written === 0 && next.guessed) written = insertAt((next = this.sequence.read()))
+      if (written === 0 && next.guessed) written = insertAt((next = this.sequence.readHead()))
       // A spilled payload is handed back as readers see it: present, with its reference.
       const stored: Envelope = spill ? { ...envelope, payload: (draft as { payload: Json }).payload } : envelope
       if (written > 0) {

@@ -12,7 +12,9 @@
  * steady state is one statement: a stale guess inserts nothing, and the append reads the head and
  * the count again and inserts once more. Writes this ledger makes in its other tables (artifacts)
  * are counted here (`wrote`), so storing an artifact does not cost the next append a head read.
- * A wrong count only ever costs that read, never a wrong sequence: `total_changes()` only grows.
+ * Those counts must be exact (SQLite's: one change per row inserted, index entries not counted):
+ * one too few only costs a head read, but one too many could hide another writer's row
+ * (test/ledger/ledger.test.ts interleaves a second ledger after an artifact put).
  */
 
 /** A sequence to insert at, and the connection's write count it is valid for. */
@@ -27,7 +29,7 @@ export interface NextSeq {
  * @example
  * const sequence = new Sequence(storage.sql)
  * let next = sequence.next()
- * if (insertAt(next) === 0 && next.guessed) next = sequence.read() // stale: someone else wrote
+ * if (insertAt(next) === 0 && next.guessed) next = sequence.readHead() // stale: someone else wrote
  * sequence.appended(next)
  */
 export class Sequence {
@@ -40,11 +42,11 @@ export class Sequence {
 
   /** The sequence the next append takes: carried forward when known, read otherwise. */
   next(): NextSeq {
-    return this.known ? { seq: this.known.head + 1, writes: this.known.writes, guessed: true } : this.read()
+    return this.known ? { seq: this.known.head + 1, writes: this.known.writes, guessed: true } : this.readHead()
   }
 
   /** Reads the last sequence and the write count now. */
-  read(): NextSeq {
+  readHead(): NextSeq {
     const writes = this.sql.exec<{ n: number }>('select total_changes() as n').one().n
     return { seq: this.head() + 1, writes, guessed: false }
   }
