@@ -138,7 +138,7 @@ export class Ledger {
    * if (ledger.seqOf(sealed.envelope.id) === undefined) ledger.appendSealed(sealed, draft)
    */
   appendSealed(sealed: Sealed, draft: unknown): Appended {
-    const { envelope, columns, spill } = sealed
+    const { envelope, spill } = sealed
     for (const header of envelope.headers) {
       if (header.ref !== undefined) this.schemas.validate(header.ref, header.value)
     }
@@ -146,37 +146,41 @@ export class Ledger {
       // A spilled payload is validated before it leaves memory.
       this.schemas.validate(envelope.schema, spill ? (draft as { payload: unknown }).payload : envelope.payload)
     }
-    const insert = (): Appended => {
-      if (spill) this.artifacts.put(spill.bytes, 'application/json', spill.hash)
-      let next = this.sequence.next()
-      const insertAt = ({ seq, writes }: NextSeq) => {
-        const row: InsertRow = {
-          seq,
-          id: envelope.id,
-          topic: envelope.topic,
-          type: envelope.type,
-          parent: envelope.parent,
-          author: envelope.author,
-          time: envelope.time,
-          schema: envelope.schema ?? null,
-          ...columns,
-        }
-        return this.storage.sql.exec(this.insertSql, ...this.insertOrder.map((name) => row[name]), writes).rowsWritten
-      }
-      let written = insertAt(next)
-      // Nothing went in: either the guess was stale (something else wrote since), or the id is stored.
-      if (written === 0 && next.guessed) written = insertAt((next = this.sequence.readHead()))
-      // A spilled payload is handed back as readers see it: present, with its reference.
-      const stored: Envelope = spill ? { ...envelope, payload: (draft as { payload: Json }).payload } : envelope
-      if (written > 0) {
-        this.sequence.appended(next)
-        return { envelope: { ...stored, seq: next.seq }, duplicate: false }
-      }
-      return { envelope: { ...stored, seq: this.seqOfId.get({ id: envelope.id })!.seq }, duplicate: true }
-    }
     // Without an await, one append commits atomically anyway; the explicit
     // transaction only keeps a spilled blob and its envelope all-or-nothing.
-    return spill ? this.storage.transactionSync(insert) : insert()
+    return spill ? this.storage.transactionSync(() => this.insert(sealed, draft)) : this.insert(sealed, draft)
+  }
+
+  /** `appendSealed`'s writes, once validated: the spilled payload, then the row at the next sequence. */
+  private insert({ envelope, columns, spill }: Sealed, draft: unknown): Appended {
+    if (spill) this.artifacts.put(spill.bytes, 'application/json', spill.hash)
+    let next = this.sequence.next()
+    let written = this.insertAt(envelope, columns, next)
+    // Nothing went in: either the guess was stale (something else wrote since), or the id is stored.
+    if (written === 0 && next.guessed) written = this.insertAt(envelope, columns, (next = this.sequence.readHead()))
+    // A spilled payload is handed back as readers see it: present, with its reference.
+    const stored: Envelope = spill ? { ...envelope, payload: (draft as { payload: Json }).payload } : envelope
+    if (written > 0) {
+      this.sequence.appended(next)
+      return { envelope: { ...stored, seq: next.seq }, duplicate: false }
+    }
+    return { envelope: { ...stored, seq: this.seqOfId.get({ id: envelope.id })!.seq }, duplicate: true }
+  }
+
+  /** Inserts the row at `next.seq` if the write count is still `next.writes`; the rows written (0: stale, or the id is stored). */
+  private insertAt(envelope: Envelope, columns: Sealed['columns'], { seq, writes }: NextSeq): number {
+    const row: InsertRow = {
+      seq,
+      id: envelope.id,
+      topic: envelope.topic,
+      type: envelope.type,
+      parent: envelope.parent,
+      author: envelope.author,
+      time: envelope.time,
+      schema: envelope.schema ?? null,
+      ...columns,
+    }
+    return this.storage.sql.exec(this.insertSql, ...this.insertOrder.map((name) => row[name]), writes).rowsWritten
   }
 
   /** The sequence of the envelope with this id, or `undefined`. */
