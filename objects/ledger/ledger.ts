@@ -24,7 +24,7 @@ import { DEFAULT_LIMITS, type Envelope, type SealLimits, type Sealed, type Store
 import type { Json } from './json.ts'
 import { fromLogRow, LOG_COLUMNS, type LogRow, payloadWeight } from './log-row.ts'
 import { SchemaRegistry } from './registry.ts'
-import { guarded, type NextSeq, Sequence } from './sequence.ts'
+import { Sequence } from './sequence.ts'
 import { log } from './schema.ts'
 
 /** The result of an append: the stored envelope and whether it was already there. */
@@ -73,7 +73,7 @@ export class Ledger {
   private readonly insertSql: string
   private readonly insertOrder: (keyof InsertRow)[]
   private readonly seqOfId
-  /** Hands out sequences (see sequence.ts): in the steady state an append is one statement. */
+  /** Hands out sequences (see sequence.ts): the head is read again only after someone else wrote. */
   private readonly sequence: Sequence
 
   constructor(
@@ -89,8 +89,7 @@ export class Ledger {
     // drizzle writes the SQL once; the hot path binds it straight to `sql.exec`.
     // The sequence is assigned here (the last one plus one), since a log clustered by
     // topic has no rowid to assign it; whether the row went in is read with `changes()`
-    // (a RETURNING clause costs more than the insert itself). The row is inserted only if the
-    // connection's write count is still the one its sequence was decided at (see sequence.ts).
+    // (a RETURNING clause costs more than the insert itself).
     const insert = this.db
       .insert(log)
       .values({
@@ -109,7 +108,7 @@ export class Ledger {
       })
       .onConflictDoNothing({ target: log.id })
       .toSQL()
-    this.insertSql = guarded(insert.sql)
+    this.insertSql = insert.sql
     this.insertOrder = insert.params.map(placeholderName)
     this.seqOfId = this.db.select({ seq: log.seq }).from(log).where(eq(log.id, p('id'))).prepare()
   }
@@ -154,23 +153,9 @@ export class Ledger {
   /** `appendSealed`'s writes, once validated: the spilled payload, then the row at the next sequence. */
   private insert({ envelope, columns, spill }: Sealed, draft: unknown): Appended {
     if (spill) this.artifacts.put(spill.bytes, 'application/json', spill.hash)
-    let next = this.sequence.next()
-    let written = this.insertAt(envelope, columns, next)
-    // Nothing went in: either the guess was stale (something else wrote since), or the id is stored.
-    if (written === 0 && next.guessed) written = this.insertAt(envelope, columns, (next = this.sequence.readHead()))
-    // A spilled payload is handed back as readers see it: present, with its reference.
-    const stored: Envelope = spill ? { ...envelope, payload: (draft as { payload: Json }).payload } : envelope
-    if (written > 0) {
-      this.sequence.appended(next)
-      return { envelope: { ...stored, seq: next.seq }, duplicate: false }
-    }
-    return { envelope: { ...stored, seq: this.seqOfId.get({ id: envelope.id })!.seq }, duplicate: true }
-  }
-
-  /** Inserts the row at `next.seq` if the write count is still `next.writes`; the rows written (0: stale, or the id is stored). */
-  private insertAt(envelope: Envelope, columns: Sealed['columns'], { seq, writes }: NextSeq): number {
+    const next = this.sequence.next()
     const row: InsertRow = {
-      seq,
+      seq: next.seq,
       id: envelope.id,
       topic: envelope.topic,
       type: envelope.type,
@@ -180,7 +165,14 @@ export class Ledger {
       schema: envelope.schema ?? null,
       ...columns,
     }
-    return this.storage.sql.exec(this.insertSql, ...this.insertOrder.map((name) => row[name]), writes).rowsWritten
+    const written = this.storage.sql.exec(this.insertSql, ...this.insertOrder.map((name) => row[name]))
+    // A spilled payload is handed back as readers see it: present, with its reference.
+    const stored: Envelope = spill ? { ...envelope, payload: (draft as { payload: Json }).payload } : envelope
+    if (written.rowsWritten > 0) {
+      this.sequence.appended(next)
+      return { envelope: { ...stored, seq: next.seq }, duplicate: false }
+    }
+    return { envelope: { ...stored, seq: this.seqOfId.get({ id: envelope.id })!.seq }, duplicate: true }
   }
 
   /** The sequence of the envelope with this id, or `undefined`. */
