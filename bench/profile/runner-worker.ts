@@ -11,41 +11,15 @@
  */
 import * as real from '../../worker/index.ts'
 import { Ledger } from '../../objects/ledger/ledger.ts'
-import { composeCatalog } from '../../objects/llm/compose.ts'
-import { openaiCompatible } from '../../objects/llm/dialects/openai-compatible.ts'
-import { localFetch } from '../../objects/llm/local/fetch.ts'
-import { streamModelBatches } from '../../objects/llm/stream.ts'
-import type { LlmEvent, LlmRequest } from '../../objects/llm/types.ts'
-import { WireReader } from '../../objects/llm/wire-reader.ts'
 import { scriptedSession } from '../../test/support/runner-host.ts'
+import { parseWire, PROMPT, type RunnerWire, runnerWire } from '../support/runner-wire.ts'
 
 export { AppBackendObject, AppShelfObject, ConfigObject, DirectoryObject, GraphObject, LedgerObject, MeterObject, OrchestrationObject, OutboundGate } from '../../worker/index.ts'
 
 /** The four kinds of work the profile can run; see the header. */
-export const MODES = ['parse', 'stream', 'turn', 'preparsed'] as const
-export type Mode = (typeof MODES)[number]
+export type Mode = 'parse' | 'stream' | 'turn' | 'preparsed'
 
-const PROMPT = '/tokens 10000'
-
-/** The bench's bytes (the local model's 10,000-token answer, in 16 KiB chunks) and the same parsed once, one batch per chunk. */
-interface Wire {
-  chunks: Uint8Array[]
-  batches: LlmEvent[][]
-}
-
-let wire: Promise<Wire> | null = null
-
-async function load(): Promise<Wire> {
-  const body = JSON.stringify({ model: 'echo-1', stream: true, messages: [{ role: 'user', content: PROMPT }] })
-  const bytes = new Uint8Array(await (await localFetch('http://local.neuron/v1/chat/completions', { method: 'POST', body })).arrayBuffer())
-  const chunks: Uint8Array[] = []
-  for (let at = 0; at < bytes.length; at += 16 * 1024) chunks.push(bytes.subarray(at, at + 16 * 1024))
-  const batches: LlmEvent[][] = []
-  const reader = new WireReader(openaiCompatible.parser())
-  for (const chunk of chunks) reader.push(chunk, (batches[batches.length] = []))
-  reader.end((batches[batches.length] = []))
-  return { chunks, batches }
-}
+let wire: Promise<RunnerWire> | null = null
 
 /** The session object with the profile route in front of its own `fetch`. */
 export class SessionObject extends real.SessionObject {
@@ -54,30 +28,14 @@ export class SessionObject extends real.SessionObject {
   override async fetch(request: Request): Promise<Response> {
     const url = new URL(request.url)
     if (url.pathname !== '/__profile/runner') return super.fetch(request)
-    const { chunks, batches } = await (wire ??= load())
+    const { chunks, stream, preparsed } = await (wire ??= runnerWire())
     const mode = (url.searchParams.get('mode') ?? 'turn') as Mode
     const n = Number(url.searchParams.get('n') ?? 20)
-    const replay = async () => new Response(new ReadableStream({ start: (c) => (chunks.forEach((chunk) => c.enqueue(chunk)), c.close()) }))
-    const vendor = composeCatalog({ DEEPSEEK_API_KEY: 'replay' })
-    const viaVendor = (req: LlmRequest, signal?: AbortSignal) =>
-      streamModelBatches({ ...req, provider: 'deepseek', model: 'deepseek-chat' }, { catalog: vendor, fetch: replay, ...(signal ? { signal } : {}) })
     const began = performance.now()
     for (let r = 0; r < n; r++) {
-      if (mode === 'parse') {
-        const reader = new WireReader(openaiCompatible.parser())
-        const out: LlmEvent[] = []
-        for (const chunk of chunks) reader.push(chunk, out)
-        reader.end(out)
-      } else if (mode === 'stream') {
-        for await (const batch of viaVendor({ provider: '', model: '', messages: [{ role: 'user', content: PROMPT }] })) void batch
-      } else {
-        // As the bench yields them: a plain loop (`yield*` over an array awaits each element once more).
-        const preparsed = async function* () {
-          for (const batch of batches) yield batch
-        }
-        const stream = mode === 'preparsed' ? preparsed : viaVendor
-        await scriptedSession(new Ledger(this.ctx.storage), `session.profile-${this.sessions++}`, stream, { prompt: PROMPT }).runner.wake()
-      }
+      if (mode === 'parse') parseWire(chunks)
+      else if (mode === 'stream') for await (const batch of stream({ provider: 'deepseek', model: 'deepseek-chat', messages: [{ role: 'user', content: PROMPT }] })) void batch
+      else await scriptedSession(new Ledger(this.ctx.storage), `session.profile-${this.sessions++}`, mode === 'turn' ? stream : preparsed, { prompt: PROMPT }).runner.wake()
     }
     return Response.json({ mode, n, msPerRun: (performance.now() - began) / n })
   }
