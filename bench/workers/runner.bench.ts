@@ -7,20 +7,15 @@ import { env } from 'cloudflare:workers'
 import { runInDurableObject } from 'cloudflare:test'
 import { describe, it } from 'vitest'
 import { composeCatalog } from '../../objects/llm/compose.ts'
-import { openaiCompatible } from '../../objects/llm/dialects/openai-compatible.ts'
-import { localFetch } from '../../objects/llm/local/fetch.ts'
-import { streamModel, streamModelBatches } from '../../objects/llm/stream.ts'
-import { WireReader } from '../../objects/llm/wire-reader.ts'
-import type { LlmEvent, LlmRequest } from '../../objects/llm/types.ts'
+import { streamModel } from '../../objects/llm/stream.ts'
 import { scriptedSession } from '../../test/support/runner-host.ts'
 import { Ledger } from '../../objects/ledger/ledger.ts'
 import type { SessionObject } from '../../objects/session/session-object.ts'
+import { parseWire, PROMPT, runnerWire, TOKENS } from '../support/runner-wire.ts'
 
-const TOKENS = 10_000
 const ROUNDS = 7
 /** Each sample repeats its work this many times: the workerd clock ticks in whole milliseconds (5 left ±20% per sample). */
 const REPEAT = 20
-const PROMPT = `/tokens ${TOKENS}`
 
 function median(xs: number[]): number {
   return [...xs].sort((a, b) => a - b)[xs.length >> 1]!
@@ -33,38 +28,19 @@ function ratio(xs: number[], limits: number[]): number {
 
 describe('runner overhead', () => {
   it(`a ${TOKENS.toLocaleString()}-token turn vs parsing the same bytes alone`, async () => {
-    const body = JSON.stringify({ model: 'echo-1', stream: true, messages: [{ role: 'user', content: PROMPT }] })
-    const response = await localFetch('http://local.neuron/v1/chat/completions', { method: 'POST', body })
-    const bytes = new Uint8Array(await response.arrayBuffer())
-    const chunks: Uint8Array[] = []
-    for (let at = 0; at < bytes.length; at += 16 * 1024) chunks.push(bytes.subarray(at, at + 16 * 1024))
-
-    // A vendor replaying these exact bytes over an in-process fetch (chunked as the local model sends them).
-    const replay = async () => new Response(new ReadableStream({ start(c) { for (const chunk of chunks) c.enqueue(chunk); c.close() } }))
-    const vendor = composeCatalog({ DEEPSEEK_API_KEY: 'replay' })
+    // The local model's bytes, a vendor replaying them, and the same events parsed once up front (one batch per chunk).
+    const wire = await runnerWire()
     const parseOnly: number[] = []
     const streamOnly: number[] = []
     const replayTurn: number[] = []
     const replayWarm: number[] = []
     const replayStream: number[] = []
     const preparsed: number[] = []
-    // The same events parsed once, up front, one batch per chunk: the runner's own work without the transport and the parse.
-    const batches: LlmEvent[][] = []
-    {
-      const reader = new WireReader(openaiCompatible.parser())
-      for (const chunk of chunks) reader.push(chunk, (batches[batches.length] = []))
-      reader.end((batches[batches.length] = []))
-    }
     const turn: number[] = []
     // The limit: SSE + dialect over the same chunks, in memory, per repetition, joined as streamModel joins them.
     const parse = () => {
       const start = performance.now()
-      for (let r = 0; r < REPEAT; r++) {
-        const reader = new WireReader(openaiCompatible.parser())
-        const out: LlmEvent[] = []
-        for (const chunk of chunks) reader.push(chunk, out)
-        reader.end(out)
-      }
+      for (let r = 0; r < REPEAT; r++) parseWire(wire.chunks)
       return (performance.now() - start) / REPEAT
     }
     for (let round = 0; round < ROUNDS; round++) {
@@ -82,7 +58,7 @@ describe('runner overhead', () => {
 
       start = performance.now()
       for (let r = 0; r < REPEAT; r++) {
-        for await (const batch of streamModelBatches({ provider: 'deepseek', model: 'deepseek-chat', messages: [{ role: 'user', content: PROMPT }] }, { catalog: vendor, fetch: replay })) void batch
+        for await (const batch of wire.stream({ provider: 'deepseek', model: 'deepseek-chat', messages: [{ role: 'user', content: PROMPT }] })) void batch
       }
       replayStream.push((performance.now() - start) / REPEAT)
 
@@ -91,9 +67,7 @@ describe('runner overhead', () => {
         await runInDurableObject(env.SESSIONS.getByName(`bench-replay-${round}`), async (_o, state) => {
           let total = 0
           for (let r = 0; r < REPEAT; r++) {
-            const stream = (request: LlmRequest, signal: AbortSignal) =>
-              streamModelBatches({ ...request, provider: 'deepseek', model: 'deepseek-chat' }, { catalog: vendor, fetch: replay, signal })
-            const session = scriptedSession(new Ledger(state.storage), `session.replay-${r}`, stream, { prompt: PROMPT })
+            const session = scriptedSession(new Ledger(state.storage), `session.replay-${r}`, wire.stream, { prompt: PROMPT })
             const began = performance.now()
             await session.runner.wake()
             total += performance.now() - began
@@ -107,10 +81,7 @@ describe('runner overhead', () => {
         await runInDurableObject(env.SESSIONS.getByName(`bench-preparsed-${round}`), async (_o, state) => {
           let total = 0
           for (let r = 0; r < REPEAT; r++) {
-            const stream = async function* () {
-              for (const batch of batches) yield batch
-            }
-            const session = scriptedSession(new Ledger(state.storage), `session.preparsed-${r}`, stream, { prompt: PROMPT })
+            const session = scriptedSession(new Ledger(state.storage), `session.preparsed-${r}`, wire.preparsed, { prompt: PROMPT })
             const began = performance.now()
             await session.runner.wake()
             total += performance.now() - began
@@ -125,9 +96,7 @@ describe('runner overhead', () => {
         await runInDurableObject(env.SESSIONS.getByName(`bench-replay-warm-${round}`), async (_o, state) => {
           let total = 0
           for (let r = 0; r < REPEAT; r++) {
-            const stream = (request: LlmRequest, signal: AbortSignal) =>
-              streamModelBatches({ ...request, provider: 'deepseek', model: 'deepseek-chat' }, { catalog: vendor, fetch: replay, signal })
-            const session = scriptedSession(new Ledger(state.storage), `session.warm-${r}`, stream, { prompt: PROMPT })
+            const session = scriptedSession(new Ledger(state.storage), `session.warm-${r}`, wire.stream, { prompt: PROMPT })
             await session.runner.wake()
             session.host.record('session.next.admitted', { messageId: 'm2', delivery: 'queue', text: PROMPT, digest: 'd2' })
             const began = performance.now()
@@ -160,7 +129,7 @@ describe('runner overhead', () => {
     const rs = median(replayStream)
     const w = median(replayWarm)
     const of = (xs: number[]) => ratio(xs, parseOnly).toFixed(2)
-    console.log(`\nrunner overhead, ${TOKENS.toLocaleString()} tokens, ${(bytes.length / 1024).toFixed(0)} KiB of chat-completions SSE, ${REPEAT} repetitions per sample, median of ${ROUNDS} rounds (ratios: median of each round's own ratio)`)
+    console.log(`\nrunner overhead, ${TOKENS.toLocaleString()} tokens, ${(wire.bytes.length / 1024).toFixed(0)} KiB of chat-completions SSE, ${REPEAT} repetitions per sample, median of ${ROUNDS} rounds (ratios: median of each round's own ratio)`)
     console.log(`  parse the bytes alone (SSE + dialect)          ${p.toFixed(1)} ms   (physical limit)`)
     console.log(`  streamModel alone (local model + parse)        ${s.toFixed(1)} ms   ${of(streamOnly)}×`)
     console.log(`  streamModel over the replayed bytes            ${rs.toFixed(1)} ms   ${of(replayStream)}× parse`)

@@ -13,7 +13,8 @@
 import { NeuronError } from '../errors.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import { canonicalJson, type Json } from '../ledger/json.ts'
-import { clampLimit, cutPage, fromSqlRow, type Ledger } from '../ledger/ledger.ts'
+import { clampLimit, cutPage, type Ledger } from '../ledger/ledger.ts'
+import { fromLogRow, LOG_COLUMNS, type LogRow } from '../ledger/log-row.ts'
 import { MAX_PAGE } from '../limits.ts'
 import { type EdgeView, emptyNodeState, type NodeState, type NodeView, reduceNode, type Retirement } from './node-state.ts'
 import { addressOf, checkSelfEdge, checkText, MAX_PATH_DEPTH, MAX_WALK_ROWS, ruleOf } from './vocabulary.ts'
@@ -278,8 +279,8 @@ export class Graph {
   }
 
   private find(address: string): Stored | undefined {
-    const [row] = this.sql.exec(`select * from log where topic = ? and +type = '${NODE}' order by seq limit 1`, address).toArray()
-    return row ? fromSqlRow(row) : undefined
+    const [row] = this.sql.exec(`select ${LOG_COLUMNS} from log where topic = ? and +type = '${NODE}' order by seq limit 1`, address).raw()
+    return row ? fromLogRow(row as LogRow) : undefined
   }
 
   private edgeAt(seq: number): EdgeView {

@@ -20,9 +20,11 @@ import migrations from '../../migrations/ledger/migrations.js'
 import { NeuronError } from '../errors.ts'
 import { PAGE_PAYLOAD_BYTES } from '../limits.ts'
 import { ArtifactStore } from './artifacts.ts'
-import { DEFAULT_LIMITS, ENVELOPE_V1, type Envelope, type SealLimits, type Sealed, type Stored, seal } from './envelope.ts'
+import { DEFAULT_LIMITS, type Envelope, type SealLimits, type Sealed, type Stored, seal } from './envelope.ts'
 import type { Json } from './json.ts'
+import { fromLogRow, LOG_COLUMNS, type LogRow, payloadWeight } from './log-row.ts'
 import { SchemaRegistry } from './registry.ts'
+import { Sequence } from './sequence.ts'
 import { log } from './schema.ts'
 
 /** The result of an append: the stored envelope and whether it was already there. */
@@ -41,8 +43,6 @@ const FOLD_PAGE = 500
 
 type Row = typeof log.$inferSelect
 type InsertRow = Row
-/** A row as `sql.exec` returns it: column names, not drizzle's field names. */
-type SqlRow = Omit<Row, 'payloadRef'> & { payload_ref: string | null }
 type Db = DrizzleSqliteDODatabase<Record<string, unknown>>
 
 /**
@@ -73,21 +73,17 @@ export class Ledger {
   private readonly insertSql: string
   private readonly insertOrder: (keyof InsertRow)[]
   private readonly seqOfId
-  /** The statement that reads the last sequence, which depends on how the log is keyed (see `headSql`). */
-  private headQuery: string | undefined
-  /**
-   * The last sequence and the connection's write count when it was read. Any write since, by
-   * this ledger or anything else on the object's storage, bumps `total_changes()` and the head is
-   * read again; otherwise the next append skips the read.
-   */
-  private known: { head: number; writes: number } | null = null
+  /** Hands out sequences (see sequence.ts): the head is read again only after someone else wrote. */
+  private readonly sequence: Sequence
 
   constructor(
     private readonly storage: DurableObjectStorage,
     private readonly limits: SealLimits = DEFAULT_LIMITS,
   ) {
     this.db = drizzle(storage)
-    this.artifacts = new ArtifactStore(storage.sql)
+    this.sequence = new Sequence(storage.sql)
+    // What the artifact store writes is counted, so storing one does not cost the next append a head read.
+    this.artifacts = new ArtifactStore(storage.sql, (changes) => this.sequence.wrote(changes))
     this.schemas = new SchemaRegistry(this.db)
     const p = (name: string) => sql.placeholder(name)
     // drizzle writes the SQL once; the hot path binds it straight to `sql.exec`.
@@ -141,7 +137,7 @@ export class Ledger {
    * if (ledger.seqOf(sealed.envelope.id) === undefined) ledger.appendSealed(sealed, draft)
    */
   appendSealed(sealed: Sealed, draft: unknown): Appended {
-    const { envelope, columns, spill } = sealed
+    const { envelope, spill } = sealed
     for (const header of envelope.headers) {
       if (header.ref !== undefined) this.schemas.validate(header.ref, header.value)
     }
@@ -149,33 +145,34 @@ export class Ledger {
       // A spilled payload is validated before it leaves memory.
       this.schemas.validate(envelope.schema, spill ? (draft as { payload: unknown }).payload : envelope.payload)
     }
-    const insert = (): Appended => {
-      if (spill) this.artifacts.put(spill.bytes, 'application/json', spill.hash)
-      const next = this.nextSeq()
-      const row: InsertRow = {
-        seq: next.seq,
-        id: envelope.id,
-        topic: envelope.topic,
-        type: envelope.type,
-        parent: envelope.parent,
-        author: envelope.author,
-        time: envelope.time,
-        schema: envelope.schema ?? null,
-        ...columns,
-      }
-      const written = this.storage.sql.exec(this.insertSql, ...this.insertOrder.map((name) => row[name]))
-      // A spilled payload is handed back as readers see it: present, with its reference.
-      const stored: Envelope = spill ? { ...envelope, payload: (draft as { payload: Json }).payload } : envelope
-      if (written.rowsWritten > 0) {
-        // One row more than before the insert: a trigger's extra changes only make the next append read the head.
-        this.known = { head: row.seq, writes: next.writes + 1 }
-        return { envelope: { ...stored, seq: row.seq }, duplicate: false }
-      }
-      return { envelope: { ...stored, seq: this.seqOfId.get({ id: envelope.id })!.seq }, duplicate: true }
-    }
     // Without an await, one append commits atomically anyway; the explicit
     // transaction only keeps a spilled blob and its envelope all-or-nothing.
-    return spill ? this.storage.transactionSync(insert) : insert()
+    return spill ? this.storage.transactionSync(() => this.insert(sealed, draft)) : this.insert(sealed, draft)
+  }
+
+  /** `appendSealed`'s writes, once validated: the spilled payload, then the row at the next sequence. */
+  private insert({ envelope, columns, spill }: Sealed, draft: unknown): Appended {
+    if (spill) this.artifacts.put(spill.bytes, 'application/json', spill.hash)
+    const next = this.sequence.next()
+    const row: InsertRow = {
+      seq: next.seq,
+      id: envelope.id,
+      topic: envelope.topic,
+      type: envelope.type,
+      parent: envelope.parent,
+      author: envelope.author,
+      time: envelope.time,
+      schema: envelope.schema ?? null,
+      ...columns,
+    }
+    const written = this.storage.sql.exec(this.insertSql, ...this.insertOrder.map((name) => row[name]))
+    // A spilled payload is handed back as readers see it: present, with its reference.
+    const stored: Envelope = spill ? { ...envelope, payload: (draft as { payload: Json }).payload } : envelope
+    if (written.rowsWritten > 0) {
+      this.sequence.appended(next)
+      return { envelope: { ...stored, seq: next.seq }, duplicate: false }
+    }
+    return { envelope: { ...stored, seq: this.seqOfId.get({ id: envelope.id })!.seq }, duplicate: true }
   }
 
   /** The sequence of the envelope with this id, or `undefined`. */
@@ -185,8 +182,8 @@ export class Ledger {
 
   /** The envelope with this id, or `undefined`. */
   get(id: string): Stored | undefined {
-    const [row] = this.storage.sql.exec<SqlRow>('select * from log where id = ?', id).toArray()
-    return row && this.hydrate(toStored(row))
+    const [row] = this.rows(`select ${LOG_COLUMNS} from log where id = ?`, id)
+    return row && this.hydrate(fromLogRow(row))
   }
 
   /** Whether an envelope with this id is stored (its payload is not read). */
@@ -194,31 +191,15 @@ export class Ledger {
     return this.seqOfId.get({ id }) !== undefined
   }
 
-  /**
-   * The sequence the next append takes (the last one plus one), and the connection's write count
-   * it was decided at. `total_changes()` only grows, so the count after an insert, predicted as
-   * this one plus one, equals the real one exactly when nothing else wrote since.
-   */
-  private nextSeq(): { seq: number; writes: number } {
-    const writes = this.writes()
-    return { seq: (this.known?.writes === writes ? this.known.head : this.head()) + 1, writes }
-  }
-
-  /** Rows the object's storage connection has changed so far (any table). */
-  private writes(): number {
-    return this.storage.sql.exec<{ n: number }>('select total_changes() as n').one().n
-  }
-
   /** The last sequence written, 0 for an empty log. */
   head(): number {
-    this.headQuery ??= headSql(this.storage)
-    return this.storage.sql.exec<{ head: number }>(this.headQuery).one().head
+    return this.sequence.head()
   }
 
   /** The newest envelope of a topic, or `undefined`. */
   latest(topic: string): Stored | undefined {
-    const [row] = this.storage.sql.exec<SqlRow>('select * from log where topic = ? order by seq desc limit 1', topic).toArray()
-    return row && this.hydrate(toStored(row))
+    const [row] = this.rows(`select ${LOG_COLUMNS} from log where topic = ? order by seq desc limit 1`, topic)
+    return row && this.hydrate(fromLogRow(row))
   }
 
   /** How many envelopes of a topic are stamped at or after `time`. */
@@ -249,14 +230,14 @@ export class Ledger {
   ancestors(id: string, options: PageOptions = {}): Page {
     const after = options.after ?? 0
     const limit = clampLimit(options.limit)
-    const rows = this.storage.sql.exec<SqlRow>(
+    const rows = this.rows(
         `with recursive chain(id, parent, depth) as (
            select id, parent, 0 from log where id = ?
            union all
            select log.id, log.parent, chain.depth + 1 from log join chain on log.id = chain.parent
            where chain.depth < ?
          )
-         select log.*, chain.depth as depth from chain join log on log.id = chain.id
+         select ${LOG_COLUMNS} from chain join log on log.id = chain.id
          where chain.depth > ? order by chain.depth limit ?`,
       id,
       after + limit + 1,
@@ -270,13 +251,13 @@ export class Ledger {
   descendants(id: string, options: PageOptions = {}): Page {
     const after = options.after ?? 0
     const limit = clampLimit(options.limit)
-    const rows = this.storage.sql.exec<SqlRow>(
+    const rows = this.rows(
       `with recursive tree(id) as (
            select id from log where parent = ?
            union
            select log.id from log join tree on log.parent = tree.id
          )
-         select log.* from tree join log on log.id = tree.id
+         select ${LOG_COLUMNS} from tree join log on log.id = tree.id
          where log.seq > ? order by log.seq limit ?`,
       id,
       after,
@@ -329,7 +310,7 @@ export class Ledger {
   /** A page in sequence order; the statement text is constant per verb, so workerd reuses it. */
   private bySeq(where: string, params: (string | number)[], options: PageOptions): Page {
     const limit = clampLimit(options.limit)
-    const rows = this.storage.sql.exec<SqlRow>(`select * from log where ${where} and seq > ? order by seq limit ?`, ...params, options.after ?? 0, limit + 1)
+    const rows = this.rows(`select ${LOG_COLUMNS} from log where ${where} and seq > ? order by seq limit ?`, ...params, options.after ?? 0, limit + 1)
     return this.pageOf(rows, limit, (item) => item.seq)
   }
 
@@ -337,7 +318,7 @@ export class Ledger {
    * Takes rows from a lazy cursor until the page holds `limit` envelopes or its payloads reach
    * `PAGE_PAYLOAD_BYTES`; only the envelopes kept are read back from the artifact store.
    */
-  private pageOf(rows: Iterable<SqlRow>, limit: number, cursorOf: (item: Stored, index: number) => number): Page {
+  private pageOf(rows: Iterable<LogRow>, limit: number, cursorOf: (item: Stored, index: number) => number): Page {
     const items: Stored[] = []
     let bytes = 0
     for (const row of rows) {
@@ -346,33 +327,15 @@ export class Ledger {
         return { items, next: cursorOf(items[items.length - 1]!, items.length - 1) }
       }
       bytes += weight
-      items.push(this.hydrate(toStored(row)))
+      items.push(this.hydrate(fromLogRow(row)))
     }
     return { items, next: null }
   }
-}
 
-/**
- * How to read the last sequence. A log keyed by `seq` (the rowid) answers with one probe. A log
- * clustered by `(topic, seq)` has no index on `seq` alone, so the query hops from each topic to
- * the next through the primary key and takes the largest last sequence: one probe per topic,
- * and an object that embeds a ledger writes only a handful of topics.
- */
-function headSql(storage: DurableObjectStorage): string {
-  const table = storage.sql.exec<{ sql: string }>(`select sql from sqlite_master where type = 'table' and name = 'log'`).toArray()[0]
-  if (!table || !/without rowid/i.test(table.sql)) return 'select coalesce(max(seq), 0) as head from log'
-  return `with recursive topics(topic) as (
-      select min(topic) from log
-      union all
-      select (select min(topic) from log where topic > topics.topic) from topics where topics.topic is not null
-    )
-    select coalesce(max((select max(seq) from log where log.topic = topics.topic)), 0) as head from topics`
-}
-
-/** A row's payload size: the inline text's length, or the spilled payload's recorded size. */
-function payloadWeight(row: SqlRow): number {
-  if (row.payload_ref !== null) return (JSON.parse(row.payload_ref) as { size: number }).size
-  return row.payload?.length ?? 0
+  /** A lazy cursor over `select ${LOG_COLUMNS} …` rows, as arrays. */
+  private rows(query: string, ...params: (string | number)[]): IterableIterator<LogRow> {
+    return this.storage.sql.exec(query, ...params).raw() as IterableIterator<LogRow>
+  }
 }
 
 /** The answer for an envelope id that is not stored (or is not an id at all). */
@@ -407,28 +370,4 @@ export function cutPage<T>(items: T[], limit: number, cursorOf: (item: T, index:
   if (items.length <= limit) return { items, next: null }
   const kept = items.slice(0, limit)
   return { items: kept, next: cursorOf(kept[limit - 1]!, limit - 1) }
-}
-
-function toStored(row: SqlRow): Stored {
-  const envelope: Stored = {
-    v: ENVELOPE_V1,
-    id: row.id,
-    seq: row.seq,
-    topic: row.topic,
-    type: row.type,
-    parent: row.parent,
-    author: row.author,
-    time: row.time,
-    headers: JSON.parse(row.headers),
-    artifacts: JSON.parse(row.artifacts),
-  }
-  if (row.schema !== null) envelope.schema = row.schema
-  if (row.payload !== null) envelope.payload = JSON.parse(row.payload)
-  if (row.payload_ref !== null) envelope.payloadRef = JSON.parse(row.payload_ref)
-  return envelope
-}
-
-/** A `log` row read with raw `sql.exec` as a stored envelope (its payload inline, as read). */
-export function fromSqlRow(row: Record<string, unknown>): Stored {
-  return toStored(row as SqlRow)
 }

@@ -50,6 +50,32 @@ describe('append', () => {
       expect(seqs).toEqual([1, 2, 3, 4, 5, 6, 7])
     }))
 
+  it('counts its own artifact writes, and still sees another writer that wrote after them', () =>
+    withLedger(uniqueName(), (ledger, state) => {
+      const other = new Ledger(state.storage)
+      const bytes = (text: string) => new TextEncoder().encode(text)
+      const seqs = [ledger.append(note('session.s1', 1)).envelope.seq]
+      ledger.artifacts.put(bytes('baseline'))
+      ledger.artifacts.put(bytes('baseline'))
+      seqs.push(ledger.append(note('session.s1', 2)).envelope.seq)
+      ledger.artifacts.put(bytes('tools'))
+      seqs.push(other.append(note('session.s2', 3)).envelope.seq)
+      seqs.push(ledger.append(note('session.s1', 4)).envelope.seq)
+      ledger.artifacts.put(bytes('x'.repeat(2 * 1024 * 1024 + 1)))
+      seqs.push(ledger.append(note('session.s1', 5)).envelope.seq)
+      expect(seqs).toEqual([1, 2, 3, 4, 5])
+      expect(ledger.head()).toBe(5)
+    }))
+
+  it('reports a duplicate that another ledger stored after its own last append', () =>
+    withLedger(uniqueName(), (ledger, state) => {
+      const other = new Ledger(state.storage)
+      ledger.append(note('session.s1', 1))
+      const theirs = other.append(note('session.s1', 2))
+      expect(ledger.append(note('session.s1', 2))).toEqual({ envelope: theirs.envelope, duplicate: true })
+      expect(ledger.append(note('session.s1', 3)).envelope.seq).toBe(3)
+    }))
+
   it('is idempotent for byte-identical content: same id, same seq, no second row', () =>
     withLedger(uniqueName(), (ledger, state) => {
       const first = ledger.append(note('session.s1', 1))

@@ -18,7 +18,7 @@ export interface Inspector {
  * const before = await inspector.liveHeapMb()
  */
 export function inspectorOf(port: number, workerUrl: string): Inspector {
-  let session: Promise<Session> | null = null
+  let session: Promise<InspectorSession> | null = null
   return {
     async liveHeapMb() {
       // wrangler's proxy wires an inspector connection to the runtime when a request passes through
@@ -26,7 +26,7 @@ export function inspectorOf(port: number, workerUrl: string): Inspector {
       // unanswered). So every measurement sends a request first, and a call that gets no answer
       // reconnects and asks again.
       for (let attempt = 0; ; attempt++) {
-        session ??= connect(port)
+        session ??= inspectorSession(port)
         const current = await session
         try {
           await (await fetch(`${workerUrl}/health`)).text()
@@ -46,12 +46,22 @@ export function inspectorOf(port: number, workerUrl: string): Inspector {
   }
 }
 
-interface Session {
-  call(method: string): Promise<Record<string, unknown>>
+/** One Chrome DevTools Protocol connection to the worker's isolate. */
+export interface InspectorSession {
+  /** Sends one CDP command; rejects when it gets no answer within `timeoutMs` (a profile can take a while to serialize). */
+  call(method: string, params?: Record<string, unknown>, timeoutMs?: number): Promise<Record<string, unknown>>
   close(): void
 }
 
-async function connect(port: number): Promise<Session> {
+/**
+ * Connects to wrangler's inspector proxy. Send the worker a request first: the proxy wires a
+ * connection to the runtime only when a request passes through it (see `liveHeapMb`).
+ *
+ * @example
+ * const cdp = await inspectorSession(dev.inspectorPort)
+ * await cdp.call('Profiler.enable')
+ */
+export async function inspectorSession(port: number): Promise<InspectorSession> {
   const targets = (await (await fetch(`http://127.0.0.1:${port}/json`)).json()) as { webSocketDebuggerUrl: string }[]
   // The proxy accepts local origins only; Node's WebSocket lets us say which.
   const ws = new WebSocket(targets[0]!.webSocketDebuggerUrl, { headers: { origin: 'http://localhost' } } as unknown as string[])
@@ -66,19 +76,19 @@ async function connect(port: number): Promise<Session> {
     if (message.id !== undefined) waiting.get(message.id)?.(message.result ?? {})
   })
   return {
-    call: (method) =>
+    call: (method, params = {}, timeoutMs = 10_000) =>
       new Promise((resolve, reject) => {
         const id = ++next
         const timer = setTimeout(() => {
           waiting.delete(id)
           reject(new Error(`inspector: ${method} got no answer`))
-        }, 10_000)
+        }, timeoutMs)
         waiting.set(id, (result) => {
           clearTimeout(timer)
           waiting.delete(id)
           resolve(result)
         })
-        ws.send(JSON.stringify({ id, method }))
+        ws.send(JSON.stringify({ id, method, params }))
       }),
     close: () => ws.close(),
   }
