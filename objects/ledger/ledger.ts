@@ -73,8 +73,10 @@ export class Ledger {
   private readonly insertSql: string
   private readonly insertOrder: (keyof InsertRow)[]
   private readonly seqOfId
-  /** The statement that reads the last sequence, which depends on how the log is keyed (see `headSql`). */
+  /** The query that selects the last sequence, which depends on how the log is keyed (see `headSql`). */
   private headQuery: string | undefined
+  /** The statement that decides the next sequence: the remembered head while nothing else wrote, else the head read. */
+  private nextQuery: string | undefined
   /**
    * The last sequence and the connection's write count when it was read. Any write since, by
    * this ledger or anything else on the object's storage, bumps `total_changes()` and the head is
@@ -197,22 +199,22 @@ export class Ledger {
   /**
    * The sequence the next append takes (the last one plus one), and the connection's write count
    * it was decided at. `total_changes()` only grows, so the count after an insert, predicted as
-   * this one plus one, equals the real one exactly when nothing else wrote since.
+   * this one plus one, equals the real one exactly when nothing else wrote since. One statement
+   * either way: SQLite evaluates only the `case` branch taken, so the head is read only when stale.
    */
   private nextSeq(): { seq: number; writes: number } {
-    const writes = this.writes()
-    return { seq: (this.known?.writes === writes ? this.known.head : this.head()) + 1, writes }
-  }
-
-  /** Rows the object's storage connection has changed so far (any table). */
-  private writes(): number {
-    return this.storage.sql.exec<{ n: number }>('select total_changes() as n').one().n
+    this.nextQuery ??= `select total_changes() as writes, case when total_changes() = ?1 then ?2 else (${this.headSelect()}) end as head`
+    const { writes, head } = this.storage.sql.exec<{ writes: number; head: number }>(this.nextQuery, this.known?.writes ?? -1, this.known?.head ?? 0).one()
+    return { seq: head + 1, writes }
   }
 
   /** The last sequence written, 0 for an empty log. */
   head(): number {
-    this.headQuery ??= headSql(this.storage)
-    return this.storage.sql.exec<{ head: number }>(this.headQuery).one().head
+    return this.storage.sql.exec<{ head: number }>(`select (${this.headSelect()}) as head`).one().head
+  }
+
+  private headSelect(): string {
+    return (this.headQuery ??= headSql(this.storage))
   }
 
   /** The newest envelope of a topic, or `undefined`. */
@@ -360,13 +362,13 @@ export class Ledger {
  */
 function headSql(storage: DurableObjectStorage): string {
   const table = storage.sql.exec<{ sql: string }>(`select sql from sqlite_master where type = 'table' and name = 'log'`).toArray()[0]
-  if (!table || !/without rowid/i.test(table.sql)) return 'select coalesce(max(seq), 0) as head from log'
+  if (!table || !/without rowid/i.test(table.sql)) return 'select coalesce(max(seq), 0) from log'
   return `with recursive topics(topic) as (
       select min(topic) from log
       union all
       select (select min(topic) from log where topic > topics.topic) from topics where topics.topic is not null
     )
-    select coalesce(max((select max(seq) from log where log.topic = topics.topic)), 0) as head from topics`
+    select coalesce(max((select max(seq) from log where log.topic = topics.topic)), 0) from topics`
 }
 
 /** A row's payload size: the inline text's length, or the spilled payload's recorded size. */
