@@ -167,7 +167,7 @@ export class SessionObject extends DurableObject<Env> {
       receipts: this.receipts,
       state: () => this.state,
       record: (type, payload, headers) => this.record(type, payload, headers),
-      wake: () => void this.wake(),
+      wake: () => this.wakeAfterCommit(),
       interruptRunner: (step, request, reason) => void this.runner.interrupt(step, request, reason),
     }
     this.inbox = {
@@ -386,6 +386,17 @@ export class SessionObject extends DurableObject<Env> {
     const created = this.ledger.byTopic(this.topic, { limit: 1 }).items[0]!
     await graph.applyChain(caller, chainStep(emptyChain(), created, this.name, caller.id).ops)
     return conversationOf(this.name)
+  }
+
+  /**
+   * Wakes the runner after the step that admitted work (a prompt, an interrupt) has committed: the
+   * watchdog's alarm joins that commit, the runner starts in a task of its own. Until the step's
+   * JavaScript ends nothing commits and no subscriber gets its frame, and a drain's first steps
+   * (its events, the MCP listing, the config reads) would otherwise run inside it.
+   */
+  private wakeAfterCommit(): void {
+    void this.watchdog.arm()
+    void this.ctx.storage.sync().then(() => this.wake())
   }
 
   private async wake(): Promise<void> {
