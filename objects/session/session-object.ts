@@ -147,7 +147,8 @@ export class SessionObject extends DurableObject<Env> {
       subscribers: this.subscribers,
       hostTools: this.hostTools,
       read: (caller) => void this.access.check(this.state, caller, 'read'),
-      prompt: (caller, body) => this.prompt(caller, body),
+      // The socket validated the prompt already; HTTP's `prompt` below validates its body.
+      prompt: (caller, input) => admitPrompt(this.intake, input, gateHeaders(caller, this.access.check(this.state, caller, 'prompt'))),
       interrupt: (caller, body) => this.interrupt(caller, body),
     }
     this.lineage = {
