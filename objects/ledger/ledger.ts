@@ -10,6 +10,10 @@
  *
  * Appends are synchronous: no `await` between sealing and inserting, so each
  * append commits atomically and sequences are assigned without races.
+ *
+ * Only a `Ledger` inserts into `log` (test/ledger/writers.test.ts holds the code to
+ * that), and every `Ledger` over one storage shares that log's last sequence: it
+ * is read once, then kept as appends assign it, so an append reads nothing first.
  */
 import { type Page, type PageOptions } from './page.ts'
 import { MAX_PAGE } from '../limits.ts'
@@ -24,6 +28,9 @@ import { DEFAULT_LIMITS, ENVELOPE_V1, type Envelope, type SealLimits, type Seale
 import type { Json } from './json.ts'
 import { SchemaRegistry } from './registry.ts'
 import { log } from './schema.ts'
+
+/** The last sequence of each storage's log, shared by every `Ledger` over it (an object builds one; a test may build several). */
+const heads = new WeakMap<DurableObjectStorage, { seq: number }>()
 
 /** The result of an append: the stored envelope and whether it was already there. */
 export interface Appended {
@@ -73,16 +80,8 @@ export class Ledger {
   private readonly insertSql: string
   private readonly insertOrder: (keyof InsertRow)[]
   private readonly seqOfId
-  /** The query that selects the last sequence, which depends on how the log is keyed (see `headSql`). */
+  /** The statement that reads the last sequence, which depends on how the log is keyed (see `headSql`). */
   private headQuery: string | undefined
-  /** The statement that decides the next sequence: the remembered head while nothing else wrote, else the head read. */
-  private nextQuery: string | undefined
-  /**
-   * The last sequence and the connection's write count when it was read. Any write since, by
-   * this ledger or anything else on the object's storage, bumps `total_changes()` and the head is
-   * read again; otherwise the next append skips the read.
-   */
-  private known: { head: number; writes: number } | null = null
 
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -153,9 +152,9 @@ export class Ledger {
     }
     const insert = (): Appended => {
       if (spill) this.artifacts.put(spill.bytes, 'application/json', spill.hash)
-      const next = this.nextSeq()
+      const head = this.lastSeq()
       const row: InsertRow = {
-        seq: next.seq,
+        seq: head.seq + 1,
         id: envelope.id,
         topic: envelope.topic,
         type: envelope.type,
@@ -169,8 +168,7 @@ export class Ledger {
       // A spilled payload is handed back as readers see it: present, with its reference.
       const stored: Envelope = spill ? { ...envelope, payload: (draft as { payload: Json }).payload } : envelope
       if (written.rowsWritten > 0) {
-        // One row more than before the insert: a trigger's extra changes only make the next append read the head.
-        this.known = { head: row.seq, writes: next.writes + 1 }
+        head.seq = row.seq
         return { envelope: { ...stored, seq: row.seq }, duplicate: false }
       }
       return { envelope: { ...stored, seq: this.seqOfId.get({ id: envelope.id })!.seq }, duplicate: true }
@@ -196,25 +194,17 @@ export class Ledger {
     return this.seqOfId.get({ id }) !== undefined
   }
 
-  /**
-   * The sequence the next append takes (the last one plus one), and the connection's write count
-   * it was decided at. `total_changes()` only grows, so the count after an insert, predicted as
-   * this one plus one, equals the real one exactly when nothing else wrote since. One statement
-   * either way: SQLite evaluates only the `case` branch taken, so the head is read only when stale.
-   */
-  private nextSeq(): { seq: number; writes: number } {
-    this.nextQuery ??= `select total_changes() as writes, case when total_changes() = ?1 then ?2 else (${this.headSelect()}) end as head`
-    const { writes, head } = this.storage.sql.exec<{ writes: number; head: number }>(this.nextQuery, this.known?.writes ?? -1, this.known?.head ?? 0).one()
-    return { seq: head + 1, writes }
+  /** This storage's last sequence, read on the first append and kept by every append since. */
+  private lastSeq(): { seq: number } {
+    let head = heads.get(this.storage)
+    if (!head) heads.set(this.storage, (head = { seq: this.head() }))
+    return head
   }
 
-  /** The last sequence written, 0 for an empty log. */
+  /** The last sequence written, 0 for an empty log (read from the log). */
   head(): number {
-    return this.storage.sql.exec<{ head: number }>(`select (${this.headSelect()}) as head`).one().head
-  }
-
-  private headSelect(): string {
-    return (this.headQuery ??= headSql(this.storage))
+    this.headQuery ??= headSql(this.storage)
+    return this.storage.sql.exec<{ head: number }>(this.headQuery).one().head
   }
 
   /** The newest envelope of a topic, or `undefined`. */
@@ -362,13 +352,13 @@ export class Ledger {
  */
 function headSql(storage: DurableObjectStorage): string {
   const table = storage.sql.exec<{ sql: string }>(`select sql from sqlite_master where type = 'table' and name = 'log'`).toArray()[0]
-  if (!table || !/without rowid/i.test(table.sql)) return 'select coalesce(max(seq), 0) from log'
+  if (!table || !/without rowid/i.test(table.sql)) return 'select coalesce(max(seq), 0) as head from log'
   return `with recursive topics(topic) as (
       select min(topic) from log
       union all
       select (select min(topic) from log where topic > topics.topic) from topics where topics.topic is not null
     )
-    select coalesce(max((select max(seq) from log where log.topic = topics.topic)), 0) from topics`
+    select coalesce(max((select max(seq) from log where log.topic = topics.topic)), 0) as head from topics`
 }
 
 /** A row's payload size: the inline text's length, or the spilled payload's recorded size. */
