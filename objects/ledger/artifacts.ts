@@ -21,14 +21,7 @@ export interface StoredArtifact {
 }
 
 export class ArtifactStore {
-  /**
-   * @param counted told the rows each `put` changed (SQLite's count: one per row inserted), so
-   * a ledger that owns this store keeps its write count exact (see sequence.ts)
-   */
-  constructor(
-    private readonly sql: SqlStorage,
-    private readonly counted?: (changes: number) => void,
-  ) {}
+  constructor(private readonly sql: SqlStorage) {}
 
   /**
    * Stores `bytes` under their hash. Call inside a transaction when it must
@@ -52,7 +45,6 @@ export class ArtifactStore {
         const data = bytes.subarray(idx * CHUNK_BYTES, (idx + 1) * CHUNK_BYTES)
         this.sql.exec('insert into artifact_chunk (hash, idx, data) values (?, ?, ?)', hash, idx, data as unknown as ArrayBuffer)
       }
-      this.counted?.(1 + chunks)
     }
     return { ref: `sha256:${hash}`, hash, size: bytes.byteLength, ...(kind === undefined ? {} : { kind }) }
   }

@@ -10,6 +10,11 @@
  *
  * Appends are synchronous: no `await` between sealing and inserting, so each
  * append commits atomically and sequences are assigned without races.
+ *
+ * Only a `Ledger` inserts into `log` (test/ledger/writers.test.ts holds the code to
+ * that), and every `Ledger` over one storage shares that log's last sequence
+ * (sequence.ts): it is read once, then kept as appends assign it, so an append
+ * reads nothing before its insert.
  */
 import { type Page, type PageOptions } from './page.ts'
 import { MAX_PAGE } from '../limits.ts'
@@ -73,7 +78,7 @@ export class Ledger {
   private readonly insertSql: string
   private readonly insertOrder: (keyof InsertRow)[]
   private readonly seqOfId
-  /** Hands out sequences (see sequence.ts): the head is read again only after someone else wrote. */
+  /** Hands out sequences from the log's last one, shared by every ledger over this storage (sequence.ts). */
   private readonly sequence: Sequence
 
   constructor(
@@ -81,9 +86,8 @@ export class Ledger {
     private readonly limits: SealLimits = DEFAULT_LIMITS,
   ) {
     this.db = drizzle(storage)
-    this.sequence = new Sequence(storage.sql)
-    // What the artifact store writes is counted, so storing one does not cost the next append a head read.
-    this.artifacts = new ArtifactStore(storage.sql, (changes) => this.sequence.wrote(changes))
+    this.sequence = Sequence.of(storage)
+    this.artifacts = new ArtifactStore(storage.sql)
     this.schemas = new SchemaRegistry(this.db)
     const p = (name: string) => sql.placeholder(name)
     // drizzle writes the SQL once; the hot path binds it straight to `sql.exec`.
@@ -153,9 +157,9 @@ export class Ledger {
   /** `appendSealed`'s writes, once validated: the spilled payload, then the row at the next sequence. */
   private insert({ envelope, columns, spill }: Sealed, draft: unknown): Appended {
     if (spill) this.artifacts.put(spill.bytes, 'application/json', spill.hash)
-    const next = this.sequence.next()
+    const seq = this.sequence.next()
     const row: InsertRow = {
-      seq: next.seq,
+      seq,
       id: envelope.id,
       topic: envelope.topic,
       type: envelope.type,
@@ -169,8 +173,8 @@ export class Ledger {
     // A spilled payload is handed back as readers see it: present, with its reference.
     const stored: Envelope = spill ? { ...envelope, payload: (draft as { payload: Json }).payload } : envelope
     if (written.rowsWritten > 0) {
-      this.sequence.appended(next)
-      return { envelope: { ...stored, seq: next.seq }, duplicate: false }
+      this.sequence.appended(seq)
+      return { envelope: { ...stored, seq }, duplicate: false }
     }
     return { envelope: { ...stored, seq: this.seqOfId.get({ id: envelope.id })!.seq }, duplicate: true }
   }
@@ -191,7 +195,7 @@ export class Ledger {
     return this.seqOfId.get({ id }) !== undefined
   }
 
-  /** The last sequence written, 0 for an empty log. */
+  /** The last sequence written, 0 for an empty log (read from the log). */
   head(): number {
     return this.sequence.head()
   }

@@ -3,62 +3,56 @@
  *
  * A log clustered by `(topic, seq)` has no rowid to number its rows, so the ledger assigns each
  * sequence itself: the last one plus one. Reading the last one is a query that hops from topic to
- * topic (see `headSql`), so it is read once and then carried forward, together with the storage
- * connection's write count (`total_changes()`) at that moment. Any write since, by anything else
- * on the object's storage (another `Ledger` on the same storage, a `kv` put, another table), moves
- * that count, and the next append reads the head again.
+ * topic (see `headSql`), so it is read once per storage and then carried forward by the appends
+ * that assign it. Every `Ledger` over one storage shares that carried head (an object builds one
+ * ledger; a test may build several on one object), so none of them can hand out a sequence
+ * another already gave.
  *
- * Writes this ledger makes in its other tables (artifacts) are counted here (`wrote`), so storing
- * an artifact does not cost the next append a head read. Those counts must be exact (SQLite's: one
- * change per row inserted, index entries not counted): one too few only costs a head read, but one
- * too many could hide another writer's row (test/ledger/ledger.test.ts interleaves a second ledger
- * after an artifact put).
+ * This rests on one rule: nothing but a `Ledger` writes a `log` table. A log keyed by
+ * `(topic, seq)` has no constraint that would refuse two events of different topics given one
+ * sequence, so a write from elsewhere would go unseen; `test/ledger/writers.test.ts` holds the
+ * source to the rule. Writes to other tables (receipts, cursors, artifacts) do not matter.
  *
- * Tried and not kept: checking the count inside the insert (`insert … select … where
- * total_changes() = ?`) to save the count's own read. SQLite runs an `insert … select` at about
- * twice the cost of `insert … values` plus that read (in workerd, the session log's layout).
+ * Tried before and replaced: carrying the head with SQLite's `total_changes()` and reading it again
+ * whenever the count moved. That cost a statement per append, and a head read after every write
+ * to any other table (a receipt, a chain cursor), which is most appends that start a turn.
  */
 
-/** A sequence to insert at, and the connection's write count it was decided at. */
-export interface NextSeq {
-  seq: number
-  writes: number
-}
+const heads = new WeakMap<DurableObjectStorage, Sequence>()
 
 /**
  * @example
- * const sequence = new Sequence(storage.sql)
- * const next = sequence.next()
- * if (insertAt(next.seq) > 0) sequence.appended(next)
+ * const sequence = Sequence.of(ctx.storage)
+ * const seq = sequence.next()
+ * if (insertAt(seq) > 0) sequence.appended(seq)
  */
 export class Sequence {
   /** The statement that reads the last sequence, which depends on how the log is keyed (see `headSql`). */
   private headQuery: string | undefined
-  /** The last sequence and the connection's write count it holds for; null until read. */
-  private known: { head: number; writes: number } | null = null
+  /** The last sequence written; undefined until first read. */
+  private last: number | undefined
 
-  constructor(private readonly sql: SqlStorage) {}
+  private constructor(private readonly sql: SqlStorage) {}
 
-  /** The sequence the next append takes: carried forward while nothing else wrote, read otherwise. */
-  next(): NextSeq {
-    const writes = this.sql.exec<{ n: number }>('select total_changes() as n').one().n
-    return { seq: (this.known?.writes === writes ? this.known.head : this.head()) + 1, writes }
+  /** The one sequence of `storage`'s log, whichever ledger asks. */
+  static of(storage: DurableObjectStorage): Sequence {
+    let sequence = heads.get(storage)
+    if (!sequence) heads.set(storage, (sequence = new Sequence(storage.sql)))
+    return sequence
   }
 
-  /** The insert at `next` went in: one row more than the count it was decided at. */
-  appended(next: NextSeq): void {
-    this.known = { head: next.seq, writes: next.writes + 1 }
+  /** The sequence the next append takes: the last one plus one. */
+  next(): number {
+    this.last ??= this.head()
+    return this.last + 1
   }
 
-  /**
-   * This ledger changed `changes` rows of its other tables (as SQLite counts changes: one per row
-   * inserted, not per index entry). If nothing else wrote meanwhile, the carried count stays exact.
-   */
-  wrote(changes: number): void {
-    if (this.known) this.known.writes += changes
+  /** The insert at `seq` went in. */
+  appended(seq: number): void {
+    this.last = seq
   }
 
-  /** The last sequence written, 0 for an empty log. */
+  /** The last sequence written, 0 for an empty log, read from the log. */
   head(): number {
     this.headQuery ??= headSql(this.sql)
     return this.sql.exec<{ head: number }>(this.headQuery).one().head

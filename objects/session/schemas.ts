@@ -18,15 +18,25 @@ export const CreateSessionSchema = z.strictObject({
   share: z.array(z.string().min(1).max(256)).max(16).default([]),
 })
 
+/** A prompt's fields, shared by the HTTP body and the WebSocket `prompt` message. */
+export const PromptFields = {
+  id: Identifier.optional(),
+  text: z.string().min(1).max(256 * 1024).optional(),
+  parts: z.array(z.strictObject({ type: z.literal('text'), text: z.string().max(256 * 1024) })).min(1).max(64).optional(),
+  delivery: z.enum(['steer', 'queue']).default('queue'),
+}
+
+/** A prompt says what to admit once: as `text`, or as `parts`. */
+export const oneOfTextOrParts = [
+  (p: { text?: string; parts?: unknown[] }) => (p.text === undefined) !== (p.parts === undefined),
+  { message: 'give exactly one of text or parts' },
+] as const
+
 /** The body of `POST /v1/sessions/:id/prompt`: `id` makes a retry exactly-once. */
-export const PromptSchema = z
-  .strictObject({
-    id: Identifier.optional(),
-    text: z.string().min(1).max(256 * 1024).optional(),
-    parts: z.array(z.strictObject({ type: z.literal('text'), text: z.string().max(256 * 1024) })).min(1).max(64).optional(),
-    delivery: z.enum(['steer', 'queue']).default('queue'),
-  })
-  .refine((p) => (p.text === undefined) !== (p.parts === undefined), { message: 'give exactly one of text or parts' })
+export const PromptSchema = z.strictObject(PromptFields).refine(...oneOfTextOrParts)
+
+/** A prompt as admission takes it: validated, its delivery defaulted. */
+export type PromptInput = z.output<typeof PromptSchema>
 
 /** `?after=&limit=` of the paged session routes. */
 export const PageQuery = z.strictObject({

@@ -48,6 +48,7 @@ import { CreateSessionSchema, PromptSchema } from './schemas.ts'
 import { openStream, socketGone, socketMessage, type StreamHost } from './stream-endpoint.ts'
 import { Subscribers } from './streams.ts'
 import { Watchdog } from './watchdog.ts'
+import { Wakeup } from './wakeup.ts'
 import type { BridgeDraft } from '../orchestration/bridge.ts'
 import type { AgentLink } from './agent.ts'
 import { type AgentInboxHost, receiveAgentMessage } from './agent-inbox.ts'
@@ -79,8 +80,8 @@ export class SessionObject extends DurableObject<Env> {
   protected readonly agent: AgentLink | null
   /** Tools a browser holding one of this session's sockets offers (docs/host-tools.md). */
   protected readonly hostTools: HostTools
-  /** The alarm that revives a drain evicted mid-work (watchdog.ts). */
-  private readonly watchdog: Watchdog
+  /** When the runner starts, with the alarm that revives a drain evicted mid-work (wakeup.ts). */
+  private readonly wakeup: Wakeup
   /** What forking and truncating use of this object (lineage.ts). */
   private readonly lineage: LineageHost
   /** What the stream fetch and the socket handlers use of this object (stream-endpoint.ts). */
@@ -93,7 +94,6 @@ export class SessionObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
     this.ledger = new Ledger(ctx.storage)
-    this.watchdog = new Watchdog(ctx.storage)
     this.transcript = new History(this.ledger, this.topic)
     this.catalog = composeCatalog(env as unknown as EnvVars)
     this.owned = new OwnerCatalog(env, this.catalog)
@@ -134,6 +134,7 @@ export class SessionObject extends DurableObject<Env> {
     })
     this.mcp = composed.mcp
     this.agent = composed.agent
+    this.wakeup = new Wakeup({ storage: ctx.storage, watchdog: new Watchdog(ctx.storage), mcp: this.mcp, runner: this.runner, hasWork: () => this.hasWork() })
     this.chain = new ChainWriter({ ledger: this.ledger, storage: ctx.storage, env, topic: this.topic, session: () => this.name, owner: () => this.owner() })
     this.hostTools = new HostTools({
       ctx,
@@ -147,7 +148,8 @@ export class SessionObject extends DurableObject<Env> {
       subscribers: this.subscribers,
       hostTools: this.hostTools,
       read: (caller) => void this.access.check(this.state, caller, 'read'),
-      prompt: (caller, body) => this.prompt(caller, body),
+      // The socket validated the prompt already; HTTP's `prompt` below validates its body.
+      prompt: (caller, input) => admitPrompt(this.intake, input, gateHeaders(caller, this.access.check(this.state, caller, 'prompt'))),
       interrupt: (caller, body) => this.interrupt(caller, body),
     }
     this.lineage = {
@@ -167,7 +169,7 @@ export class SessionObject extends DurableObject<Env> {
       receipts: this.receipts,
       state: () => this.state,
       record: (type, payload, headers) => this.record(type, payload, headers),
-      wake: () => void this.wake(),
+      wake: () => this.wakeup.afterCommit(),
       interruptRunner: (step, request, reason) => void this.runner.interrupt(step, request, reason),
     }
     this.inbox = {
@@ -323,9 +325,7 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
-    this.watchdog.fired()
-    if (this.runner.busy) return this.watchdog.arm()
-    if (this.hasWork()) await this.wake()
+    await this.wakeup.alarm()
   }
 
   // ── Internals ────────────────────────────────────────────────────────────
@@ -386,14 +386,6 @@ export class SessionObject extends DurableObject<Env> {
     const created = this.ledger.byTopic(this.topic, { limit: 1 }).items[0]!
     await graph.applyChain(caller, chainStep(emptyChain(), created, this.name, caller.id).ops)
     return conversationOf(this.name)
-  }
-
-  private async wake(): Promise<void> {
-    // Armed before the first await: in the same commit as whatever woke the runner (an admission).
-    await this.watchdog.arm()
-    // The MCP tool lists come from cache unless it expired; a listing is bounded in time and never throws.
-    await this.mcp.refresh()
-    await this.runner.wake()
   }
 
   private hasWork(): boolean {

@@ -10,9 +10,17 @@
  * the open step's `snapshot` as soon as it is caught up again, so what its
  * reader renders never has a hole (the snapshot replaces the step's deltas).
  *
+ * A tail that is caught up and waiting takes a new event straight from the
+ * append that announced it, without reading the log back, when the event's
+ * parent is the last one it queued (the session is a chain, so nothing can
+ * lie between) and its reader has room. Anything else wakes the pull, which
+ * reads from the log as before. This keeps the log reads out of the append's
+ * synchronous step, which the commit (and every subscriber's frame) waits for.
+ *
  * A reader that has taken nothing for `STALL_MS` while events wait is closed;
  * it resumes with `Last-Event-ID`, losing nothing.
  */
+import type { Stored } from '../ledger/envelope.ts'
 import type { Page } from '../ledger/page.ts'
 import { type Frame, sseFrame } from './frames.ts'
 
@@ -33,13 +41,15 @@ const encoder = new TextEncoder()
 /**
  * @example
  * const tail = new SseTail((after) => ledger.byTopic(topic, { after, limit: 200 }), lastEventId, (t) => tails.delete(t))
- * ledger.append(...); tail.notify()   // after every durable append
+ * const { envelope } = ledger.append(...); tail.notify(envelope)   // after every durable append
  * return tail.response
  */
 export class SseTail {
   readonly response: Response
   private controller!: ReadableStreamDefaultController<Uint8Array>
   private cursor: number
+  /** The id of the last event queued, when it came from a page or an append (a chain's next event names it as parent). */
+  private lastId: string | undefined
   private live = false
   private closed = false
   /** A delta was dropped for this tail: the next chance, it gets a snapshot instead. */
@@ -81,8 +91,16 @@ export class SseTail {
     return this.cursor
   }
 
-  /** A durable event was appended: a waiting pull reads it from the log. */
-  notify(): void {
+  /**
+   * A durable event was appended. A caught-up tail with room queues it as it is; otherwise (or
+   * without the event) a waiting pull reads the log.
+   */
+  notify(envelope?: Stored): void {
+    if (envelope && this.waiting && this.live && envelope.parent !== null && envelope.parent === this.lastId && (this.controller.desiredSize ?? 0) > 0) {
+      this.queue(envelope)
+      if (this.behind) this.resync()
+      return
+    }
     const wake = this.waiting
     this.waiting = null
     wake?.()
@@ -120,10 +138,7 @@ export class SseTail {
     this.lastPull = Date.now()
     while (!this.closed) {
       const page = this.read(this.cursor)
-      for (const envelope of page.items) {
-        this.enqueue(sseFrame({ kind: 'event', envelope }))
-        this.cursor = envelope.seq
-      }
+      for (const envelope of page.items) this.queue(envelope)
       if (!this.live && page.next === null) {
         this.live = true
         this.enqueue(sseFrame({ kind: 'replay-end', seq: this.cursor }))
@@ -133,6 +148,12 @@ export class SseTail {
       // Caught up: wait for the next append instead of polling the log.
       await new Promise<void>((resolve) => (this.waiting = resolve))
     }
+  }
+
+  private queue(envelope: Stored): void {
+    this.enqueue(sseFrame({ kind: 'event', envelope }))
+    this.cursor = envelope.seq
+    this.lastId = envelope.id
   }
 
   /** Caught up with the log: the open step's snapshot stands in for every delta missed. */

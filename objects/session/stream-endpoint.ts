@@ -19,6 +19,7 @@ import { parseOrThrow } from '../validate.ts'
 import type { Receipt } from './admission.ts'
 import type { InterruptReply } from './control.ts'
 import type { HostTools } from './host-tools.ts'
+import type { PromptInput } from './schemas.ts'
 import type { Subscribers } from './streams.ts'
 import { spendTicket } from './tickets.ts'
 import { afterOf, CALLER_HEADER, ClientMessageSchema, readMessage, TICKET_HEADER } from './ws-protocol.ts'
@@ -31,8 +32,8 @@ export interface StreamHost {
   readonly hostTools: HostTools
   /** Authorizes `caller` to read the session; throws `SESSION_NOT_FOUND` as for an unknown one. */
   read(caller: Caller): void
-  /** The session's RPC `prompt` (its failures come back as values: `settle` throws them). */
-  prompt(caller: Caller, body: unknown): { receipt: Receipt; duplicate: boolean }
+  /** Admits a prompt the socket's message already validated; its failures are thrown. */
+  prompt(caller: Caller, input: PromptInput): { receipt: Receipt; duplicate: boolean }
   /** The session's RPC `interrupt`, likewise. */
   interrupt(caller: Caller, body: unknown): InterruptReply
 }
@@ -74,9 +75,12 @@ export function socketMessage(host: StreamHost, ws: WebSocket, message: string |
       return host.subscribers.subscribe(ws, msg.after)
     }
     if (msg.type === 'host.offer' || msg.type === 'host.progress' || msg.type === 'host.result') return host.hostTools.receive(ws, caller, msg)
-    const { type, ...body } = msg
-    if (type === 'interrupt') return ws.send(JSON.stringify({ type: 'interrupt', ...settle(host.interrupt(caller, body)) }))
-    const reply = settle(host.prompt(caller, body))
+    if (msg.type === 'interrupt') {
+      const { type: _, ...request } = msg
+      return ws.send(JSON.stringify({ type: 'interrupt', ...settle(host.interrupt(caller, request)) }))
+    }
+    const { type: _, ...prompt } = msg
+    const reply = host.prompt(caller, prompt)
     // The `admitted` event's frame is queued first (the bus delivers it in a microtask queued by
     // the append): every subscriber, the sender too, gets the event without waiting behind this
     // reply's send. Both leave with the same commit.

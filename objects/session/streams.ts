@@ -65,7 +65,7 @@ export class Subscribers {
     // The open step is folded first, so a snapshot taken for any subscriber below already holds this frame.
     if (frame.kind === 'event') {
       this.open.event(frame.envelope)
-      for (const tail of this.tails) tail.notify()
+      for (const tail of this.tails) tail.notify(frame.envelope)
     } else {
       if (frame.kind === 'delta') this.open.delta(frame.delta)
       for (const tail of this.tails) tail.air(frame, this.lastSeq())

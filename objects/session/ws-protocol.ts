@@ -10,6 +10,7 @@ import { utf8Length } from '../ledger/json.ts'
 import { MAX_BODY_BYTES } from '../limits.ts'
 import { parseJson } from '../parse-json.ts'
 import { HostOfferSchema } from './host-offer.ts'
+import { oneOfTextOrParts, PromptFields } from './schemas.ts'
 
 const CallId = z.string().min(1).max(256)
 
@@ -28,13 +29,8 @@ const HostResultSchema = z
 
 export const ClientMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('subscribe'), after: z.number().int().nonnegative().default(0) }),
-  z.strictObject({
-    type: z.literal('prompt'),
-    id: z.string().optional(),
-    text: z.string().optional(),
-    parts: z.array(z.unknown()).optional(),
-    delivery: z.enum(['steer', 'queue']).optional(),
-  }),
+  // Validated here as HTTP validates a prompt body, so the socket's prompt is parsed once.
+  z.strictObject({ type: z.literal('prompt'), ...PromptFields }).refine(...oneOfTextOrParts),
   z.strictObject({ type: z.literal('interrupt'), id: z.string().optional(), step: z.string().optional(), reason: z.string().optional() }),
   // Keepalive; `data` comes back verbatim (benchmarks use it as the raw-send baseline).
   z.strictObject({ type: z.literal('ping'), data: z.string().max(64 * 1024).optional() }),

@@ -50,7 +50,7 @@ describe('append', () => {
       expect(seqs).toEqual([1, 2, 3, 4, 5, 6, 7])
     }))
 
-  it('counts its own artifact writes, and still sees another writer that wrote after them', () =>
+  it('takes the next sequence after its own artifact writes and after another ledger on the same storage', () =>
     withLedger(uniqueName(), (ledger, state) => {
       const other = new Ledger(state.storage)
       const bytes = (text: string) => new TextEncoder().encode(text)

@@ -15,7 +15,7 @@ import { type Plan, plansOf } from '../support/query-plans.ts'
 function ledgerPlans(storage: DurableObjectStorage, verbs: Record<string, (ledger: Ledger) => unknown>): Plan[] {
   const ledger = new Ledger(storage)
   const bound = Object.fromEntries(Object.entries(verbs).map(([name, run]) => [name, () => run(ledger)]))
-  return plansOf(storage, bound, (query) => !/sqlite_master|changes\(\)/.test(query))
+  return plansOf(storage, bound, (query) => !/sqlite_master/.test(query))
 }
 
 function seed(storage: DurableObjectStorage): { id: string; child: string } {

@@ -31,6 +31,13 @@ function memoryLog(size = 2) {
   return { log, read, reads: () => reads, append: (seq: number) => log.push(envelope(seq)) }
 }
 
+/** Appends the next event of a chain (its parent is the one before it, as in a session) and returns it. */
+function chained(mem: ReturnType<typeof memoryLog>, seq: number): Stored {
+  const next = { ...envelope(seq), parent: mem.log.at(-1)?.id ?? null }
+  mem.log.push(next)
+  return next
+}
+
 describe('SseTail', () => {
   it('replays pages from the log, marks where replay ended, then delivers appends as they are notified', async () => {
     const mem = memoryLog(2)
@@ -103,6 +110,46 @@ describe('SseTail', () => {
     tail.air({ kind: 'delta', delta: { type: 'text-delta', step: 's', text: '!' } }, 2)
     const live = await drainUntil(tail, (list) => list.some((e) => e.event === 'delta'))
     expect(live.map((e) => e.event)).toEqual(['delta'])
+    tail.close()
+  })
+
+  it('a caught-up tail takes the next event of the chain from its append, without reading the log back', async () => {
+    const mem = memoryLog(2)
+    chained(mem, 1)
+    chained(mem, 2)
+    const tail = new SseTail(mem.read, 0, () => {}, { heartbeatMs: 60_000 })
+    await drainUntil(tail, (list) => list.some((e) => e.event === 'replay-end'))
+    // Let the pull find the log empty and wait for the next append.
+    await new Promise((r) => setTimeout(r, 10))
+    const reads = mem.reads()
+    tail.notify(chained(mem, 3))
+    tail.notify(chained(mem, 4))
+    const live = await drainUntil(tail, (list) => list.some((e) => e.id === '4'))
+    expect(live.map(label)).toEqual(['3', '4'])
+    expect(mem.reads()).toBe(reads)
+    expect(tail.position).toBe(4)
+    tail.close()
+  })
+
+  it('reads the log when an event does not follow the last one queued: nothing between them is skipped', async () => {
+    const mem = memoryLog(2)
+    chained(mem, 1)
+    const tail = new SseTail(mem.read, 0, () => {}, { heartbeatMs: 60_000 })
+    await drainUntil(tail, (list) => list.some((e) => e.event === 'replay-end'))
+    await new Promise((r) => setTimeout(r, 10))
+    // 2 went into the log without a notification; 3 names 2 as its parent, which the tail never queued.
+    chained(mem, 2)
+    const third = chained(mem, 3)
+    const reads = mem.reads()
+    tail.notify(third)
+    const live = await drainUntil(tail, (list) => list.some((e) => e.id === '3'))
+    expect(live.map(label)).toEqual(['2', '3'])
+    expect(mem.reads()).toBeGreaterThan(reads)
+    // The same event announced twice (already queued by the pull) is not sent again.
+    tail.notify(third)
+    tail.notify(chained(mem, 4))
+    const after = await drainUntil(tail, (list) => list.some((e) => e.id === '4'))
+    expect(after.map(label)).toEqual(['4'])
     tail.close()
   })
 
