@@ -62,9 +62,22 @@ export async function startWrangler(
     config?: string
   } = {},
 ): Promise<Wrangler> {
-  const port = await freePort()
-  const inspectorPort = await freePort()
   const persistTo = options.persistTo ?? tempPersistDir()
+  // A port found free can be taken before wrangler binds it (by another test's wrangler, or by
+  // the ports wrangler picks for itself): that start fails with EADDRINUSE, and another pair of
+  // ports is tried. Any other failure is the test's to see.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const [port, inspectorPort] = await freePorts(2)
+      return await startOn(port!, inspectorPort!, persistTo, options)
+    } catch (error) {
+      if (attempt === 3 || !/Address already in use/.test(String(error))) throw error
+    }
+  }
+}
+
+/** One `wrangler dev` start on the given HTTP and inspector ports. */
+async function startOn(port: number, inspectorPort: number, persistTo: string, options: Parameters<typeof startWrangler>[0] = {}): Promise<Wrangler> {
   const args = [
     join(ROOT, 'node_modules/wrangler/bin/wrangler.js'),
     'dev',
@@ -91,7 +104,15 @@ export async function startWrangler(
   child.stdout!.on('data', (chunk) => (log += chunk))
   child.stderr!.on('data', (chunk) => (log += chunk))
   const url = `http://127.0.0.1:${port}`
-  await waitForHealth(url, child, () => log)
+  try {
+    await waitForHealth(url, child, () => log)
+  } catch (error) {
+    // wrangler may have exited while workerd, in its process group, still runs.
+    try {
+      process.kill(-child.pid!, 'SIGKILL')
+    } catch {}
+    throw error
+  }
   return {
     url,
     port,
@@ -161,6 +182,13 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
       resolve()
     }
   })
+}
+
+/** `count` distinct ports that were free a moment ago. */
+async function freePorts(count: number): Promise<number[]> {
+  const ports = new Set<number>()
+  while (ports.size < count) ports.add(await freePort())
+  return [...ports]
 }
 
 function freePort(): Promise<number> {
