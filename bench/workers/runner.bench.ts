@@ -8,7 +8,7 @@ import { runInDurableObject } from 'cloudflare:test'
 import { describe, it } from 'vitest'
 import { composeCatalog } from '../../objects/llm/compose.ts'
 import { streamModel } from '../../objects/llm/stream.ts'
-import { scriptedSession } from '../../test/support/runner-host.ts'
+import { type ScriptedSession, scriptedSession } from '../../test/support/runner-host.ts'
 import { Ledger } from '../../objects/ledger/ledger.ts'
 import type { SessionObject } from '../../objects/session/session-object.ts'
 import { parseWire, PROMPT, runnerWire, TOKENS } from '../support/runner-wire.ts'
@@ -17,6 +17,8 @@ const ROUNDS = 7
 /** Each sample repeats its work this many times: the workerd clock ticks in whole milliseconds (5 left ±20% per sample). */
 const REPEAT = 20
 
+type StreamOf = Parameters<typeof scriptedSession>[2]
+
 function median(xs: number[]): number {
   return [...xs].sort((a, b) => a - b)[xs.length >> 1]!
 }
@@ -24,6 +26,24 @@ function median(xs: number[]): number {
 /** The median over rounds of each round's figure divided by the same round's limit: load that drifts between rounds cancels. */
 function ratio(xs: number[], limits: number[]): number {
   return median(xs.map((x, i) => x / limits[i]!))
+}
+
+/**
+ * The mean of `REPEAT` timed runner turns in one object, each in a fresh scripted session over
+ * `stream`; `before` runs untimed first (a session's first turn, for a second-turn figure).
+ */
+function meanTurn(object: string, topic: string, stream: StreamOf, before?: (session: ScriptedSession) => Promise<void>): Promise<number> {
+  return runInDurableObject(env.SESSIONS.getByName(object), async (_o, state) => {
+    let total = 0
+    for (let r = 0; r < REPEAT; r++) {
+      const session = scriptedSession(new Ledger(state.storage), `${topic}-${r}`, stream, { prompt: PROMPT })
+      await before?.(session)
+      const began = performance.now()
+      await session.runner.wake()
+      total += performance.now() - began
+    }
+    return total / REPEAT
+  })
 }
 
 describe('runner overhead', () => {
@@ -63,47 +83,15 @@ describe('runner overhead', () => {
       replayStream.push((performance.now() - start) / REPEAT)
 
       // The runner alone over the replayed bytes: durable events into a real ledger, deltas, history.
-      replayTurn.push(
-        await runInDurableObject(env.SESSIONS.getByName(`bench-replay-${round}`), async (_o, state) => {
-          let total = 0
-          for (let r = 0; r < REPEAT; r++) {
-            const session = scriptedSession(new Ledger(state.storage), `session.replay-${r}`, wire.stream, { prompt: PROMPT })
-            const began = performance.now()
-            await session.runner.wake()
-            total += performance.now() - began
-          }
-          return total / REPEAT
-        }),
-      )
-
+      replayTurn.push(await meanTurn(`bench-replay-${round}`, 'session.replay', wire.stream))
       // The runner over the pre-parsed batches: what it adds to a turn, apart from the stream.
-      preparsed.push(
-        await runInDurableObject(env.SESSIONS.getByName(`bench-preparsed-${round}`), async (_o, state) => {
-          let total = 0
-          for (let r = 0; r < REPEAT; r++) {
-            const session = scriptedSession(new Ledger(state.storage), `session.preparsed-${r}`, wire.preparsed, { prompt: PROMPT })
-            const began = performance.now()
-            await session.runner.wake()
-            total += performance.now() - began
-          }
-          return total / REPEAT
-        }),
-      )
-
+      preparsed.push(await meanTurn(`bench-preparsed-${round}`, 'session.preparsed', wire.preparsed))
       // The same, for a session's second turn: its first turn already stored the context baseline
       // and the offered tools, which every later turn reuses (its history also holds the first answer).
       replayWarm.push(
-        await runInDurableObject(env.SESSIONS.getByName(`bench-replay-warm-${round}`), async (_o, state) => {
-          let total = 0
-          for (let r = 0; r < REPEAT; r++) {
-            const session = scriptedSession(new Ledger(state.storage), `session.warm-${r}`, wire.stream, { prompt: PROMPT })
-            await session.runner.wake()
-            session.host.record('session.next.admitted', { messageId: 'm2', delivery: 'queue', text: PROMPT, digest: 'd2' })
-            const began = performance.now()
-            await session.runner.wake()
-            total += performance.now() - began
-          }
-          return total / REPEAT
+        await meanTurn(`bench-replay-warm-${round}`, 'session.warm', wire.stream, async (session) => {
+          await session.runner.wake()
+          session.host.record('session.next.admitted', { messageId: 'm2', delivery: 'queue', text: PROMPT, digest: 'd2' })
         }),
       )
 
