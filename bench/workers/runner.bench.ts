@@ -121,8 +121,10 @@ describe('runner overhead', () => {
     console.log(`  parse the bytes alone (SSE + dialect)          ${p.toFixed(1)} ms   (physical limit)`)
     console.log(`  streamModel alone (local model + parse)        ${s.toFixed(1)} ms   ${of(streamOnly)}×`)
     console.log(`  streamModel over the replayed bytes            ${rs.toFixed(1)} ms   ${of(replayStream)}× parse`)
-    console.log(`  runner turn over the replayed bytes            ${r.toFixed(1)} ms   ${of(replayTurn)}× parse   (target ≤ 1.2×)`)
-    console.log(`  the same, a session's second turn              ${w.toFixed(1)} ms   ${of(replayWarm)}× parse   (target ≤ 1.2×)`)
+    // Against the transport too: reading a fetched body is part of every real turn, and not of the parse.
+    const overStream = (xs: number[]) => `${ratio(xs, replayStream).toFixed(2)}× streamModel over the same bytes`
+    console.log(`  runner turn over the replayed bytes            ${r.toFixed(1)} ms   ${of(replayTurn)}× parse   (target ≤ 1.2×), ${overStream(replayTurn)}`)
+    console.log(`  the same, a session's second turn              ${w.toFixed(1)} ms   ${of(replayWarm)}× parse   (target ≤ 1.2×), ${overStream(replayWarm)}`)
     console.log(`  the runner over the same events, pre-parsed    ${median(preparsed).toFixed(1)} ms   ${of(preparsed)}× parse   (what the runner adds)`)
     console.log(`  full session turn, local model generating      ${t.toFixed(1)} ms   ${of(turn)}× parse, ${ratio(turn, streamOnly).toFixed(2)}× streamModel`)
   })
