@@ -8,8 +8,8 @@
  *
  * - prompts: profiled prompts (default 300), after 50 unprofiled, each on an idle session as the
  *   bench sends them (after the previous turn's `drain.ended` and one ping round trip)
- * Writes the profile to the temp folder for DevTools. The sampler slows the step (about 2×), so
- * read shares from it and durations from the bench.
+ * Writes the profile to the temp folder for DevTools. The sampler costs time of its own, so read
+ * shares from it and durations from the bench.
  */
 import { writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'

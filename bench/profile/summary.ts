@@ -33,9 +33,7 @@ const where = (frame: CallFrame) => `${frame.functionName || '(anonymous)'} ${fr
  * console.log(summarize(profile, { top: 10, inside: ['push', 'append'] }))
  */
 export function summarize(profile: CpuProfile, options: { top: number; inside: string[] }): string {
-  const byId = new Map(profile.nodes.map((node) => [node.id, node]))
-  const parent = new Map<number, number>()
-  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id)
+  const { byId, parent } = treeOf(profile)
   const self = new Map<number, number>()
   profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)))
   const total = [...self.values()].reduce((a, b) => a + b, 0)
@@ -95,9 +93,7 @@ export interface Steps {
  * console.log(summarize(admissions.profile, { top: 10, inside: ['admitPrompt'] }))
  */
 export function stepsOf(profile: CpuProfile, options: { begin: string; end: string[]; within: string }): Steps {
-  const byId = new Map(profile.nodes.map((node) => [node.id, node]))
-  const parent = new Map<number, number>()
-  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id)
+  const { byId, parent } = treeOf(profile)
   const names = (id: number) => {
     const stack = new Set<string>()
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) stack.add(byId.get(at)!.callFrame.functionName)
@@ -148,6 +144,14 @@ export function allocations(profile: HeapProfile, top: number): string {
   walk(profile.head)
   const rows = [...bytes].sort((a, b) => b[1] - a[1]).slice(0, top)
   return [`allocated ${(total / 1e6).toFixed(1)} MB (sampled)`, ...rows.map(([name, size]) => `  ${(size / 1e6).toFixed(2).padStart(7)} MB  ${name}`)].join('\n')
+}
+
+/** The profile's call tree, walkable from any sample up to the root. */
+function treeOf(profile: CpuProfile): { byId: Map<number, CpuProfile['nodes'][number]>; parent: Map<number, number> } {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]))
+  const parent = new Map<number, number>()
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id)
+  return { byId, parent }
 }
 
 function add(map: Map<string, number>, key: string, value: number): void {
