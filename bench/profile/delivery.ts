@@ -37,11 +37,14 @@ try {
     ws.addEventListener('open', () => resolve())
     ws.addEventListener('error', () => reject(new Error('the session socket did not open')))
   })
-  type Message = { type: string; event?: { type: string; payload?: { messageId?: string } } }
+  type Message = { type: string; event?: { type: string; payload?: { messageId?: string } }; error?: { code: string; message: string } }
+  // Resolves on the first message `match` accepts; an error frame ends the run with its code instead of waiting forever.
   const next = (match: (m: Message) => boolean) =>
-    new Promise<void>((resolve) => {
+    new Promise<void>((resolve, reject) => {
       const on = (event: MessageEvent) => {
-        if (!match(JSON.parse(String(event.data)) as Message)) return
+        const m = JSON.parse(String(event.data)) as Message
+        if (m.type === 'error') reject(new Error(`the session answered ${m.error?.code}: ${m.error?.message}`))
+        else if (!match(m)) return
         ws.removeEventListener('message', on)
         resolve()
       }
