@@ -23,6 +23,18 @@ const MODULE = `export default {
     try { await state.put(input.key, 'after the deadline'); return { late: 'stored' } } catch (error) { globalThis.lateRefusal = String(error.message); return { late: 'refused' } }
   },
   async lateRefusal() { return { refusal: globalThis.lateRefusal ?? null } },
+  async commitThenThrow(input, state) {
+    await state.put(input.key, 'committed by the backend')
+    let commit = 'reachable'
+    try { await state.commit() } catch (error) { commit = String(error.message) }
+    throw new Error('commit: ' + commit)
+  },
+  async commitThenLie(input, state) {
+    await state.put(input.key, 'committed by the backend')
+    try { await state.commit() } catch {}
+    return { notAllowed: true }
+  },
+  async never() { return await new Promise(() => {}) },
 }`
 const STRICT = { type: 'object', properties: { seen: { type: 'integer' } }, additionalProperties: false }
 const METHODS = {
@@ -32,6 +44,9 @@ const METHODS = {
   readOwnWrites: { kind: 'update' as const, output: STRICT },
   slow: { kind: 'update' as const, timeoutMs: 300 },
   lateRefusal: { kind: 'query' as const },
+  commitThenThrow: { kind: 'update' as const },
+  commitThenLie: { kind: 'update' as const, output: STRICT },
+  never: { kind: 'update' as const, timeoutMs: 500 },
 }
 const value = async (key: string, as: string) => (await output('limits', 'read', { key }, as)).value
 
@@ -48,6 +63,25 @@ describe('backend limits and atomic updates', () => {
     expect(lied.status).toBe(502)
     expect(await errorOf(lied)).toMatchObject({ code: 'INVALID_OUTPUT' })
     expect(await value('k', ada)).toBeNull()
+  })
+
+  it('only the kernel commits: a backend calling state.commit() keeps nothing of a failed or invalid update', async () => {
+    const ada = person('ada')
+    await installed(pkg('limits', MODULE, METHODS), ada)
+    const thrown = await call('limits', 'commitThenThrow', { key: 'k' }, ada)
+    expect(thrown.status).toBe(502)
+    expect((await errorOf(thrown)).details?.reason).not.toContain('commit: reachable')
+    const lied = await call('limits', 'commitThenLie', { key: 'k' }, ada)
+    expect(await errorOf(lied)).toMatchObject({ code: 'INVALID_OUTPUT' })
+    expect(await value('k', ada)).toBeNull()
+  })
+
+  it('a promise that never settles is 504 BACKEND_TIMEOUT at its deadline, and stores nothing', async () => {
+    const ada = person('ada')
+    await installed(pkg('limits', MODULE, METHODS), ada)
+    const never = await call('limits', 'never', {}, ada)
+    expect(never.status).toBe(504)
+    expect(await errorOf(never)).toMatchObject({ code: 'BACKEND_TIMEOUT', details: { method: 'never', timeoutMs: 500 } })
   })
 
   it("an update reads its own staged writes, and all of them are stored when it answers", async () => {
