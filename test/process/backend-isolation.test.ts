@@ -101,7 +101,8 @@ describe('app backends cannot stop the server (real wrangler dev)', () => {
     const took = performance.now() - started
     running = false
     await Promise.all(loops)
-    console.log(`${name}: answered in ${took.toFixed(0)} ms; bob /health ${figures(probes.health)}; bob's session ${figures(probes.session)}; load ${execSync('uptime').toString().trim().replace(/.*load/, 'load')}`)
+    const answer = result instanceof Response ? ` ${result.status} ${((await result.clone().json().catch(() => ({}))) as { error?: { code: string } }).error?.code ?? ''}` : ''
+    console.log(`${name}: answered${answer} in ${took.toFixed(0)} ms; bob /health ${figures(probes.health)}; bob's session ${figures(probes.session)}; load ${execSync('uptime').toString().trim().replace(/.*load/, 'load')}`)
     return { result, probes }
   }
 
@@ -145,6 +146,11 @@ describe('app backends cannot stop the server (real wrangler dev)', () => {
   afterAll(async () => {
     tailAbort?.abort()
     await dev?.stop()
+  })
+
+  it('baseline: bob\'s probes with no attack running (the same machine, the same moment)', async () => {
+    const { probes } = await during('no attack (baseline)', () => new Promise((resolve) => setTimeout(resolve, 3_000)))
+    expectBobUnharmed(probes)
   })
 
   it('a method that loops forever is stopped with a code, keeps nothing, and its backend answers again', async () => {
