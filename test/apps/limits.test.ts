@@ -39,6 +39,7 @@ const MODULE = `export default {
     return { notAllowed: true }
   },
   async never() { return await new Promise(() => {}) },
+  async stoppedBy(input, state) { await state.put(input.key, 'before the runtime stopped it'); throw new Error(input.message) },
 }`
 const STRICT = { type: 'object', properties: { seen: { type: 'integer' } }, additionalProperties: false }
 const METHODS = {
@@ -52,6 +53,7 @@ const METHODS = {
   commitThenThrow: { kind: 'update' as const },
   commitThenLie: { kind: 'update' as const, output: STRICT },
   never: { kind: 'update' as const, timeoutMs: 500 },
+  stoppedBy: { kind: 'update' as const },
 }
 const value = async (key: string, as: string) => (await output('limits', 'read', { key }, as)).value
 
@@ -87,6 +89,20 @@ describe('backend limits and atomic updates', () => {
     const never = await call('limits', 'never', {}, ada)
     expect(never.status).toBe(504)
     expect(await errorOf(never)).toMatchObject({ code: 'BACKEND_TIMEOUT', details: { method: 'never', timeoutMs: 500 } })
+  })
+
+  // Cloudflare stops an isolate past its CPU, memory or subrequest limit with these errors; local
+  // workerd never does (docs/backends.md#bounds), so the backend throws them itself here.
+  it("the runtime's limit errors are 502 BACKEND_LIMIT with the bound, and store nothing", async () => {
+    const ada = person('ada')
+    await installed(pkg('limits', MODULE, METHODS), ada)
+    const cases = [['Worker exceeded CPU time limit.', 'cpu'], ['Worker has exceeded memory limit.', 'memory'], ['Too many subrequests.', 'subrequests']] as const
+    for (const [message, limit] of cases) {
+      const res = await call('limits', 'stoppedBy', { key: 'k', message }, ada)
+      expect(res.status, message).toBe(502)
+      expect(await errorOf(res), message).toMatchObject({ code: 'BACKEND_LIMIT', details: { method: 'stoppedBy', limit } })
+    }
+    expect(await value('k', ada)).toBeNull()
   })
 
   it("an update reads its own staged writes, and all of them are stored when it answers", async () => {
