@@ -26,7 +26,7 @@ import { createRequire } from 'node:module'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { build } from 'esbuild'
+import { build, stop as stopEsbuild } from 'esbuild'
 import { SANDBOX_LIMITS } from '../objects/limits.ts'
 
 const WORKERD = (createRequire(import.meta.url)('workerd') as { default: string }).default
@@ -60,6 +60,8 @@ export async function startSandbox(options: { log?: (line: string) => void } = {
   const log = options.log ?? ((line: string) => console.error(line))
   const dir = mkdtempSync(join(tmpdir(), `${SANDBOX_MARKER}-`))
   await build({ entryPoints: [ENTRY], outfile: join(dir, 'sandbox.js'), bundle: true, format: 'esm', platform: 'neutral', conditions: ['workerd', 'worker', 'browser'], external: ['cloudflare:*'], logLevel: 'error' })
+  // esbuild keeps a service process for later builds; there are none.
+  await stopEsbuild()
   const port = await freePort()
   const secret = randomBytes(16).toString('hex')
   const base = `http://127.0.0.1:${port}/${secret}`
@@ -125,21 +127,20 @@ export async function startSandbox(options: { log?: (line: string) => void } = {
   }, SANDBOX_LIMITS.pollMs)
   watch.unref?.()
 
-  return {
-    url: base,
-    async stop() {
-      stopping = true
-      clearInterval(watch)
-      const last = child
-      if (last && last.exitCode === null && last.signalCode === null) {
-        await new Promise<void>((resolve) => {
-          last.once('exit', () => resolve())
-          last.kill('SIGKILL')
-        })
-      }
-      rmSync(dir, { recursive: true, force: true })
-    },
+  let stopped: Promise<void> | undefined
+  const stop = async () => {
+    stopping = true
+    clearInterval(watch)
+    const last = child
+    if (last && last.exitCode === null && last.signalCode === null) {
+      await new Promise<void>((resolve) => {
+        last.once('exit', () => resolve())
+        last.kill('SIGKILL')
+      })
+    }
+    rmSync(dir, { recursive: true, force: true })
   }
+  return { url: base, stop: () => (stopped ??= stop()) }
 }
 
 /** The workerd config of one generation: one socket on loopback, no network, the Worker Loader. */

@@ -26,6 +26,7 @@ import { CONNECTIONS_TOPIC, type ConnectionInfo, connectionBinding } from './con
 import { assertRoomForGrant, foldGrants, type Grant, GRANTS_TOPIC } from './grants.ts'
 import { INSTALL_TOPIC, type InstalledVersion, installationName } from './installation.ts'
 import { type GateProps, Outbound } from './outbound-gate.ts'
+import type { BackendHost } from './loader.ts'
 import { backendHost, runMethod } from './run.ts'
 import { openUpdate, ReadState } from './state.ts'
 
@@ -41,6 +42,8 @@ export class AppBackendObject extends DurableObject<Env> {
   /** Input and output validators of the installed version, rebuilt when the version changes. */
   private validators: { hash: string; byMethod: Map<string, { input: Validator; output: Validator }> } | undefined
   private updates: Promise<unknown> = Promise.resolve()
+  /** Where this installation's backend code runs (run.ts), kept so a local sandbox session is reused. */
+  private host: BackendHost | undefined
   /** The installed version (undefined until first read); only this object writes it, so it stays true. */
   private version: InstalledVersion | null | undefined
 
@@ -104,7 +107,7 @@ export class AppBackendObject extends DurableObject<Env> {
     const run = async (): Promise<{ output: Json }> => {
       const update = spec.kind === 'update' ? openUpdate(this.ledger, installed.person) : undefined
       try {
-        const output = await runMethod(backendHost(this.env), target, update?.state ?? new ReadState(this.ledger), new Outbound(this.outboundGate(installed)))
+        const output = await runMethod((this.host ??= backendHost(this.env)), target, update?.state ?? new ReadState(this.ledger), new Outbound(this.outboundGate(installed)))
         try {
           assertJson(output)
         } catch (error) {

@@ -78,8 +78,6 @@ export interface BackendCall {
   input: unknown
   /** How long the kernel keeps the call open, in ms. */
   deadlineMs: number
-  /** Aborted at the caller's deadline: a host that can stop the call then does. */
-  signal?: AbortSignal
 }
 
 /** The network a call may use: `fetch` through the installation's gate (an `Outbound`). */

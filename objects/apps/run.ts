@@ -7,7 +7,7 @@
  * in CPU, subrequests and memory; or, under `npm start`, the local sandbox process (sandbox/),
  * because local workerd enforces none of those and a busy loop or a full heap in any isolate of a
  * workerd process stops the whole process. The wall clock is the kernel's own in both: at the
- * deadline the call is answered 504 and, in the sandbox, its session is closed.
+ * deadline the call is answered 504, and the kernel in the backend's isolate ends the call there.
  *
  * How it ended: a deadline is `BACKEND_TIMEOUT` (504); a bound (CPU, memory, subrequests, or the
  * sandbox stopped under it) is `BACKEND_LIMIT`; anything else the code threw is `BACKEND_FAILED`
@@ -52,7 +52,7 @@ export interface MethodRun {
 export async function runMethod(host: BackendHost, run: MethodRun, state: unknown, outbound: CallOutbound | null): Promise<unknown> {
   const { app, method, timeoutMs } = run
   try {
-    return await withDeadline(timeoutMs, (signal) => host.invoke(run.id, run.module, { method, input: run.input, deadlineMs: timeoutMs, signal }, state, outbound))
+    return await withDeadline(timeoutMs, host.invoke(run.id, run.module, { method, input: run.input, deadlineMs: timeoutMs }, state, outbound))
   } catch (error) {
     const ended = endingOf(error)
     if (ended instanceof NeuronError) throw ended
@@ -75,7 +75,7 @@ export async function runMethod(host: BackendHost, run: MethodRun, state: unknow
 export async function checkBackend(host: BackendHost, hash: string, module: string, declared: string[]): Promise<void> {
   let found: string[]
   try {
-    found = await withDeadline(BACKEND_LIMITS.loadMs, () => host.methods(`check-${hash}`, module))
+    found = await withDeadline(BACKEND_LIMITS.loadMs, host.methods(`check-${hash}`, module))
   } catch (error) {
     const ended = endingOf(error)
     if (ended instanceof NeuronError) throw ended
@@ -115,19 +115,14 @@ function endingOf(error: unknown): NeuronError | 'deadline' | BackendStopped['li
   return RUNTIME_LIMITS.find(([pattern]) => pattern.test(message))?.[1] ?? 'threw'
 }
 
-/** `work`'s answer, or `DeadlineReached` once `ms` have passed; `work`'s signal aborts then. */
-async function withDeadline<T>(ms: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const controller = new AbortController()
+/** `work`'s answer, or `DeadlineReached` once `ms` have passed. */
+async function withDeadline<T>(ms: number, work: Promise<T>): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const reached = new DeadlineReached(`no answer within ${ms} ms`)
-      controller.abort(reached)
-      reject(reached)
-    }, ms)
+    timer = setTimeout(() => reject(new DeadlineReached(`no answer within ${ms} ms`)), ms)
   })
   try {
-    return await Promise.race([work(controller.signal), deadline])
+    return await Promise.race([work, deadline])
   } finally {
     clearTimeout(timer)
   }

@@ -20,15 +20,21 @@ const ANY = { type: 'object' }
 const HOSTILE = `export default {
   async read(input, state) { return { value: await state.get(input.key) } },
   async spin(input, state) { await state.put(input.key, 'written before the loop'); for (;;) {} },
+  // hog and buffers yield between allocations, so only a memory bound can stop them (not the CPU one)
   async hog(input, state) {
     await state.put(input.key, 'written before the heap filled')
     const keep = []
-    for (;;) keep.push(new Array(1e6).fill(Math.random()))
+    for (let i = 0; ; i++) { keep.push(new Array(1e6).fill(Math.random())); if (i % 8 === 0) await new Promise((resolve) => setTimeout(resolve, 0)) }
   },
   async buffers(input, state) {
     await state.put(input.key, 'written before the buffers')
     const keep = []
-    for (let i = 0; i < 40; i++) { const buffer = new ArrayBuffer(64 * 1024 * 1024); new Uint8Array(buffer).fill(1); keep.push(buffer) }
+    for (let i = 0; i < 40; i++) {
+      const buffer = new ArrayBuffer(64 * 1024 * 1024)
+      new Uint8Array(buffer).fill(1)
+      keep.push(buffer)
+      await new Promise((resolve) => setTimeout(resolve, 0))
+    }
     return { held: keep.length }
   },
   async never(input, state) { await state.put(input.key, 'written before waiting forever'); return await new Promise(() => {}) },
@@ -101,7 +107,8 @@ describe('app backends cannot stop the server (real wrangler dev)', () => {
     const took = performance.now() - started
     running = false
     await Promise.all(loops)
-    const answer = result instanceof Response ? ` ${result.status} ${((await result.clone().json().catch(() => ({}))) as { error?: { code: string } }).error?.code ?? ''}` : ''
+    const error = result instanceof Response ? ((await result.clone().json().catch(() => ({}))) as { error?: { code: string; details?: { limit?: string } } }).error : undefined
+    const answer = result instanceof Response ? ` ${result.status} ${error?.code ?? ''}${error?.details?.limit ? ` (${error.details.limit})` : ''}` : ''
     console.log(`${name}: answered${answer} in ${took.toFixed(0)} ms; bob /health ${figures(probes.health)}; bob's session ${figures(probes.session)}; load ${execSync('uptime').toString().trim().replace(/.*load/, 'load')}`)
     return { result, probes }
   }
