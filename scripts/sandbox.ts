@@ -193,9 +193,16 @@ async function until(done: () => Promise<boolean>, timeoutMs: number): Promise<v
   }
 }
 
-function freePort(): Promise<number> {
+/**
+ * A loopback port that was free a moment ago.
+ *
+ * @example
+ * const port = await freePort()
+ */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer()
+    server.unref()
     server.on('error', reject)
     server.listen(0, '127.0.0.1', () => {
       const { port } = server.address() as { port: number }

@@ -7,10 +7,9 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { SANDBOX_MARKER } from '../../scripts/sandbox.ts'
+import { freePort, SANDBOX_MARKER } from '../../scripts/sandbox.ts'
 
 export interface Wrangler {
   url: string
@@ -192,16 +191,4 @@ async function freePorts(count: number): Promise<number[]> {
   const ports = new Set<number>()
   while (ports.size < count) ports.add(await freePort())
   return [...ports]
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.unref()
-    server.on('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
 }
