@@ -27,6 +27,8 @@ export interface Env {
   APP_BACKENDS: DurableObjectNamespace<AppBackendObject>
   /** Loads app backends into their own isolates (Dynamic Workers). */
   LOADER: WorkerLoader
+  /** Development only: the local sandbox process app backends run in (`npm start` sets it; objects/apps/run.ts). */
+  BACKEND_SANDBOX?: string
   NEURON_ENV?: string
   AUTH_ISSUER?: string
   AUTH_AUDIENCE?: string

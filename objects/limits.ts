@@ -89,13 +89,28 @@ export const MAX_HOST_CALLS_PER_SOCKET = 16
 export const HOST_CALL_TIMEOUT_MS = 120_000
 
 /**
- * What one call of an app's backend may use. `cpuMs` and `subRequests` are handed to the Worker
- * Loader, which Cloudflare enforces per invocation (local workerd does not: a 2 s busy loop and six
- * fetches passed under limits of 50 ms and 3 here). `wallMs` the kernel enforces itself, everywhere:
- * a call that has not answered by then is 504 `BACKEND_TIMEOUT` and its writes are dropped. A method
- * may declare a shorter `timeoutMs` in its interface, never a longer one.
+ * What app backend code may use (docs/backends.md#bounds). `cpuMs` and `subRequests` are handed to
+ * the Worker Loader at every load and on every call's entrypoint (the lower of the two applies);
+ * Cloudflare enforces them per invocation, and a backend past either throws. Local workerd drops
+ * them unread (`getEntrypointResolved` in workerd's server.c++ ignores its `limits`; measured here:
+ * a 2 s busy loop and six fetches passed under 50 ms and 3), so locally `SANDBOX_LIMITS` stand in.
+ * Memory is the platform's per isolate (128 MB on Cloudflare), not settable per load. `wallMs` the
+ * kernel enforces itself, everywhere: a call that has not answered by then is 504 `BACKEND_TIMEOUT`
+ * and its writes are dropped; a method may declare a shorter `timeoutMs`, never a longer one.
+ * `loadMs` bounds the upload check (loading a module and listing its functions) the same way.
  */
-export const BACKEND_LIMITS = { cpuMs: 1_000, subRequests: 50, wallMs: 30_000 } as const
+export const BACKEND_LIMITS = { cpuMs: 1_000, subRequests: 50, wallMs: 30_000, loadMs: 10_000 } as const
+
+/**
+ * The local stand-ins for Cloudflare's bounds (`npm start`, scripts/sandbox.ts). Backends run in a
+ * workerd process of their own, because a busy loop in any isolate of a workerd process holds the
+ * whole process (one thread) and a full heap aborts it. Its supervisor kills and restarts it when it
+ * has not answered a ping for `stallMs` (a backend holding the CPU: the stand-in for `cpuMs`), when
+ * its resident memory passes `memoryMb` (ArrayBuffers live outside the V8 heap), and when it aborts
+ * on a V8 heap past `heapMb` per isolate (`--max-old-space-size`, the stand-in for 128 MB); it
+ * checks every `pollMs`.
+ */
+export const SANDBOX_LIMITS = { stallMs: 2_000, heapMb: 128, memoryMb: 512, pollMs: 100 } as const
 
 /** What one update may stage before it commits: its writes are held until the method answers. */
 export const MAX_UPDATE_WRITE_BYTES = 4 * 1024 * 1024

@@ -6,10 +6,11 @@
  *
  * A call: the kernel finds the method in the installed interface (an app
  * never supplies a schema at call time), validates the input, runs the method
- * in the backend's isolate (loader.ts) with `ReadState` for a query or
- * `WriteState` for an update, and validates the output. Updates run one at a
- * time, so a backend's read-then-write is never interleaved with another
- * update; queries do not wait for them.
+ * in the backend's isolate under its bounds (run.ts, loader.ts) with
+ * `ReadState` for a query or an update's `WriteState`, and the `Outbound` of
+ * this installation's gate, and validates the output; only then does it commit
+ * an update. Updates run one at a time, so a backend's read-then-write is never
+ * interleaved with another update; queries do not wait for them.
  */
 import { Validator } from '@cfworker/json-schema'
 import { DurableObject } from 'cloudflare:workers'
@@ -24,9 +25,10 @@ import { answerFailures } from '../rpc.ts'
 import { CONNECTIONS_TOPIC, type ConnectionInfo, connectionBinding } from './connections.ts'
 import { assertRoomForGrant, foldGrants, type Grant, GRANTS_TOPIC } from './grants.ts'
 import { INSTALL_TOPIC, type InstalledVersion, installationName } from './installation.ts'
-import { type BackendEntrypoint, loadBackend } from './loader.ts'
-import type { GateProps } from './outbound-gate.ts'
-import { ReadState, WriteState } from './state.ts'
+import { type GateProps, Outbound } from './outbound-gate.ts'
+import type { BackendHost } from './loader.ts'
+import { backendHost, runMethod } from './run.ts'
+import { openUpdate, ReadState } from './state.ts'
 
 /** The sealed connections as stored: one whole set per version, by name. */
 type SealedConnections = Record<string, SealedKey>
@@ -40,6 +42,8 @@ export class AppBackendObject extends DurableObject<Env> {
   /** Input and output validators of the installed version, rebuilt when the version changes. */
   private validators: { hash: string; byMethod: Map<string, { input: Validator; output: Validator }> } | undefined
   private updates: Promise<unknown> = Promise.resolve()
+  /** Where this installation's backend code runs (run.ts), kept so a local sandbox session is reused. */
+  private host: BackendHost | undefined
   /** The installed version (undefined until first read); only this object writes it, so it stays true. */
   private version: InstalledVersion | null | undefined
 
@@ -98,22 +102,22 @@ export class AppBackendObject extends DurableObject<Env> {
     }
     const { input: inputCheck, output: outputCheck } = this.validatorsOf(installed).get(method)!
     check(inputCheck, input, 'INVALID_INPUT', 400, `input of ${method}`)
-    const backend = loadBackend(this.env.LOADER, loaderId(installed), installed.module, this.outboundGate(installed))
     const timeoutMs = Math.min(spec.timeoutMs ?? BACKEND_LIMITS.wallMs, BACKEND_LIMITS.wallMs)
+    const target = { id: loaderId(installed), module: installed.module, app: installed.app, method, input, timeoutMs }
     const run = async (): Promise<{ output: Json }> => {
-      const writes = spec.kind === 'update' ? new WriteState(this.ledger, installed.person) : undefined
+      const update = spec.kind === 'update' ? openUpdate(this.ledger, installed.person) : undefined
       try {
-        const output = await withDeadline(invokeBackend(backend, installed.app, method, input, writes ?? new ReadState(this.ledger)), timeoutMs, installed.app, method)
+        const output = await runMethod((this.host ??= backendHost(this.env)), target, update?.state ?? new ReadState(this.ledger), new Outbound(this.outboundGate(installed)))
         try {
           assertJson(output)
         } catch (error) {
           throw new NeuronError('INVALID_OUTPUT', `${installed.app}.${method} answered a value that is not JSON: ${(error as Error).message}`, { status: 502, details: { method } })
         }
         check(outputCheck, output, 'INVALID_OUTPUT', 502, `output of ${method}`)
-        writes?.commit()
+        update?.commit()
         return { output }
       } finally {
-        writes?.discard() // after a commit there is nothing left to drop; otherwise the update leaves no trace
+        update?.discard() // after a commit there is nothing left to drop; otherwise the update leaves no trace
       }
     }
     if (spec.kind === 'query') return run()
@@ -220,7 +224,7 @@ export class AppBackendObject extends DurableObject<Env> {
   }
 }
 
-/** One isolate per installation and version: the gate's props (person, app) are fixed at load. */
+/** One isolate per installation and version: two people's installations of an app never share an isolate's globals. */
 function loaderId(installed: InstalledVersion): string {
   return `app-${sha256Hex(installationName(installed.person, installed.app)).slice(0, 32)}-${installed.hash.slice(0, 32)}`
 }
@@ -242,28 +246,3 @@ function notInstalled(): NeuronError {
 
 // Expected failures of the RPC surface are answers, not uncaught errors (objects/rpc.ts).
 answerFailures(AppBackendObject, ['install', 'uninstall', 'installed', 'call', 'grant', 'revoke', 'listGrants', 'allows', 'setConnection', 'deleteConnection', 'connections', 'revealConnection'])
-
-/** Runs one method in the backend's isolate; whatever it throws is `BACKEND_FAILED` with its message. */
-async function invokeBackend(backend: BackendEntrypoint, app: string, method: string, input: unknown, state: ReadState | WriteState): Promise<unknown> {
-  try {
-    return await backend.invoke(method, input, state)
-  } catch (error) {
-    throw new NeuronError('BACKEND_FAILED', `${app}.${method} failed: ${(error as Error).message}`, { status: 502, details: { method, reason: (error as Error).message } })
-  }
-}
-
-/**
- * The call's answer, or 504 `BACKEND_TIMEOUT` once `ms` have passed. The isolate is not stopped
- * (Cloudflare's CPU limit does that); the kernel stops waiting, and the update's writes are dropped.
- */
-async function withDeadline<T>(work: Promise<T>, ms: number, app: string, method: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new NeuronError('BACKEND_TIMEOUT', `${app}.${method} did not answer within ${ms} ms`, { status: 504, details: { method, timeoutMs: ms } })), ms)
-  })
-  try {
-    return await Promise.race([work, deadline])
-  } finally {
-    clearTimeout(timer)
-  }
-}

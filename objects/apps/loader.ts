@@ -1,79 +1,141 @@
 /**
  * App backends as Dynamic Workers: an app's backend module runs in its own
- * isolate, loaded with the Worker Loader binding (`env.LOADER`). The isolate
- * gets no bindings at all (`env: {}`); its only way out is `globalOutbound`,
- * which the kernel sets to its outbound gate (outbound-gate.ts) or to `null`.
- * State reaches a method as an argument (state.ts), never as a binding, so
- * each call gets exactly the access its kind allows.
+ * isolate, loaded with the Worker Loader binding. The isolate gets no bindings
+ * (`env: {}`) and no network (`globalOutbound: null`); what a call may touch
+ * arrives with the call: its `state` (state.ts) and an `Outbound` to the
+ * kernel's gate (outbound-gate.ts), through which the kernel's wrapper sends
+ * the backend's `fetch`. So each call gets exactly the access its kind allows,
+ * and a backend can reach the network only during a call of its own.
  *
  * The kernel wraps the app's module in its own main module (`kernel.js`), which
- * dispatches only to the module's own functions and can list them, so "does
- * the backend load, and does it have every declared method" is one call.
+ * dispatches only to the module's own functions, can list them (the upload
+ * check), and keeps each call open until its deadline: a promise that never
+ * settles is then a call that did not answer in time, not one the runtime
+ * cancels as hung.
  *
- * Each invocation runs under `BACKEND_LIMITS` (CPU time and subrequests, enforced by
- * Cloudflare); the installation object adds the wall-clock deadline (backend-object.ts).
+ * Every load and every call's entrypoint carries `BACKEND_LIMITS` (CPU time and
+ * subrequests, enforced by Cloudflare); the installation object adds the wall
+ * clock (run.ts). `BackendHost` is what runs backends: this Worker Loader, or
+ * locally the sandbox process that stands in for the bounds local workerd
+ * does not enforce (sandbox/).
  */
-import { NeuronError } from '../errors.ts'
 import { BACKEND_LIMITS } from '../limits.ts'
 
 /** Compatibility date of app backends: fixed by the kernel, not chosen by the app. */
 const BACKEND_COMPATIBILITY_DATE = '2026-10-01'
 
+/** The message the kernel rejects a call with at its deadline (run.ts answers it 504). */
+export const DEADLINE_MESSAGE = 'neuron: the call reached its deadline'
+
 const KERNEL_MODULE = `import { WorkerEntrypoint } from 'cloudflare:workers'
 import app from './backend.js'
 const own = (name) => app !== null && typeof app === 'object' && Object.hasOwn(app, name) && typeof app[name] === 'function'
+// The gates of the calls running now: every one leads to this installation's gate.
+const gates = new Set()
+const REDIRECTS = new Set([301, 302, 303, 307, 308])
+// The backend's fetch, through the gate. Redirects are followed here, each hop through the gate
+// again (the gate never follows one), with the body kept in this isolate for a 307 or 308.
+globalThis.fetch = async (input, init) => {
+  let gate
+  for (gate of gates);
+  if (gate === undefined) throw new TypeError('a backend reaches the network only during a call')
+  const request = new Request(input, init)
+  if (request.redirect === 'manual') return gate.fetch(request)
+  let { method, url } = request
+  let body = request.body === null ? null : await request.arrayBuffer()
+  for (let hop = 0; ; hop++) {
+    const response = await gate.fetch(new Request(url, { method, headers: request.headers, body, redirect: 'manual' }))
+    const location = response.headers.get('location')
+    if (!REDIRECTS.has(response.status) || location === null) return response
+    if (request.redirect === 'error') throw new TypeError('fetch: the response is a redirect and redirect is "error"')
+    if (hop === 20) throw new TypeError('fetch: too many redirects')
+    await response.body?.cancel()
+    url = new URL(location, url).href
+    if (response.status === 303 || (response.status < 307 && method === 'POST')) [method, body] = [method === 'HEAD' ? 'HEAD' : 'GET', null]
+  }
+}
 export class Backend extends WorkerEntrypoint {
   methods() { return app !== null && typeof app === 'object' ? Object.keys(app).filter(own) : [] }
-  async invoke(method, input, state) {
+  async invoke(method, input, state, gate, deadlineMs) {
     if (!own(method)) throw new Error('the backend has no method ' + method)
-    return await app[method](input, state)
+    let timer
+    gates.add(gate)
+    try {
+      const deadline = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(${JSON.stringify(DEADLINE_MESSAGE)})), deadlineMs) })
+      return await Promise.race([app[method](input, state), deadline])
+    } finally {
+      clearTimeout(timer)
+      gates.delete(gate)
+    }
   }
 }
 export default { fetch() { return new Response(null, { status: 404 }) } }
 `
 
-/** What the kernel calls in a loaded backend. */
-export interface BackendEntrypoint {
-  methods(): Promise<string[]>
-  invoke(method: string, input: unknown, state: unknown): Promise<unknown>
+/** One call of a backend method. */
+export interface BackendCall {
+  method: string
+  input: unknown
+  /** How long the kernel keeps the call open, in ms. */
+  deadlineMs: number
+}
+
+/** The network a call may use: `fetch` through the installation's gate (an `Outbound`). */
+export interface CallOutbound {
+  fetch(request: Request): Promise<Response>
 }
 
 /**
- * The backend of an installation, loaded (or reused while warm) under `id`.
- * `outbound` is the only way the isolate can reach the network; `null` cuts it off.
- *
- * @example
- * const backend = loadBackend(env.LOADER, `app-${digest}`, source, gate)
- * await backend.invoke('count', {}, new ReadState(ledger))
+ * What runs backends. `id` names the isolate: one per installation and package, so two people's
+ * installations of one app never share an isolate's globals.
  */
-export function loadBackend(loader: WorkerLoader, id: string, module: string, outbound: Fetcher | null): BackendEntrypoint {
-  const worker = loader.get(id, () => ({
-    compatibilityDate: BACKEND_COMPATIBILITY_DATE,
-    mainModule: 'kernel.js',
-    modules: { 'kernel.js': KERNEL_MODULE, 'backend.js': module },
-    env: {},
-    globalOutbound: outbound,
-    limits: { cpuMs: BACKEND_LIMITS.cpuMs, subRequests: BACKEND_LIMITS.subRequests },
-  }))
-  return worker.getEntrypoint('Backend') as unknown as BackendEntrypoint
+export interface BackendHost {
+  /** Loads `module` and lists the functions it exports. */
+  methods(id: string, module: string): Promise<string[]>
+  /** Runs `call` with `state` (an RPC target) and `outbound`; the method's answer. */
+  invoke(id: string, module: string, call: BackendCall, state: unknown, outbound: CallOutbound | null): Promise<unknown>
 }
 
-/**
- * Loads `module` once, with no network, and checks it exports every method in `declared`.
- * Throws `BACKEND_LOAD_FAILED` (422) when it does not evaluate or lacks a method.
- *
- * @example
- * await checkBackend(env.LOADER, hash, pkg.backend.module, Object.keys(pkg.interface.methods))
- */
-export async function checkBackend(loader: WorkerLoader, hash: string, module: string, declared: string[]): Promise<void> {
-  let found: string[]
-  try {
-    found = await loadBackend(loader, `check-${hash}`, module, null).methods()
-  } catch (error) {
-    throw new NeuronError('BACKEND_LOAD_FAILED', `the backend module does not load: ${(error as Error).message}`, { status: 422, details: { reason: (error as Error).message } })
+/** Thrown when a bound stopped backend code: which one (run.ts answers it `BACKEND_LIMIT`). */
+export class BackendStopped extends Error {
+  override name = 'BackendStopped'
+  constructor(
+    readonly limit: 'cpu' | 'memory' | 'subrequests',
+    message: string,
+  ) {
+    super(message)
   }
-  const missing = declared.filter((name) => !found.includes(name))
-  if (missing.length > 0) {
-    throw new NeuronError('BACKEND_LOAD_FAILED', `the backend module does not export the declared method(s) ${missing.join(', ')}`, { status: 422, details: { missing } })
+}
+
+/** What the kernel calls in a loaded backend. */
+interface BackendEntrypoint {
+  methods(): Promise<string[]>
+  invoke(method: string, input: unknown, state: unknown, outbound: CallOutbound | null, deadlineMs: number): Promise<unknown>
+}
+
+const LIMITS = { cpuMs: BACKEND_LIMITS.cpuMs, subRequests: BACKEND_LIMITS.subRequests }
+
+/**
+ * Backends on this Worker Loader: each loaded (or reused while warm) under its id, with the limits
+ * on the load and on every call's entrypoint.
+ *
+ * @example
+ * const output = await loaderHost(env.LOADER).invoke(id, module, { method: 'count', input: {}, deadlineMs: 30_000 }, new ReadState(ledger), outbound)
+ */
+export function loaderHost(loader: WorkerLoader): BackendHost {
+  const entrypoint = (id: string, module: string) =>
+    loader
+      .get(id, () => ({
+        compatibilityDate: BACKEND_COMPATIBILITY_DATE,
+        mainModule: 'kernel.js',
+        modules: { 'kernel.js': KERNEL_MODULE, 'backend.js': module },
+        env: {},
+        globalOutbound: null,
+        limits: LIMITS,
+      }))
+      .getEntrypoint('Backend', { limits: LIMITS }) as unknown as BackendEntrypoint
+  return {
+    methods: (id, module) => entrypoint(id, module).methods(),
+    invoke: (id, module, call, state, outbound) => entrypoint(id, module).invoke(call.method, call.input, state, outbound, call.deadlineMs),
   }
 }

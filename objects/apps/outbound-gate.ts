@@ -1,8 +1,10 @@
 /**
- * The outbound gate: the `globalOutbound` of every app backend's isolate, a
- * kernel-owned entrypoint of this worker. Each request the backend makes
- * arrives here with the installation it came from (`props`, fixed by the
- * kernel when the isolate was loaded, not by the app). The gate asks the
+ * The outbound gate: an app backend's only way to the network, a kernel-owned
+ * entrypoint of this worker. A backend's isolate is loaded with no network at
+ * all (`globalOutbound: null`); each call hands the kernel's wrapper an
+ * `Outbound` for the call's installation, and the backend's `fetch` goes
+ * through it (loader.ts). Each request arrives here with the installation it
+ * came from (`props`, set by the kernel, not by the app). The gate asks the
  * installation whether the request's origin is granted now, so a revocation
  * takes effect on the next request; a redirect goes back to the backend, whose
  * fetch follows it through this gate again, so a granted origin cannot lead
@@ -11,7 +13,7 @@
  * `ORIGIN_NOT_GRANTED` (the header `x-neuron-gate: refused` tells the refusal
  * from the origin's own 403).
  */
-import { WorkerEntrypoint } from 'cloudflare:workers'
+import { RpcTarget, WorkerEntrypoint } from 'cloudflare:workers'
 import type { Env } from '../env.ts'
 import { settled } from '../rpc.ts'
 import { originOf } from './grants.ts'
@@ -36,5 +38,26 @@ export class OutboundGate extends WorkerEntrypoint<Env, GateProps> {
     if (origin !== null && (await settled(this.env.APP_BACKENDS.getByName(installationName(person, app))).allows(origin))) return fetch(request, { redirect: 'manual' })
     const body = { error: { code: 'ORIGIN_NOT_GRANTED', message: `${app} has no grant for ${origin ?? request.url.slice(0, 200)}; ask for one with backend_calls.request`, details: { origin } } }
     return Response.json(body, { status: 403, headers: { 'x-neuron-gate': 'refused' } })
+  }
+}
+
+/**
+ * What one backend call receives to reach the network: the installation's gate behind an RPC
+ * target, so the same object crosses the Worker Loader's RPC and, locally, the sandbox's (a service
+ * binding itself does not cross the latter: capnweb calls `dup` on it, which RPC reserves).
+ *
+ * @example
+ * await backend.invoke(id, module, call, state, new Outbound(exports.OutboundGate({ props: { person, app } })))
+ */
+export class Outbound extends RpcTarget {
+  readonly #gate: Fetcher
+
+  constructor(gate: Fetcher) {
+    super()
+    this.#gate = gate
+  }
+
+  fetch(request: Request): Promise<Response> {
+    return this.#gate.fetch(request)
   }
 }

@@ -11,9 +11,12 @@
  *
  * An update is all or nothing: its `put`s are staged (its own `get`s see them)
  * and appended together, in one synchronous step, only when the method has
- * answered in time with a valid output (`commit`). A method that throws, times
- * out or answers wrongly leaves no trace in the state, and a `put` arriving
- * after its call ended is refused.
+ * answered in time with a valid output. A method that throws, times out or
+ * answers wrongly leaves no trace in the state, and a `put` arriving after its
+ * call ended is refused. Committing is the kernel's alone: `openUpdate` gives
+ * the kernel `commit` and `discard` and the backend a `WriteState` whose only
+ * methods are `get` and `put` (an RPC target exposes every method of its
+ * class, so the staging lives in a plain object the backend never receives).
  */
 import { RpcTarget } from 'cloudflare:workers'
 import { NeuronError } from '../errors.ts'
@@ -40,23 +43,40 @@ export class ReadState extends RpcTarget {
   }
 }
 
-/** Read and staged-write access for an update; `author` is the person the installation belongs to. */
-export class WriteState extends RpcTarget {
-  #staged = new Map<string, { value: Json; bytes: number }>()
-  #bytes = 0
-  #ended = false
+/** One update as the kernel holds it: the state to hand to the backend, and the two ways to end it. */
+export interface Update {
+  /** What the backend receives: `get` and `put`, nothing else. */
+  readonly state: WriteState
+  /** Appends every staged value (in the order first staged), then ends the update. */
+  commit(): void
+  /** Ends the update without storing anything (it threw, timed out or answered wrongly). */
+  discard(): void
+}
 
-  constructor(
-    private readonly ledger: Ledger,
-    private readonly author: string,
-  ) {
+/**
+ * Opens an update of `ledger`'s state for `author`, the person the installation belongs to.
+ *
+ * @example
+ * const update = openUpdate(ledger, person)
+ * await backend.invoke('increment', input, update.state)
+ * update.commit()
+ */
+export function openUpdate(ledger: Ledger, author: string): Update {
+  const staging = new Staging(ledger, author)
+  return { state: new WriteState(staging), commit: () => staging.commit(), discard: () => staging.discard() }
+}
+
+/** Read and staged-write access for an update: what the backend's `state` is. */
+export class WriteState extends RpcTarget {
+  readonly #staging: Staging
+
+  constructor(staging: Staging) {
     super()
+    this.#staging = staging
   }
 
   get(key: string): Json | null {
-    const staged = this.#staged.get(key)
-    if (staged) return staged.value
-    return readValue(this.ledger, key)
+    return this.#staging.get(key)
   }
 
   /**
@@ -65,6 +85,28 @@ export class WriteState extends RpcTarget {
    * @example
    * await state.put('count', count + 1)
    */
+  put(key: string, value: unknown): void {
+    this.#staging.put(key, value)
+  }
+}
+
+/** The staged writes of one update (never handed to a backend). */
+class Staging {
+  #staged = new Map<string, { value: Json; bytes: number }>()
+  #bytes = 0
+  #ended = false
+
+  constructor(
+    private readonly ledger: Ledger,
+    private readonly author: string,
+  ) {}
+
+  get(key: string): Json | null {
+    const staged = this.#staged.get(key)
+    if (staged) return staged.value
+    return readValue(this.ledger, key)
+  }
+
   put(key: string, value: unknown): void {
     topicOf(key)
     if (this.#ended) throw new NeuronError('CALL_ENDED', 'this update has already ended; nothing more can be written for it', { status: 409 })
@@ -77,7 +119,6 @@ export class WriteState extends RpcTarget {
     this.#bytes = total
   }
 
-  /** Appends every staged value (in the order first staged), then ends the update. */
   commit(): void {
     this.#ended = true
     for (const [key, { value }] of this.#staged) {
@@ -86,7 +127,6 @@ export class WriteState extends RpcTarget {
     this.#staged.clear()
   }
 
-  /** Ends the update without storing anything (it threw, timed out or answered wrongly). */
   discard(): void {
     this.#ended = true
     this.#staged.clear()

@@ -21,6 +21,8 @@ describe('app route codes', () => {
     const cases: [string, string, RequestInit, string][] = [
       ['post', '/v1/apps/packages', json('POST', { ...COUNTER, manifest: { ...COUNTER.manifest, entry: 'x.html' } }), 'MISSING_ENTRY'],
       ['post', '/v1/apps/packages', json('POST', { ...COUNTER, backend: { module: 'export default {' } }), 'BACKEND_LOAD_FAILED'],
+      // the runtime's error for a module past its CPU limit at startup (thrown by hand: local workerd enforces none)
+      ['post', '/v1/apps/packages', json('POST', { ...COUNTER, backend: { module: "throw new Error('Script startup exceeded CPU limit.')\nexport default {}" } }), 'BACKEND_LIMIT'],
       ['get', `/v1/apps/packages/${'0'.repeat(64)}`, {}, 'PACKAGE_NOT_FOUND'],
       ['post', '/v1/apps/installs', json('POST', { package: '0'.repeat(64) }), 'PACKAGE_NOT_FOUND'],
       ['get', '/v1/apps/installs/absent', {}, 'APP_NOT_INSTALLED'],

@@ -5,7 +5,7 @@
  */
 import { env } from 'cloudflare:workers'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { loadBackend } from '../../objects/apps/loader.ts'
+import { loaderHost } from '../../objects/apps/loader.ts'
 import { api, postJson } from '../support/api.ts'
 import { pkg, PROBE_METHODS, PROBE_MODULE, SOCKET_MODULE } from '../fixtures/apps/packages.ts'
 import { fakeVendor } from '../llm/fake-vendor.ts'
@@ -87,11 +87,19 @@ describe('outbound grants', () => {
     expect(await errorOf(await postJson('/v1/apps/installs/absent/backend-calls', { origin: 'https://example.com' }, ada))).toMatchObject({ code: 'APP_NOT_INSTALLED' })
   })
 
-  it('baseline: a backend loaded with globalOutbound null cannot fetch at all', async () => {
+  it('baseline: with no gate handed to the call, a backend cannot fetch at all, not even with the fetch it kept from load time', async () => {
     const vendor = await fakeVendor([PONG])
-    const backend = loadBackend(env.LOADER, `baseline-${crypto.randomUUID()}`, PROBE_MODULE, null)
-    const answer = (await backend.invoke('reach', { url: vendor.url }, null)) as { thrown?: string }
-    expect(answer.thrown).toEqual(expect.any(String))
+    const module = `const raw = globalThis.fetch
+export default {
+  async reach(input) { try { await fetch(input.url); return { reached: true } } catch (error) { return { thrown: String(error.message) } } },
+  async reachRaw(input) { try { await raw(input.url); return { reached: true } } catch (error) { return { thrown: String(error.message) } } },
+}`
+    const host = loaderHost(env.LOADER)
+    const id = `baseline-${crypto.randomUUID()}`
+    for (const method of ['reach', 'reachRaw']) {
+      const answer = (await host.invoke(id, module, { method, input: { url: vendor.url }, deadlineMs: 10_000 }, null, null)) as { thrown?: string }
+      expect(answer.thrown, method).toEqual(expect.any(String))
+    }
     expect(await vendor.requests()).toEqual([])
   })
 })

@@ -1,13 +1,15 @@
 /**
- * Starts a real `wrangler dev` process for end-to-end, crash and browser tests.
- * The process runs in its own process group so a crash test can `kill -9` the
- * whole tree (wrangler and its workerd child) at once.
+ * Starts a real `wrangler dev` process for end-to-end, crash and browser tests,
+ * the way `npm start` does (scripts/dev.ts: wrangler dev, with app backends in
+ * the local sandbox process). The process runs in its own process group so a
+ * crash test can `kill -9` the whole tree (wrangler, its workerd child and the
+ * sandbox) at once.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { freePort, SANDBOX_MARKER } from '../../scripts/sandbox.ts'
 
 export interface Wrangler {
   url: string
@@ -20,7 +22,7 @@ export interface Wrangler {
   output(): string
   /** The wrangler inspector proxy's port (see inspector.ts). */
   inspectorPort: number
-  /** Resident memory of each workerd process in the group, in MiB. */
+  /** Resident memory of each workerd process in the group (not the backend sandbox), in MiB. */
   workerdRssMb(): number[]
   /** CPU time (user + system) each workerd process in the group has used so far, in seconds. */
   workerdCpuSeconds(): number[]
@@ -79,8 +81,7 @@ export async function startWrangler(
 /** One `wrangler dev` start on the given HTTP and inspector ports. */
 async function startOn(port: number, inspectorPort: number, persistTo: string, options: Parameters<typeof startWrangler>[0] = {}): Promise<Wrangler> {
   const args = [
-    join(ROOT, 'node_modules/wrangler/bin/wrangler.js'),
-    'dev',
+    join(ROOT, 'scripts/dev.ts'),
     ...(options.script ? [options.script] : []),
     ...(options.config ? ['--config', options.config] : []),
     '--ip',
@@ -127,12 +128,13 @@ async function startOn(port: number, inspectorPort: number, persistTo: string, o
   }
 }
 
-/** Every workerd process whose process group is `group`: its stat fields after the command name, and its status text. */
+/** Every workerd process of wrangler's whose process group is `group` (not the backend sandbox): its stat fields after the command name, and its status text. */
 function workerdsOf(group: number): { stat: string[]; status: string }[] {
   const found: { stat: string[]; status: string }[] = []
   for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
     try {
-      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('workerd')) continue
+      const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+      if (!command.includes('workerd') || command.includes(SANDBOX_MARKER)) continue
       // /proc/<pid>/stat: "pid (comm) state ppid pgrp ..."; comm may hold spaces, so split after ')'.
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
       if (Number(stat[2]) !== group) continue
@@ -189,16 +191,4 @@ async function freePorts(count: number): Promise<number[]> {
   const ports = new Set<number>()
   while (ports.size < count) ports.add(await freePort())
   return [...ports]
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.unref()
-    server.on('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
 }

@@ -27,7 +27,7 @@ export const APP_ROUTES: RouteDoc[] = [
     maxBodyBytes: PACKAGE_BODY,
     ok: { 201: 'stored', 200: 'these exact bytes were stored before' },
     response: R.StoredPackage,
-    errors: [...BODY_ERRORS, 'INVALID_PACKAGE', 'PACKAGE_TOO_LARGE', 'MISSING_ENTRY', 'INVALID_SCHEMA', 'BACKEND_LOAD_FAILED', 'NOT_JSON_COMPATIBLE'],
+    errors: [...BODY_ERRORS, 'INVALID_PACKAGE', 'PACKAGE_TOO_LARGE', 'MISSING_ENTRY', 'INVALID_SCHEMA', 'BACKEND_LOAD_FAILED', 'BACKEND_LIMIT', 'BACKEND_UNAVAILABLE', 'NOT_JSON_COMPATIBLE'],
   },
   { method: 'get', path: '/v1/apps/packages/{hash}', operationId: 'getAppPackage', summary: 'A package the caller uploaded, as stored', auth: 'bearer', ok: { 200: 'the package' }, response: R.Package, errors: ['INVALID_REQUEST', 'PACKAGE_NOT_FOUND'] },
   {
@@ -67,7 +67,7 @@ export const APP_ROUTES: RouteDoc[] = [
     maxBodyBytes: MAX_CALL_BYTES,
     ok: { 200: 'the output' },
     response: R.CallOutput,
-    errors: [...REQUEST_ERRORS, 'APP_NOT_INSTALLED', 'UNKNOWN_METHOD', 'METHOD_KIND_MISMATCH', 'INVALID_INPUT', 'INVALID_OUTPUT', 'BACKEND_FAILED', 'BACKEND_TIMEOUT'],
+    errors: [...REQUEST_ERRORS, 'APP_NOT_INSTALLED', 'UNKNOWN_METHOD', 'METHOD_KIND_MISMATCH', 'INVALID_INPUT', 'INVALID_OUTPUT', 'BACKEND_FAILED', 'BACKEND_TIMEOUT', 'BACKEND_LIMIT', 'BACKEND_UNAVAILABLE'],
   },
   { method: 'get', path: '/v1/apps/installs/{app}/backend-calls', operationId: 'listBackendCalls', summary: 'The origins the backend may reach (backend_calls.list)', auth: 'bearer', ok: { 200: 'the grants' }, response: R.Grants, errors: INSTALL_ERRORS },
   {

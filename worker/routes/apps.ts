@@ -1,8 +1,8 @@
 /**
  * `/v1/apps`: app packages and the caller's installs of them (docs/backends.md).
  * Packages are checked whole before anything is stored (objects/apps/package.ts),
- * their backend loaded once in an isolate with no network to prove it loads and
- * has every declared method. Every install route works on the caller's own
+ * their backend loaded once, under the same bounds as a call (objects/apps/run.ts),
+ * to prove it loads and has every declared method. Every install route works on the caller's own
  * installation: the person is the authenticated principal, never a parameter,
  * so no one reaches another person's installation, state, grants or keys.
  */
@@ -13,8 +13,8 @@ import { ConnectionBody, ConnectionName, REVEAL_CLAIM } from '../../objects/apps
 import { frameBase } from '../../objects/apps/frame-files.ts'
 import { originOf } from '../../objects/apps/grants.ts'
 import { type InstalledVersion, installationName } from '../../objects/apps/installation.ts'
-import { checkBackend } from '../../objects/apps/loader.ts'
 import { AppId, type AppPackage, checkPackage, PackageHash } from '../../objects/apps/package.ts'
+import { backendHost, checkBackend } from '../../objects/apps/run.ts'
 import { deriveEncryptedKey, VetkeyRequest } from '../../objects/apps/vetkeys.ts'
 import { NeuronError } from '../../objects/errors.ts'
 import { MAX_CALL_BYTES, MAX_CREDENTIAL_BYTES, MAX_PACKAGE_BYTES } from '../../objects/limits.ts'
@@ -47,7 +47,7 @@ export const apps = new Hono<AppEnv>()
   .post('/packages', limitBody(PACKAGE_BODY), async (c) => {
     const person = callerOf(c).id
     const { hash, text, pkg } = checkPackage(await readJson(c.req.raw))
-    if (pkg.backend) await checkBackend(c.env.LOADER, hash, pkg.backend.module, Object.keys(pkg.interface.methods))
+    if (pkg.backend) await checkBackend(backendHost(c.env), hash, pkg.backend.module, Object.keys(pkg.interface.methods))
     await register(c.env, shelfKey(person))
     const stored = await settled(c.env.APP_SHELVES.getByName(person)).putPackage(person, { hash, text, app: pkg.manifest.app, version: pkg.manifest.version })
     return c.json(stored, stored.duplicate ? 200 : 201)
