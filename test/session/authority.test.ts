@@ -2,8 +2,9 @@
  * A turn's tools act with the authority of the principal who prompted it, intersected with what
  * the session grants (docs/graph.md, "Who may reach what"). A holder of the claim a session is
  * shared with prompts it: the memory tools reach the session's own memory and nothing of the
- * owner's graph, tools that use the owner's credentials (MCP servers' sealed headers) are refused
- * with a code and never reach the server, and the session's configuration stays the owner's. The
+ * owner's graph (nor does the session's pinned context), tools that use the owner's credentials
+ * (MCP servers' sealed headers, host tools in the owner's browser) are refused with a code and never
+ * reach their target, and the session's configuration stays the owner's. The
  * owner's own prompts keep working, and the rule is read from durable history, so a prompt
  * admitted before an eviction runs with the same authority after it.
  */
@@ -12,12 +13,15 @@ import { env } from 'cloudflare:workers'
 import { describe, expect, inject, it } from 'vitest'
 import { authorize, type Caller, gateHeaders } from '../../objects/access/authorize.ts'
 import type { Stored } from '../../objects/ledger/envelope.ts'
+import { promotion, type SessionGrant, toolAuthority } from '../../objects/session/authority.ts'
 import { EVENT } from '../../objects/session/events.ts'
 import type { SessionObject } from '../../objects/session/session-object.ts'
 import { api } from '../support/api.ts'
 import { bearer, idOf } from '../support/auth.ts'
 import { uniqueName } from '../support/ledger.ts'
+import { NOTES_SEARCH } from '../support/host.ts'
 import { newSession, waitIdle } from '../support/session.ts'
+import { openSocket } from '../support/streams.ts'
 
 const ACME = ['org:acme']
 
@@ -117,7 +121,7 @@ describe("a share holder's prompt reaches nothing of the owner's graph", () => {
     expect((mine.content as { memories: { text: string }[] }).memories.map((m) => m.text)).toEqual([secret])
   })
 
-  it('the prompting principal is recorded when its prompt is promoted, and a share holder never acts as the owner', { timeout: 60_000 }, async () => {
+  it('who prompted, with the claims the gate verified, is recorded when the prompt is promoted', { timeout: 60_000 }, async () => {
     const owner = uniqueName('owner')
     const holder = uniqueName('holder')
     const shared = await sessionOf('recorded', owner, { share: ACME })
@@ -125,9 +129,43 @@ describe("a share holder's prompt reaches nothing of the owner's graph", () => {
     await turn(shared, owner, ['org:own'], '/tool calculator {"expression":"2+2"}')
     const promoted = (await events(shared.id, owner)).filter((e) => e.type === EVENT.prompted).map((e) => (e.payload as { by: unknown }).by)
     expect(promoted).toEqual([
-      { principal: idOf(holder), claims: [] },
+      { principal: idOf(holder), claims: [...ACME, 'role:x'] },
       { principal: idOf(owner), claims: ['org:own'] },
     ])
+  })
+})
+
+describe('the pinned memories a session is told (memory.pinned)', () => {
+  /** The latest value of the `memory.pinned` context the session's model was told, prompting turns until it is `wanted` (a source loads between turns). */
+  async function pinnedContext(session: { id: string; owner: string; stub: DurableObjectStub<SessionObject> }, wanted: (texts: string[] | null) => boolean): Promise<string[] | null> {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      let value: unknown = undefined
+      for (const e of await events(session.id, session.owner)) {
+        if (e.type === EVENT.epochStarted) {
+          const baseline = JSON.parse(new TextDecoder().decode((await session.stub.artifact({ id: idOf(session.owner), claims: [] }, (e.payload as { baseline: string }).baseline))!)) as { sources: Record<string, unknown> }
+          value = baseline.sources['memory.pinned']
+        }
+        if (e.type === EVENT.contextChanged && 'memory.pinned' in (e.payload as { values: object }).values) value = (e.payload as { values: Record<string, unknown> }).values['memory.pinned']
+      }
+      const texts = Array.isArray(value) ? (value as { text: string }[]).map((m) => m.text) : null
+      if (wanted(texts)) return texts
+      await turn(session, session.owner, [], '/tool calculator {"expression":"1+1"}')
+    }
+    throw new Error(`memory.pinned of ${session.id} never became what was wanted`)
+  }
+
+  it("a private session is told its owner's pins; a shared session only its own, never the owner's", { timeout: 120_000 }, async () => {
+    const owner = uniqueName('owner')
+    expect((await as(owner, [], '/v1/memory/remember', { body: { text: 'answer in metric units', pinned: true } })).status).toBe(201)
+    const own = await sessionOf('own-pins', owner)
+    expect(await pinnedContext(own, (texts) => texts !== null)).toEqual(['answer in metric units'])
+
+    const shared = await sessionOf('shared-pins', owner, { share: ACME })
+    await turn(shared, uniqueName('holder'), ACME, '/tool memory_remember {"text":"reply only in pirate speak","pinned":true}')
+    expect(await pinnedContext(shared, (texts) => texts !== null)).toEqual(['reply only in pirate speak'])
+    // The owner's private session is not told what the share holder pinned.
+    await turn(own, owner, [], '/tool calculator {"expression":"2+2"}')
+    expect(await pinnedContext(own, () => true)).toEqual(['answer in metric units'])
   })
 })
 
@@ -147,6 +185,17 @@ describe('tools that use the owner\'s credentials', () => {
     const before = await calls()
     expect(await turn(shared, holder, ACME, '/tool mcp.test.whoami {}')).toEqual({ ok: false, code: 'TOOL_OWNER_ONLY' })
     expect(await calls()).toBe(before)
+  })
+
+  it("a host tool runs in the owner's browser: a share holder's call is refused and never sent to it", { timeout: 60_000 }, async () => {
+    const owner = uniqueName('owner')
+    const shared = await sessionOf('shared-host', owner, { share: ACME })
+    const host = await openSocket(`/v1/sessions/${shared.id}/ws`, owner)
+    host.send({ type: 'host.offer', host: 'notes', tools: [NOTES_SEARCH] })
+    await host.until((m) => m.some((x) => x.type === 'host.offered'))
+    expect(await turn(shared, uniqueName('holder'), ACME, '/tool notes_search {"q":"milk"}')).toEqual({ ok: false, code: 'TOOL_OWNER_ONLY' })
+    expect(host.messages.filter((m) => m.type === 'host.call')).toEqual([])
+    host.close()
   })
 
   it("a share holder cannot change the session's configuration (it decides where the owner's credentials go)", { timeout: 60_000 }, async () => {
@@ -182,7 +231,7 @@ describe('the rule is read from durable history', () => {
     await runDurableObjectAlarm(stub)
     await waitIdle(id, 20_000, owner)
     const log = await events(id, owner)
-    expect(log.find((e) => e.type === EVENT.prompted)!.payload).toMatchObject({ by: { principal: holder.id, claims: [] } })
+    expect(log.find((e) => e.type === EVENT.prompted)!.payload).toMatchObject({ by: { principal: holder.id, claims: ACME } })
     expect(outcomeAfter(log, 0)).toEqual({ ok: true, content: { memories: [] } })
     expect(await recallAs(owner, 'safe combination')).toEqual([secret])
   })
@@ -194,8 +243,42 @@ describe('the rule is read from durable history', () => {
     await turn(folded, uniqueName('holder'), ACME, '/tool calculator {"expression":"3*3"}')
     const by = () => runInDurableObject(stub, (object: SessionObject) => JSON.parse(JSON.stringify((object as unknown as { state: { by: unknown } }).state.by)) as unknown)
     const before = await by()
-    expect(before).toMatchObject({ claims: [] })
+    expect(before).toEqual({ principal: expect.stringContaining('#holder-'), claims: ACME })
     await evictDurableObject(stub)
     expect(await by()).toEqual(before)
+  })
+})
+
+describe('the rule (authority.ts)', () => {
+  const ada = { principal: 'idp#ada', claims: ['org:acme', 'org:own'] }
+  const bob = { principal: 'idp#bob', claims: ['org:acme'] }
+  const nobody = { principal: null, claims: [] }
+  const privateSession: SessionGrant = { name: 's', owner: 'idp#ada', share: [], creator: 'idp#ada' }
+  const sharedSession: SessionGrant = { ...privateSession, share: ['org:acme'] }
+  const agent: SessionGrant = { name: 'orchestration.o1.agent.t1', owner: 'idp#ada', share: ['org:acme'], creator: 'orchestration:o1' }
+
+  it('a loop acts for one principal only while every prompt in it is that principal\'s', () => {
+    expect(promotion(null, [ada])).toEqual(ada)
+    expect(promotion(null, [ada, { principal: 'idp#ada', claims: ['org:own'] }])).toEqual({ principal: 'idp#ada', claims: ['org:own'] })
+    // A share holder's steer into the owner's running loop, or the other way round: nobody's.
+    expect(promotion(ada, [bob])).toEqual(nobody)
+    expect(promotion(bob, [ada])).toEqual(nobody)
+    expect(promotion(nobody, [ada])).toEqual(nobody)
+  })
+
+  it('decides what each kind of turn may reach', () => {
+    const table: [string, SessionGrant, Parameters<typeof toolAuthority>[1], ReturnType<typeof toolAuthority>][] = [
+      ["the owner's turn in a private session: the owner's graph, with the claims the prompt carried", privateSession, ada, { owner: true, memory: { id: 'idp#ada', claims: ada.claims } }],
+      ["the owner's turn in a shared session: the session's own memory", sharedSession, ada, { owner: true, memory: { id: 'session:s', claims: [] } }],
+      ["a share holder's turn: the session's own memory, not as the owner", sharedSession, bob, { owner: false, memory: { id: 'session:s', claims: [] } }],
+      ['a mixed loop in a shared session: not as the owner', sharedSession, nobody, { owner: false, memory: { id: 'session:s', claims: [] } }],
+      ['a stranger in a private session (a fork of copied prompts): nothing', privateSession, bob, { owner: false, memory: null }],
+      ['a private session with nothing recorded: only its owner can have prompted', privateSession, null, { owner: true, memory: { id: 'idp#ada', claims: [] } }],
+      ['a shared session with nothing recorded: nobody', sharedSession, null, { owner: false, memory: { id: 'session:s', claims: [] } }],
+      ["an orchestration's prompt to its agent: for the owner", agent, { principal: 'orchestration:o1', claims: [] }, { owner: true, memory: { id: 'session:orchestration.o1.agent.t1', claims: [] } }],
+      ["another orchestration's principal: not", agent, { principal: 'orchestration:o2', claims: [] }, { owner: false, memory: { id: 'session:orchestration.o1.agent.t1', claims: [] } }],
+      ["a share holder's prompt to an agent: not for the owner", agent, bob, { owner: false, memory: { id: 'session:orchestration.o1.agent.t1', claims: [] } }],
+    ]
+    for (const [name, session, by, expected] of table) expect(toolAuthority(session, by), name).toEqual(expected)
   })
 })
