@@ -54,11 +54,16 @@ export function receiveAgentMessage(host: AgentInboxHost, draft: BridgeDraft): {
       throw new NeuronError('NOT_YOUR_AGENT', `agent ${host.name} belongs to orchestration ${agent.orchestration}`, { status: 403 })
     }
     const resolved = host.resolveModel(model)
-    const headers = [{ key: 'principal', value: `orchestration:${orchestration}` }]
-    host.record(EVENT.created, { provider: resolved.provider.id, model: resolved.model.id, title: `agent for ${pkg}`, system: null, owner, share }, headers)
+    host.record(EVENT.created, { provider: resolved.provider.id, model: resolved.model.id, title: `agent for ${pkg}`, system: null, owner, share }, [byOrchestration(agent)])
   }
   if (!host.exists()) throw new NeuronError('AGENT_NOT_ASSIGNED', `agent ${host.name} was never assigned`, { status: 409 })
   const { messageId, text } = message.payload
-  const { receipt, duplicate } = host.admitPrompt(parseOrThrow(PromptSchema, { id: messageId, text }, 'INVALID_REQUEST'), [])
+  // Named as the session's creator: its turns act for the owner the orchestration created it for (authority.ts).
+  const { receipt, duplicate } = host.admitPrompt(parseOrThrow(PromptSchema, { id: messageId, text }, 'INVALID_REQUEST'), [byOrchestration(agent)])
   return { duplicate, answer: { sequence: receipt.sequence } }
+}
+
+/** The principal header of what the orchestration writes into its agent's session. */
+function byOrchestration(agent: AgentAddress): Header {
+  return { key: 'principal', value: `orchestration:${agent.orchestration}` }
 }

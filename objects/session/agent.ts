@@ -58,6 +58,8 @@ const Answer = z.json()
 
 /**
  * The agent's link to its orchestration: its two tools and what it reports at step boundaries.
+ * The tools speak for the orchestration's owner, so they run only in a turn that acts for the
+ * owner (prompted by the orchestration or by the owner; never a share holder's).
  *
  * @example
  * const link = new AgentLink(address, (draft) => bridge.deliver(draft, send))
@@ -84,12 +86,14 @@ export class AgentLink {
       description: 'Declare the resources this work package will read and write (keys such as file:src/a.ts or doc:roadmap). Call it first, once.',
       input: z.object({ reads: z.array(z.string().min(1).max(512)).max(256).default([]), writes: z.array(z.string().min(1).max(512)).max(256).default([]) }),
       output: Answer,
+      require: 'owner',
       execute: (input, context) => this.send(this.draft(INPUT.declare, { ...input, toolCallId: context.toolCallId })),
     })
     this.report = Tool.make({
       description: 'End the work package: its result and the artifacts it produced.',
       input: z.object({ result: z.json(), artifacts: z.array(z.string().max(512)).max(64).default([]) }),
       output: Answer,
+      require: 'owner',
       execute: (input, context) => this.send(this.draft(INPUT.report, { result: input.result as Json, artifacts: input.artifacts, toolCallId: context.toolCallId })),
     })
     this.plan = address.token.startsWith('plan-')
@@ -97,6 +101,7 @@ export class AgentLink {
           description: 'Give the plan: work packages ({ id, needs, instructions }) whose needs form a DAG.',
           input: z.object({ packages: z.array(z.json()).min(1).max(200) }),
           output: Answer,
+          require: 'owner',
           // The orchestration checks the plan and answers why it is refused, so the model can fix it.
           execute: (input, context) => this.send(this.draft(INPUT.plan, { packages: input.packages as Json, toolCallId: context.toolCallId })),
         })

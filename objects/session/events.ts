@@ -5,6 +5,7 @@
  */
 import type { Json } from '../ledger/json.ts'
 import type { FinishReason, Usage } from '../llm/types.ts'
+import type { PromptedBy } from './authority.ts'
 
 export const EVENT = {
   created: 'session.next.created',
@@ -38,7 +39,11 @@ export type Delivery = 'steer' | 'queue'
 export interface EventPayloads {
   [EVENT.created]: { model: string; provider: string; title: string | null; system: string | null; owner: string; share: string[] }
   [EVENT.admitted]: { messageId: string; delivery: Delivery; text: string; digest: string }
-  [EVENT.prompted]: { messageIds: string[] }
+  /**
+   * `by`: who the loop these prompts join acts for, from their admissions' gate headers (see
+   * authority.ts). Absent on events recorded without it.
+   */
+  [EVENT.prompted]: { messageIds: string[]; by?: PromptedBy }
   [EVENT.drainStarted]: { run: string }
   [EVENT.drainEnded]: { run: string; reason: 'idle' | 'recovered' }
   /**

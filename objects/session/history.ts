@@ -134,9 +134,15 @@ export function epochState(baseline: Baseline | null, pending: { messageId: stri
 
 /** The text of the admission at `seq`, read from the log. */
 export function admittedText(ledger: Ledger, topic: string, seq: number | undefined): string | undefined {
+  const envelope = admittedAt(ledger, topic, seq)
+  return envelope ? (envelope.payload as EventPayloads[typeof EVENT.admitted]).text : undefined
+}
+
+/** The `admitted` event at `seq` (one indexed read), or undefined when the event there is another. */
+export function admittedAt(ledger: Ledger, topic: string, seq: number | undefined): Stored | undefined {
   if (seq === undefined) return undefined
   const [envelope] = ledger.byTopic(topic, { after: seq - 1, limit: 1 }).items
-  return envelope?.type === EVENT.admitted ? (envelope.payload as EventPayloads[typeof EVENT.admitted]).text : undefined
+  return envelope?.type === EVENT.admitted ? envelope : undefined
 }
 
 /** Characters of messages as JSON: what a request's size grows by when they join it. */

@@ -73,7 +73,8 @@ export function checkOffer(
     if (refusal) return void refused.push({ name, ...refusal })
     const tool = { name, description: candidate.description as string, inputSchema: candidate.inputSchema as Record<string, unknown> }
     try {
-      tools.set(name, jsonSchemaTool({ ...tool, execute: (input, context) => execute(name, input, context) }))
+      // It runs in the owner's browser, with the owner's apps.
+      tools.set(name, jsonSchemaTool({ ...tool, require: 'owner', execute: (input, context) => execute(name, input, context) }))
       offered.push(tool)
     } catch (error) {
       if (!(error instanceof NeuronError)) throw error

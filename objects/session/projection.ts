@@ -5,10 +5,12 @@
  * events after its last snapshot (snapshot.ts).
  *
  * Its size is bounded whatever the history's length: counters, the open step's
- * running calls, and the inbox (at most `MAX_PENDING` ids). Message texts stay
+ * running calls, the inbox (at most `MAX_PENDING` ids), and who the loop acts for
+ * (one principal and the claims the gate let through, at most 64). Message texts stay
  * in the log; the message-id index lives in storage (receipts.ts).
  */
 import type { Stored } from '../ledger/envelope.ts'
+import type { PromptedBy } from './authority.ts'
 import { type Delivery, EVENT, type EventPayloads } from './events.ts'
 
 /** An admitted prompt waiting for promotion (its text stays in the log). */
@@ -38,6 +40,8 @@ export interface SessionState {
   run: string | null
   /** A promoted prompt whose turn loop has not reached idle yet. */
   loopOpen: boolean
+  /** Who the last promoted loop's prompts came from (authority.ts); null before any, or when not recorded. */
+  by: PromptedBy | null
   step: string | null
   /** A compaction turn started and not ended (its id): an interrupt may name it like a step. */
   compaction: string | null
@@ -71,6 +75,7 @@ export function emptySession(): SessionState {
     createdAt: 0,
     run: null,
     loopOpen: false,
+    by: null,
     step: null,
     compaction: null,
     epoch: null,
@@ -107,10 +112,12 @@ export function reduceSession(state: SessionState, envelope: Stored): SessionSta
       }
     }
     case EVENT.prompted: {
-      const ids = new Set((payload as EventPayloads[typeof EVENT.prompted]).messageIds)
+      const p = payload as EventPayloads[typeof EVENT.prompted]
+      const ids = new Set(p.messageIds)
       return {
         ...next,
         loopOpen: true,
+        by: p.by ?? null,
         pending: state.pending.filter((row) => !ids.has(row.messageId)),
         counts: { ...next.counts, prompts: state.counts.prompts + ids.size },
       }

@@ -6,6 +6,7 @@
  * - steer: promoted at the next safe boundary, even mid-loop
  * - queue: waits for idle, then exactly one is promoted and the loop re-evaluates
  * - a promotion resets the provider-turn allowance; running out is an explained `halted`
+ * - a promotion records who the loop acts for (`prompted.by`); each turn's tools get that authority
  * - interruption aborts the turn: open calls are cancelled (never a result)
  * - before each turn the context budget is checked; over it, the transcript is compacted first
  * - a turn the provider refuses as too long gets exactly one rebuild (compact, retry), then the
@@ -18,8 +19,9 @@ import { isContextOverflow } from '../llm/overflow.ts'
 import type { FinishReason, LlmEvent, LlmMessage, LlmRequest, Usage } from '../llm/types.ts'
 import { type Registration, specsOf, type ToolRegistry } from '../tools/registry.ts'
 import { type Settlement, settle } from '../tools/settle.ts'
-import type { ToolContext } from '../tools/tool.ts'
+import type { ToolAuthority, ToolContext } from '../tools/tool.ts'
 import { AirBuffer, type Delta } from './air.ts'
+import { promotion, type PromptedBy } from './authority.ts'
 import { type Budget, TokenEstimator } from './budget.ts'
 import { type CompactionOutcome, compactionTurn } from './compaction-turn.ts'
 import { changedSources, type SourceValue } from './context-sources.ts'
@@ -29,6 +31,9 @@ import { EVENT, type EventPayloads, type EventType } from './events.ts'
 import type { InboxRow, SessionState } from './projection.ts'
 import { pendingInterrupt } from './recovery.ts'
 import { ReasoningBlocks } from './reasoning.ts'
+
+/** An open loop whose promotion recorded no `by`: joined by a steer, it acts for nobody. */
+const NOT_RECORDED: PromptedBy = { principal: null, claims: [] }
 
 /** Provider turns one promotion may use before the loop is halted. */
 export const MAX_TURNS = 16
@@ -58,6 +63,10 @@ export interface RunnerHost {
   stream(request: LlmRequest, signal: AbortSignal): AsyncIterable<LlmEvent[]>
   cost(provider: string, model: string, usage: Usage): number | null
   keepArtifact(text: string, kind?: string): string
+  /** Who an admitted prompt came from: its admission's gate headers (authority.ts). */
+  admittedBy(row: InboxRow): PromptedBy
+  /** What the tools of a turn may reach, given who its loop's prompts came from (authority.ts). */
+  toolAuthority(by: PromptedBy | null): ToolAuthority
   readonly tools: ToolRegistry
   readonly maxTurns?: number
 }
@@ -124,7 +133,9 @@ export class Runner {
         // A safe boundary: context changes are told before the prompts promoted here.
         this.reconcileContext()
         if (batch.length > 0) {
-          host.record(EVENT.prompted, { messageIds: batch.map((row) => row.messageId) })
+          // Who the loop acts for: these prompts, and (a steer joining a running loop) those it already runs on.
+          const by = promotion(state.loopOpen ? (state.by ?? NOT_RECORDED) : null, batch.map((row) => host.admittedBy(row)))
+          host.record(EVENT.prompted, { messageIds: batch.map((row) => row.messageId), by })
           turns = 0
         }
         if (turns >= (host.maxTurns ?? MAX_TURNS)) {
@@ -233,6 +244,7 @@ export class Runner {
     const system = host.context().system
     if (system) request.system = system
     const sent = host.historyChars() + offered.chars + (system?.length ?? 0)
+    const authority = host.toolAuthority(state.by)
     host.record(EVENT.stepStarted, { step, turn, provider: state.provider, model: state.model, tools: offered.ref, chars: sent })
 
     // The turn's output so far; the air buffer sends what subscribers have not seen yet.
@@ -270,7 +282,7 @@ export class Runner {
               // Durable before any side effect; then the call starts at once.
               air.flush(out)
               host.record(EVENT.toolCalled, { step, toolCallId: event.id, name: event.name, input: event.input })
-              const call: (typeof calls)[number] = { id: event.id, settled: this.execute(event, shown.get(event.name), step, controller.signal) }
+              const call: (typeof calls)[number] = { id: event.id, settled: this.execute(event, shown.get(event.name), step, authority, controller.signal) }
               call.settled.then((outcome) => outcome !== 'cancelled' && (call.outcome = outcome), () => {})
               calls.push(call)
               break
@@ -333,10 +345,12 @@ export class Runner {
     call: { id: string; name: string; input: Json },
     shown: Registration | undefined,
     step: string,
+    authority: ToolAuthority,
     signal: AbortSignal,
   ): Promise<Settlement | 'cancelled'> {
     const context: ToolContext = {
       sessionId: this.host.sessionId,
+      authority,
       assistantMessageId: step,
       toolCallId: call.id,
       signal,

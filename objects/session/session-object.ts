@@ -30,6 +30,7 @@ import { admitPrompt, type IntakeHost, requestInterrupt } from './intake.ts'
 import { InterruptSchema, type InterruptReply } from './control.ts'
 import { defaultSources } from './context-sources.ts'
 import { OwnerCatalog } from './owner-catalog.ts'
+import { contextMemory, type SessionGrant } from './authority.ts'
 import { SessionConfig } from './session-config.ts'
 import type { ConfigVersion } from '../config/versions.ts'
 import { ChainWriter } from './chain-writer.ts'
@@ -73,7 +74,7 @@ export class SessionObject extends DurableObject<Env> {
   protected readonly receipts: Receipts
   protected readonly chain: ChainWriter
   protected state: SessionState = emptySession()
-  private ownerClaims: string[] | null = null
+  private created: Header[] | null = null
   /** What the model is shown, folded as events are recorded (see history.ts). */
   private readonly transcript: History
   /** Set when this session is an orchestration's agent (its name says so). */
@@ -117,6 +118,7 @@ export class SessionObject extends DurableObject<Env> {
       catalog: this.catalog,
       owned: this.owned,
       tools: this.tools,
+      grant: () => this.grant(),
     })
     // The owner's document with this session's overrides laid over it (session-config.ts).
     this.overrides = new SessionConfig(this.ledger, this.topic, async () => (await this.env.CONFIGS.getByName(this.state.owner).current()).document)
@@ -127,7 +129,7 @@ export class SessionObject extends DurableObject<Env> {
       sources: this.sources,
       config: () => this.overrides.effective(),
       ownerId: () => this.state.owner,
-      owner: () => this.owner(),
+      contextMemory: () => (this.state.exists ? contextMemory(this.grant()) : null),
       conversation: (graph, caller) => this.openConversation(graph, caller),
       deadLetter: (draft, error) =>
         void this.ledger.append({ topic: `${this.topic}.dead`, type: 'orchestration.dead-letter', author: 'stage:bridge', payload: { draft, error } }),
@@ -230,6 +232,11 @@ export class SessionObject extends DurableObject<Env> {
   /** Stores a new version of the overrides; it reaches the model at the next turn boundary. */
   putConfig(caller: Caller, input: unknown, ifMatch?: string): ConfigVersion {
     this.access.check(this.state, caller, 'configure')
+    // The overrides decide which servers the owner's sealed MCP headers and grants are sent to and
+    // what every turn is told: the owner's to write, never a share holder's.
+    if (caller.id !== this.state.owner) {
+      throw new NeuronError('SESSION_CONFIG_OWNER_ONLY', "only the session's owner may change its config; a share holder may read it", { status: 403 })
+    }
     return this.overrides.put(caller.id, input, ifMatch)
   }
 
@@ -369,11 +376,22 @@ export class SessionObject extends DurableObject<Env> {
     return envelope
   }
 
-  /** The owner as tools and the graph see it: its id and the claims it held when it created the session. */
+  /** The owner as the conversation chain's graph sees it: its id and the claims it held when it created the session. */
   protected owner(): Caller | null {
     if (!this.state.exists) return null
-    this.ownerClaims ??= (current(this.ledger.byTopic(this.topic, { limit: 1 }).items[0]?.headers ?? [], 'claims') as string[] | undefined) ?? []
-    return { id: this.state.owner, claims: this.ownerClaims }
+    return { id: this.state.owner, claims: (current(this.createdHeaders(), 'claims') as string[] | undefined) ?? [] }
+  }
+
+  /** The session's policy and the principal that created it for its owner, as the turn authority reads them (authority.ts). */
+  private grant(): SessionGrant {
+    const creator = current(this.createdHeaders(), 'principal')
+    return { name: this.name, owner: this.state.owner, share: this.state.share, creator: typeof creator === 'string' ? creator : this.state.owner }
+  }
+
+  /** The headers of the `created` event (who created the session, with which claims), read once. */
+  private createdHeaders(): Header[] {
+    if (!this.state.exists) return []
+    return (this.created ??= this.ledger.byTopic(this.topic, { limit: 1 }).items[0]?.headers ?? [])
   }
 
   /** Off the hot path: the chain writer runs after the reply; a failure is retried on the next drain or wake. */

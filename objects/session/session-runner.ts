@@ -2,10 +2,11 @@
  * The session's runner wired to its parts: the model's history is the transcript fold with the
  * truncated ranges left out (a named stage between the fold and the request), the context
  * budget and prices come from the catalog, turns stream through the owner's catalog (their stored
- * provider keys), and long texts are kept as artifacts in the session's ledger.
+ * provider keys), long texts are kept as artifacts in the session's ledger, and each turn's tools
+ * get the authority its prompts' admissions give it (authority.ts).
  *
  * @example
- * const runner = sessionRunner({ name, state: () => state, record, air, transcript, ledger, topic, sources, catalog, owned, tools })
+ * const runner = sessionRunner({ name, state: () => state, record, air, transcript, ledger, topic, sources, catalog, owned, tools, grant })
  * void runner.wake()
  */
 import type { Stored } from '../ledger/envelope.ts'
@@ -14,10 +15,11 @@ import type { Catalog } from '../llm/catalog.ts'
 import { costOf } from '../llm/cost.ts'
 import type { ToolRegistry } from '../tools/registry.ts'
 import type { Delta } from './air.ts'
+import { promptedBy, type SessionGrant, toolAuthority } from './authority.ts'
 import { budgetOf } from './budget.ts'
 import type { ContextSources } from './context-sources.ts'
 import type { EventPayloads, EventType } from './events.ts'
-import type { History } from './history.ts'
+import { admittedAt, type History } from './history.ts'
 import type { OwnerCatalog } from './owner-catalog.ts'
 import type { SessionState } from './projection.ts'
 import { Runner } from './runner.ts'
@@ -38,6 +40,8 @@ export interface SessionRunnerParts {
   readonly catalog: Catalog
   readonly owned: OwnerCatalog
   readonly tools: ToolRegistry
+  /** The session's policy and creator, which the turn authority is decided against (authority.ts). */
+  grant(): SessionGrant
 }
 
 /** A runner over the session's parts (see the header for what each host member is). */
@@ -70,6 +74,8 @@ export function sessionRunner(parts: SessionRunnerParts): Runner {
       return row ? costOf(row, usage).total : null
     },
     keepArtifact: (text, kind = 'text/plain') => parts.ledger.artifacts.put(new TextEncoder().encode(text), kind).ref,
+    admittedBy: (row) => promptedBy(admittedAt(parts.ledger, parts.topic, row.seq)),
+    toolAuthority: (by) => toolAuthority(parts.grant(), by),
     tools: parts.tools,
   })
 }

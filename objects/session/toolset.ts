@@ -1,6 +1,6 @@
 /**
  * What a session offers its model besides the conversation, composed in one place: the owner's
- * config instructions and skills index as context sources, the `skill` tool, the tools of the
+ * config instructions and skills index and the session's pinned memories as context sources, the `skill` tool, the tools of the
  * MCP servers the effective config lists (layered over the built-ins, refreshed before each
  * drain), the built-in tools, and an orchestration agent's tools when the session is one.
  * Registration order is the order the model is offered them, so it does not change here.
@@ -12,7 +12,8 @@ import type { Env } from '../env.ts'
 import type { Caller } from '../access/authorize.ts'
 import { instructionsOf } from '../config/instructions.ts'
 import { skillIndex, skillsOf, skillTool } from '../config/skills.ts'
-import type { JsonObject } from '../ledger/json.ts'
+import { PINNED_KEY, pinnedMemories } from '../graph/pinned.ts'
+import type { Json, JsonObject } from '../ledger/json.ts'
 import type { BridgeDraft } from '../orchestration/bridge.ts'
 import { settled } from '../rpc.ts'
 import { calculator } from '../tools/builtins/calculator.ts'
@@ -35,8 +36,8 @@ export interface ToolsetHost {
   config: () => Promise<JsonObject>
   /** The owner's id ('' before the session exists). */
   ownerId: () => string
-  /** The owner as tools and the graph see it. */
-  owner: () => Caller | null
+  /** The memory every turn's context may read (`memory.pinned`; authority.ts); null before the session exists. */
+  contextMemory: () => Caller | null
   /** The session's conversation node in a graph, written if missing (memories regard it). */
   conversation: MemoryHost['conversation']
   /** Where an agent's undeliverable step boundary goes. */
@@ -58,7 +59,14 @@ export function composeToolset(host: ToolsetHost): { mcp: McpToolset; agent: Age
     development: env.NEURON_ENV === 'development',
   })
   sources.register('mcp.authorization', () => mcp.authorizationNote())
-  const memory = memoryTools({ env, caller: () => host.owner()!, conversation: host.conversation })
+  // The pinned memories of the session's memory (the owner's graph, or a shared session's own);
+  // nothing pinned says nothing, so a session without pins records no context change for it.
+  sources.register(PINNED_KEY, async () => {
+    const memory = host.contextMemory()
+    const pinned = memory ? await pinnedMemories(env, memory) : []
+    return pinned.length > 0 ? (pinned as unknown as Json) : null
+  })
+  const memory = memoryTools({ env, conversation: host.conversation })
   tools.register('calculator', calculator)
   tools.register('memory_remember', memory.remember)
   tools.register('memory_recall', memory.recall)

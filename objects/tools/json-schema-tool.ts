@@ -17,6 +17,8 @@ export interface JsonSchemaToolDefinition {
   description: string
   /** A JSON Schema (2020-12) object describing the call's input. */
   inputSchema: Record<string, unknown>
+  /** `'owner'` for a tool that acts with the session owner's credentials or devices (see `ToolDefinition.require`). */
+  require?: 'owner'
   /** Returns the text the model reads; throw a `NeuronError` for a coded failure. */
   execute(input: unknown, context: ToolContext): Promise<string> | string
 }
@@ -49,6 +51,7 @@ export function jsonSchemaTool(definition: JsonSchemaToolDefinition): Tool<z.Zod
     input,
     output,
     inputSchema: schema,
+    ...(definition.require ? { require: definition.require } : {}),
     execute: (value, context) => definition.execute(value, context),
     toModelOutput: (text) => text,
   })

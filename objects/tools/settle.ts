@@ -1,8 +1,10 @@
 /**
  * The settlement pipeline (spec §4), one call at a time:
- * resolve → decode input → execute with runner context → encode output →
+ * resolve → authority → decode input → execute with runner context → encode output →
  * model content → bounded size. Every failure becomes a typed outcome the
  * model can read; an abort is not an outcome and propagates to the runner.
+ * The authority stage is the one place a tool that needs the session owner's
+ * credentials is refused in a turn that does not act for the owner: it never runs.
  */
 import { NeuronError } from '../errors.ts'
 import { canonicalJson, utf8Length } from '../ledger/json.ts'
@@ -35,6 +37,9 @@ export async function settle(
   if (!shown) return failure('TOOL_NOT_FOUND', `no tool named ${call.name}`)
   if (!shown.active || registry.resolve(call.name) !== shown) {
     return failure('TOOL_STALE', `the registration of ${call.name} the model saw has closed`)
+  }
+  if (shown.tool.require === 'owner' && !context.authority.owner) {
+    return failure('TOOL_OWNER_ONLY', `${call.name} acts with the session owner's credentials, and this turn runs on a prompt that did not come from the owner`)
   }
   const input = shown.tool.input.safeParse(call.input)
   if (!input.success) {

@@ -4,10 +4,24 @@
  * result as opaque.
  */
 import type { z } from 'zod'
+import type { Caller } from '../access/authorize.ts'
+
+/**
+ * What a call may act on, decided once per turn from who prompted it and what the session grants
+ * (objects/session/authority.ts; the table is in docs/graph.md, "Who may reach what").
+ */
+export interface ToolAuthority {
+  /** The turn acts for the session's owner: tools that `require: 'owner'` may run. */
+  owner: boolean
+  /** Who memory tools act as, on that caller's graph: the owner, or a shared session's own memory; null: no memory. */
+  memory: Caller | null
+}
 
 /** What the runner hands a tool when it executes a call. */
 export interface ToolContext {
   sessionId: string
+  /** The turn's authority: every tool that reaches a principal's resources reads it, nothing else. */
+  authority: ToolAuthority
   /** The provider turn (assistant message) that asked for the call. */
   assistantMessageId: string
   toolCallId: string
@@ -30,6 +44,12 @@ export interface ToolDefinition<I extends z.ZodType, O extends z.ZodType> {
   output: O
   /** The JSON Schema the model is shown, when the input is described by one rather than derived from `input`. */
   inputSchema?: Record<string, unknown>
+  /**
+   * `'owner'`: the tool acts with the session owner's credentials or devices (an MCP server's sealed
+   * headers and OAuth grant, a host tool in the owner's browser, the owner's orchestration). The
+   * settlement pipeline refuses it (`TOOL_OWNER_ONLY`) in a turn that does not act for the owner.
+   */
+  require?: 'owner'
   execute(input: z.output<I>, context: ToolContext): Promise<z.input<O>> | z.input<O>
   /** The text the model sees; defaults to the output's JSON. */
   toModelOutput?(output: z.output<O>): string

@@ -72,7 +72,7 @@ describe('checkOffer', () => {
     const { tools } = checkOffer([search], async (name, input) => (sent.push([name, input]), 'found'))
     const registry = new ToolRegistry()
     const shown = registry.register('notes_search', tools.get('notes_search')!, 'host:notes')
-    const context = { sessionId: 's', assistantMessageId: 'step', toolCallId: 'c1', signal: new AbortController().signal }
+    const context = { sessionId: 's', assistantMessageId: 'step', toolCallId: 'c1', signal: new AbortController().signal, authority: { owner: true, memory: null } }
     expect(await settle({ id: 'c1', name: 'notes_search', input: { q: 1 } }, shown, registry, context)).toMatchObject({ ok: false, error: { code: 'TOOL_INPUT_INVALID' } })
     expect(sent).toEqual([])
     expect(await settle({ id: 'c1', name: 'notes_search', input: { q: 'milk' } }, shown, registry, context)).toMatchObject({ ok: true, content: 'found' })

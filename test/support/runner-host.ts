@@ -11,6 +11,9 @@ import { History } from '../../objects/session/history.ts'
 import { emptySession, reduceSession, type SessionState } from '../../objects/session/projection.ts'
 import { Runner, type RunnerHost } from '../../objects/session/runner.ts'
 import { ToolRegistry } from '../../objects/tools/registry.ts'
+import { toolAuthority } from '../../objects/session/authority.ts'
+
+const OWNER = 'test#owner'
 
 export interface ScriptedSession {
   host: RunnerHost
@@ -47,8 +50,11 @@ export function scriptedSession(
     stream,
     cost: () => null,
     keepArtifact: (text, kind) => ledger.artifacts.put(new TextEncoder().encode(text), kind).ref,
+    // Every prompt of a scripted session is its owner's.
+    admittedBy: () => ({ principal: OWNER, claims: [] }),
+    toolAuthority: (by) => toolAuthority({ name: topic, owner: OWNER, share: [], creator: OWNER }, by),
   }
-  host.record('session.next.created', { model: 'scripted', provider: 'test', title: null, system: null, owner: 'test#owner', share: [] })
+  host.record('session.next.created', { model: 'scripted', provider: 'test', title: null, system: null, owner: OWNER, share: [] })
   host.record('session.next.admitted', { messageId: 'm', delivery: 'queue', text: options.prompt ?? 'go', digest: 'd' })
   return { host, runner: new Runner(host), state: () => state }
 }

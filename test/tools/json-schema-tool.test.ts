@@ -5,7 +5,7 @@ import { ToolRegistry, specsOf } from '../../objects/tools/registry.ts'
 import { settle } from '../../objects/tools/settle.ts'
 import type { ToolContext } from '../../objects/tools/tool.ts'
 
-const context = (): ToolContext => ({ sessionId: 's', assistantMessageId: 'step', toolCallId: 'call', signal: new AbortController().signal })
+const context = (): ToolContext => ({ sessionId: 's', assistantMessageId: 'step', toolCallId: 'call', signal: new AbortController().signal, authority: { owner: true, memory: null } })
 
 const searchSchema = {
   type: 'object',

@@ -6,7 +6,7 @@ import { MODEL_OUTPUT_CAP, settle } from '../../objects/tools/settle.ts'
 import { Tool, type ToolContext } from '../../objects/tools/tool.ts'
 import { NeuronError } from '../../objects/errors.ts'
 
-const context = (signal = new AbortController().signal): ToolContext => ({ sessionId: 's', assistantMessageId: 'step', toolCallId: 'call', signal })
+const context = (signal = new AbortController().signal): ToolContext => ({ sessionId: 's', assistantMessageId: 'step', toolCallId: 'call', signal, authority: { owner: true, memory: null } })
 
 const echo = (tag: string) =>
   Tool.make({

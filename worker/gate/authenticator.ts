@@ -230,6 +230,20 @@ function unauthorized(code: string, message: string, cause?: unknown): NeuronErr
   return new NeuronError(code, message, { status: 401, cause })
 }
 
+/**
+ * A host name that can only mean this machine: `localhost`, or a loopback address (`[::1]` as a
+ * URL writes it). A browser resolves `localhost` itself, so no DNS answer can rebind it.
+ *
+ * @example
+ * isLoopbackHost('localhost')             // true
+ * isLoopbackHost('[::1]')                 // true
+ * isLoopbackHost('rebind.evil.example')   // false, whatever its DNS answers
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  const name = hostname.toLowerCase()
+  return name === 'localhost' || isLoopback(name.replace(/^\[(.*)\]$/, '$1'))
+}
+
 /** An IPv4 or IPv6 loopback address (including IPv4-mapped IPv6); names such as `localhost` are not addresses. */
 function isLoopback(address: string): boolean {
   const ip = address.toLowerCase().replace(/^::ffff:/, '')

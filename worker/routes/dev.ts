@@ -2,12 +2,19 @@
  * `POST /v1/dev/token`: the shell's one-click sign-in on a loopback `npm start`.
  * It hands the local dev identity's bearer token (the one `npm run -s token`
  * prints) to a page on this origin, and only where that token would be
- * accepted anyway. The request must carry `X-Neuron-Dev-Login: 1`: a custom
- * header makes a cross-origin page's request need a CORS preflight, which this
- * worker never grants, so another site open in the same browser cannot sign in
- * as the dev identity. Deployed (no dev secret, not development) it is 403
- * `DEV_LOGIN_REFUSED`; a deployment signs in with a bearer JWT from its
- * identity provider instead.
+ * accepted anyway. Three checks keep other pages in the developer's browser out:
+ *
+ * - the request must carry `X-Neuron-Dev-Login: 1`: a custom header makes a
+ *   cross-origin page's request need a CORS preflight, which this worker never grants;
+ * - the host it names (`Host`, and so the URL) must be loopback (`localhost`, 127.0.0.0/8,
+ *   `[::1]`): a DNS-rebinding page (`rebind.evil.example` answering 127.0.0.1) is
+ *   same-origin with itself, so the header alone does not stop it, but it names its own
+ *   host: 403 `DEV_LOGIN_FOREIGN_HOST`;
+ * - an `Origin`, when the browser sends one, must be a loopback origin too: 403
+ *   `DEV_LOGIN_FOREIGN_ORIGIN` (`npm run token` and curl send none).
+ *
+ * Deployed (no dev secret, not development) it is 403 `DEV_LOGIN_REFUSED`; a
+ * deployment signs in with a bearer JWT from its identity provider instead.
  *
  * @example
  * await fetch('/v1/dev/token', { method: 'POST', headers: { 'x-neuron-dev-login': '1' } }) // 200 { token, expiresAt }
@@ -16,10 +23,28 @@ import { Hono } from 'hono'
 import { NeuronError } from '../../objects/errors.ts'
 import type { AppEnv } from '../env.ts'
 import { authenticatorFor } from '../gate/authenticate.ts'
+import { isLoopbackHost } from '../gate/authenticator.ts'
 
 export const DEV_LOGIN_HEADER = 'x-neuron-dev-login'
 
 export const dev = new Hono<AppEnv>().post('/token', async (c) => {
   if (c.req.header(DEV_LOGIN_HEADER) !== '1') throw new NeuronError('DEV_LOGIN_REFUSED', `send "${DEV_LOGIN_HEADER}: 1" from the shell page`, { status: 403 })
+  const host = c.req.header('host')
+  if (!isLoopbackHost(new URL(c.req.url).hostname) || (host !== undefined && !isLoopbackHost(hostnameOf(`http://${host}`)))) {
+    throw new NeuronError('DEV_LOGIN_FOREIGN_HOST', 'the dev identity is handed out only to a request that names a loopback host (localhost, 127.0.0.1, [::1])', { status: 403 })
+  }
+  const origin = c.req.header('origin')
+  if (origin !== undefined && !isLoopbackHost(hostnameOf(origin))) {
+    throw new NeuronError('DEV_LOGIN_FOREIGN_ORIGIN', 'the dev identity is handed out only to a page on a loopback origin', { status: 403, details: { origin: origin.slice(0, 200) } })
+  }
   return c.json(await authenticatorFor(c.env).devToken(c.req.header('cf-connecting-ip')))
 })
+
+/** The host name of a URL, or '' when it is not one (`Origin: null`, a malformed Host). */
+function hostnameOf(url: string): string {
+  try {
+    return new URL(url).hostname
+  } catch {
+    return ''
+  }
+}

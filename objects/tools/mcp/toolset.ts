@@ -156,6 +156,8 @@ export class McpToolset {
         const tool = jsonSchemaTool({
           description: `${listedTool.description ?? listedTool.name} (MCP server ${server})`,
           inputSchema: listedTool.inputSchema,
+          // The connection carries the owner's sealed headers and OAuth grant.
+          require: 'owner',
           execute: (input, context) => connection.callTool(listedTool.name, input, { signal: context.signal, ...(context.progress ? { progress: context.progress } : {}) }),
         })
         entry.registrations.push(this.deps.registry.register(name, tool, `mcp:${server}`))
