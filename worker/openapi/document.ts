@@ -48,13 +48,14 @@ function operation(route: RouteDoc, components: Components) {
     description: `An error. Codes: ${errors.join(', ')}`,
     content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
   }
+  const failures = Object.fromEntries(Object.entries(route.failures ?? {}).map(([status, { description, response }]) => [status, { description, content: content(response) }]))
   return {
     operationId: route.operationId,
     summary: route.summary,
     security,
     parameters: [...params, ...queryParams],
     ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, components) } } } } : {}),
-    responses: { ...ok, default: failure },
+    responses: { ...ok, ...failures, default: failure },
     'x-error-codes': errors,
     ...(route.maxBodyBytes === undefined ? {} : { 'x-max-body-bytes': route.maxBodyBytes }),
   }

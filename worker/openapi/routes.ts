@@ -46,6 +46,8 @@ export interface RouteDoc {
   response?: ResponseBody
   /** Error codes this route can answer, beyond the gate's 401s and `COMMON_ERRORS`. */
   errors: string[]
+  /** Failure statuses whose body is not the `{ error: { code } }` shape (the MCP transport's JSON-RPC errors). */
+  failures?: Record<number, { description: string; response: ResponseBody }>
 }
 
 const SESSION_ERRORS = ['SESSION_NOT_FOUND', 'INVALID_SESSION_ID']
@@ -145,7 +147,13 @@ export const ROUTES: RouteDoc[] = [
     maxBodyBytes: MAX_BODY_BYTES,
     ok: { 200: 'a JSON-RPC response (a tool failure is a result with isError and { error: { code, message } })', 202: 'a notification or response, accepted' },
     response: R.JsonRpc,
-    errors: [...BODY_ERRORS],
+    // The MCP transport reads the body itself: a message it cannot take is a JSON-RPC error, not a Neuron code.
+    errors: ['PAYLOAD_TOO_LARGE'],
+    failures: {
+      400: { description: 'not JSON, or not a JSON-RPC message (-32700, -32600)', response: R.JsonRpcError },
+      406: { description: 'Accept does not name both application/json and text/event-stream (-32000)', response: R.JsonRpcError },
+      415: { description: 'Content-Type is not application/json (-32000)', response: R.JsonRpcError },
+    },
   },
   { method: 'get', path: '/v1/mcp', operationId: 'mcpStream', summary: 'Not offered: the MCP endpoint is stateless and has no GET stream (405, Allow: POST)', auth: 'bearer', ok: {}, errors: ['METHOD_NOT_ALLOWED'] },
   { method: 'get', path: '/v1/me/usage', operationId: 'getUsage', summary: "The principal's metered requests and model usage", auth: 'bearer', ok: { 200: 'totals' }, response: R.Usage, errors: [] },
@@ -430,7 +438,7 @@ export const ROUTES: RouteDoc[] = [
     maxBodyBytes: MAX_APPEND_BYTES,
     ok: { 201: 'appended', 200: 'identical content was already there' },
     response: R.Appended,
-    errors: [...LEDGER_ERRORS, ...BODY_ERRORS, 'INVALID_ENVELOPE', 'NOT_JSON_COMPATIBLE', 'RESERVED_HEADER', 'UNKNOWN_SCHEMA', 'SCHEMA_VIOLATION', 'ENVELOPE_TOO_LARGE', 'AUTHOR_MISMATCH'],
+    errors: [...LEDGER_ERRORS, ...BODY_ERRORS, 'INVALID_ENVELOPE', 'RESERVED_HEADER', 'UNKNOWN_SCHEMA', 'SCHEMA_VIOLATION', 'ENVELOPE_TOO_LARGE', 'AUTHOR_MISMATCH'],
   },
   { method: 'get', path: '/v1/ledgers/{name}/envelopes', operationId: 'listEnvelopes', summary: 'Query by topic, by type, or by time range; paged by sequence', auth: 'bearer', query: ListQuery, ok: { 200: 'a page' }, response: R.Page, errors: [...LEDGER_ERRORS, 'INVALID_QUERY'] },
   { method: 'get', path: '/v1/ledgers/{name}/envelopes/{id}', operationId: 'getEnvelope', summary: 'One envelope by content id', auth: 'bearer', ok: { 200: 'the envelope' }, response: R.Envelope, errors: [...LEDGER_ERRORS, 'NOT_FOUND'] },
@@ -447,7 +455,7 @@ export const ROUTES: RouteDoc[] = [
     maxBodyBytes: MAX_SCHEMA_BYTES,
     ok: { 200: 'registered (or already identical)' },
     response: R.RegisteredSchema,
-    errors: [...LEDGER_ERRORS, ...BODY_ERRORS, 'INVALID_SCHEMA', 'INVALID_SCHEMA_REF', 'SCHEMA_CONFLICT', 'NOT_JSON_COMPATIBLE'],
+    errors: [...LEDGER_ERRORS, ...BODY_ERRORS, 'INVALID_SCHEMA', 'INVALID_SCHEMA_REF', 'SCHEMA_CONFLICT'],
   },
   ...APP_ROUTES,
 ]
