@@ -1,6 +1,6 @@
 /**
  * What a session offers its model besides the conversation, composed in one place: the owner's
- * config instructions and skills index as context sources, the `skill` tool, the tools of the
+ * config instructions, skills index and pinned memories as context sources, the `skill` tool, the tools of the
  * MCP servers the effective config lists (layered over the built-ins, refreshed before each
  * drain), the built-in tools, and an orchestration agent's tools when the session is one.
  * Registration order is the order the model is offered them, so it does not change here.
@@ -11,6 +11,7 @@
 import type { Env } from '../env.ts'
 import type { Caller } from '../access/authorize.ts'
 import { instructionsOf } from '../config/instructions.ts'
+import { PINNED_KEY, pinnedMemories } from '../graph/pinned.ts'
 import { skillIndex, skillsOf, skillTool } from '../config/skills.ts'
 import type { JsonObject } from '../ledger/json.ts'
 import type { BridgeDraft } from '../orchestration/bridge.ts'
@@ -49,6 +50,12 @@ export function composeToolset(host: ToolsetHost): { mcp: McpToolset; agent: Age
   // The owner's config instructions, read from its config object; slow or failing never blocks a turn.
   sources.register('config.instructions', async () => instructionsOf(await config()))
   sources.register('skills.index', async () => skillIndex(await skillsOf(await config())))
+  // The owner's pinned memories; none pinned says nothing (null), so a session without pins is told nothing.
+  sources.register(PINNED_KEY, async () => {
+    const owner = host.owner()
+    const pinned = owner ? await pinnedMemories(env, owner) : []
+    return pinned.length > 0 ? pinned.map(({ address, text }) => ({ address, text })) : null
+  })
   tools.register('skill', skillTool(async () => skillsOf(await config())))
   const mcp = new McpToolset({
     registry: tools,
