@@ -71,8 +71,8 @@ export async function forkSession(host: LineageHost, caller: Caller, from: strin
   // The artifacts the copies name come first, one at a time: content-addressed, so a fork that
   // fails after this leaves at most blobs nothing names, never an event naming a missing blob.
   for (const ref of artifactRefsOf(copies)) {
-    const bytes = await origin.artifact(caller, ref)
-    if (bytes) host.ledger.artifacts.put(bytes)
+    const { bytes, kind } = await origin.readArtifact(caller, ref)
+    host.ledger.artifacts.put(bytes, kind ?? undefined)
   }
   // Another request may have created this session while the prefix was read.
   if (host.state().exists) throw sessionExists(host.name)

@@ -230,6 +230,16 @@ export const ROUTES: RouteDoc[] = [
     response: R.Denials,
     errors: [...SESSION_ERRORS, 'DENIALS_OWNER_ONLY', 'INVALID_QUERY'],
   },
+  {
+    method: 'get',
+    path: '/v1/sessions/{id}/artifacts/{ref}',
+    operationId: 'getSessionArtifact',
+    summary: "One artifact of the session's store, as its events name it (a cut tool output's `artifact`, an epoch's `baseline`, a step's `tools`), with the media type it was stored with; kept as long as the session",
+    auth: 'bearer',
+    ok: { 200: 'the bytes' },
+    response: { mediaType: '*/*', schema: { type: 'string', format: 'binary' } },
+    errors: [...SESSION_ERRORS, 'INVALID_ARTIFACT_REF', 'ARTIFACT_NOT_FOUND'],
+  },
   { method: 'post', path: '/v1/sessions/{id}/tickets', operationId: 'mintStreamTicket', summary: 'Mint a one-use, 30-second ticket for a stream of this session', auth: 'bearer', ok: { 201: '{ ticket, expiresAt }' }, response: R.Ticket, errors: SESSION_ERRORS },
   {
     method: 'get',
