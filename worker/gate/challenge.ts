@@ -18,6 +18,8 @@ export function challenge(): MiddlewareHandler<AppEnv> {
     await next()
     if (c.res.status !== 401 || c.res.headers.has('www-authenticate')) return
     const url = new URL(c.req.url)
+    // An object's own answer (a stream refused by its session) has immutable headers: copy it.
+    c.res = new Response(c.res.body, c.res)
     c.res.headers.set('www-authenticate', `Bearer realm="neuron", resource_metadata="${metadataUrlOf(url.origin, url.pathname)}"`)
   }
 }

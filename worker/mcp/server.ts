@@ -49,8 +49,9 @@ const Session = { session: Identifier.describe('the session id') }
 const output = (schema: Record<string, unknown>) => z.fromJSONSchema(schema as never) as z.ZodObject
 
 const obj = (properties: Record<string, unknown>) => ({ type: 'object', required: Object.keys(properties), properties })
-/** What each tool answers: the REST route's documented response, or the turn as `session_prompt` waits for it. */
-const OUTPUTS = {
+/** What each tool answers: the REST route's documented response, or the turn as `session_prompt` waits for it. Built once, on first use. */
+let outputs: ReturnType<typeof outputSchemas> | undefined
+const outputSchemas = () => ({
   session_create: output(obj({ session: R.SessionView, created: { type: 'boolean' } })),
   session_prompt: output(
     obj({
@@ -65,7 +66,7 @@ const OUTPUTS = {
   session_history: output(R.Page),
   session_list: output(R.SessionListings),
   session_interrupt: output(R.Interrupted),
-}
+})
 
 /**
  * @example
@@ -73,6 +74,7 @@ const OUTPUTS = {
  * await server.connect(transport)
  */
 export function neuronMcpServer(env: Env, caller: Caller): McpServer {
+  const OUTPUTS = (outputs ??= outputSchemas())
   const server = new McpServer({ name: 'neuron', version: '1' }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() })
   server.registerTool(
     'session_create',
