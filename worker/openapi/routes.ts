@@ -272,7 +272,8 @@ export const ROUTES: RouteDoc[] = [
     maxBodyBytes: MAX_BODY_BYTES,
     ok: { 201: 'the new session' },
     response: R.SessionView,
-    errors: [...SESSION_ERRORS, ...REQUEST_ERRORS, 'SESSION_EXISTS', 'UNKNOWN_SEQUENCE', 'NOT_A_TURN_BOUNDARY', 'FORK_TOO_LONG'],
+    // UNKNOWN_NODE: the graph refused the fork's edge when asked before anything was written (objects/session/lineage.ts).
+    errors: [...SESSION_ERRORS, ...REQUEST_ERRORS, 'SESSION_EXISTS', 'UNKNOWN_SEQUENCE', 'NOT_A_TURN_BOUNDARY', 'FORK_TOO_LONG', 'ARTIFACT_NOT_FOUND', 'UNKNOWN_NODE'],
   },
   {
     method: 'post',
@@ -284,7 +285,7 @@ export const ROUTES: RouteDoc[] = [
     maxBodyBytes: MAX_BODY_BYTES,
     ok: { 200: 'the turn node now at the head, and the truncated event' },
     response: R.Truncated,
-    errors: [...SESSION_ERRORS, ...REQUEST_ERRORS, 'UNKNOWN_SEQUENCE', 'NOT_A_TURN_BOUNDARY', 'SESSION_BUSY', 'TRUNCATE_COMPACTED'],
+    errors: [...SESSION_ERRORS, ...REQUEST_ERRORS, 'UNKNOWN_SEQUENCE', 'NOT_A_TURN_BOUNDARY', 'SESSION_BUSY', 'TRUNCATE_COMPACTED', 'UNKNOWN_NODE'],
   },
   {
     method: 'post',
