@@ -1,7 +1,7 @@
 /**
  * One session, as the client sees it: read it, prompt it exactly once (the
  * message id is made once and reused by every retry), interrupt it, page its
- * history, and follow its events with an iterator that reconnects by itself.
+ * history, read its artifacts, and follow its events with an iterator that reconnects by itself.
  */
 import { NeuronApiError } from './errors.ts'
 import { follow } from './follow.ts'
@@ -55,6 +55,20 @@ export class SessionHandle {
   /** Stops the running turn; pending prompts stay admitted. */
   interrupt(): Promise<InterruptResult> {
     return this.#http.json('POST', `${this.#path}/interrupt`)
+  }
+
+  /**
+   * One artifact of the session, as an event names it: the whole output of a tool call the model
+   * saw cut (`tool.succeeded.artifact`), an epoch's baseline, the tool specs a step offered.
+   *
+   * @example
+   * const cut = (await session.history()).items.find((e) => e.payload?.artifact)
+   * const { type, bytes } = await session.artifact(cut.payload.artifact)
+   * console.log(type, new TextDecoder().decode(bytes))
+   */
+  async artifact(ref: string): Promise<{ type: string; bytes: Uint8Array }> {
+    const res = await this.#http.send('GET', `${this.#path}/artifacts/${encodeURIComponent(ref)}`)
+    return { type: res.headers.get('content-type') ?? 'application/octet-stream', bytes: new Uint8Array(await res.arrayBuffer()) }
   }
 
   /** One page of durable events after `after`. */

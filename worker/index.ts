@@ -2,9 +2,10 @@
  * The edge entry: the gate's stages and the routes, composed here in one
  * visible place. A request to /v1 passes, in this order:
  *
- *   audit → authenticate → meter → [spawn] → [route: validate → authorize → handler]
+ *   audit → challenge → authenticate → meter → [spawn] → [route: validate → authorize → handler]
  *
  * - audit wraps everything, so refusals are logged too
+ * - challenge adds `WWW-Authenticate` to every 401, naming the protected-resource metadata
  * - authenticate is the only place a credential is checked (worker/gate/authenticate.ts)
  * - meter counts the request against its principal after the response is decided
  * - spawn refuses agents' credentials on the routes that create sessions or orchestrations
@@ -19,6 +20,7 @@ import { Hono } from 'hono'
 import type { AppEnv } from './env.ts'
 import { audit } from './gate/audit.ts'
 import { authenticate } from './gate/authenticate.ts'
+import { challenge } from './gate/challenge.ts'
 import { meter } from './gate/meter.ts'
 import { refuseAgents } from './gate/spawn.ts'
 import { onError } from './on-error.ts'
@@ -34,6 +36,7 @@ import { mcp } from './routes/mcp.ts'
 import { oauth } from './routes/oauth.ts'
 import { me } from './routes/me.ts'
 import { orchestrations } from './routes/orchestrations.ts'
+import { protectedResource } from './routes/protected-resource.ts'
 import { sessions } from './routes/sessions.ts'
 
 export { AppBackendObject } from '../objects/apps/backend-object.ts'
@@ -51,8 +54,11 @@ export const app = new Hono<AppEnv>()
 app.route('/health', health)
 // Installed apps' frontend files for the shell's frames: a path capability, no bearer token.
 app.route('/app-frames', appFrames)
+// Where OAuth clients learn which authorization server issues Neuron's tokens (RFC 9728).
+app.route('/.well-known/oauth-protected-resource', protectedResource)
 
 app.use('/v1/*', audit())
+app.use('/v1/*', challenge())
 app.use('/v1/*', authenticate({ open: OPEN_ROUTES }))
 app.use('/v1/*', meter())
 app.on('POST', ['/v1/sessions', '/v1/orchestrations'], refuseAgents())

@@ -33,10 +33,9 @@ export async function sessionStub(env: Env, id: string) {
  * const { session, created } = await createSession(c.env, callerOf(c), { id: 'demo' })
  */
 export async function createSession(env: Env, caller: Caller, body: unknown): Promise<{ session: SessionView; created: boolean }> {
-  const requested = (body as { id?: unknown } | null)?.id
-  const id = requested === undefined ? crypto.randomUUID() : parseOrThrow(Identifier, requested, 'INVALID_REQUEST')
-  // Checked here, then registered before the object writes: a request never writes and then fails.
-  parseOrThrow(CreateSessionSchema, body, 'INVALID_REQUEST')
+  // Checked here, whole (so a bad field is named by its path), then registered before the object
+  // writes: a request never writes and then fails.
+  const id = parseOrThrow(CreateSessionSchema, body, 'INVALID_REQUEST').id ?? crypto.randomUUID()
   await register(env, `session:${id}`)
   const result = await settled(env.SESSIONS.getByName(id)).create(caller, body)
   // Listed after it exists; an exact retry lists it again, a no-op, so a crash in between heals.

@@ -12,6 +12,7 @@ import migrations from '../../migrations/graph/migrations.js'
 import type { Env } from '../env.ts'
 import type { Caller } from '../access/authorize.ts'
 import { Ledger } from '../ledger/ledger.ts'
+import { answerFailures } from '../rpc.ts'
 import { parseOrThrow } from '../validate.ts'
 import { type EdgeDraft, Graph, type NodeDraft } from './graph.ts'
 import { EdgeBody, FoldQuery, ForgetBody, NeighbourQuery, NodeBody, PathQuery, PruneBody, RecallBody, RememberBody } from './inputs.ts'
@@ -114,6 +115,16 @@ export class GraphObject extends DurableObject<Env> {
     return { written }
   }
 
+  /**
+   * Refuses, writing nothing, a batch `applyChain` would refuse (objects/graph/graph.ts `check`):
+   * a session checks the writes a fork or truncation implies before it records the event.
+   */
+  checkChain(caller: Caller, ops: ChainOp[]): { ok: true } {
+    this.authorize(caller)
+    this.graph.check(ops.map((op) => (op.op === 'node' ? { node: op.node } : { edge: op.edge })))
+    return { ok: true }
+  }
+
   private authorize(caller: Caller): void {
     authorizeGraph(this.ctx.id.name ?? '', caller)
   }
@@ -123,4 +134,5 @@ function validAddress(address: string): string {
   return parseOrThrow(Address, address, 'INVALID_ADDRESS')
 }
 
-
+// The chain's calls come from sessions, through `settled` (objects/rpc.ts): a refusal is an answer, not an uncaught error.
+answerFailures(GraphObject, ['checkChain', 'applyChain'])

@@ -89,20 +89,30 @@ export class Graph {
 
   /** Creates a node. The same node again is `created: false`; other content at a taken address is `NODE_EXISTS`. */
   putNode(draft: NodeDraft): { node: NodeView; created: boolean } {
-    if (draft.text !== undefined) checkText(draft.text)
-    const id = draft.id ?? crypto.randomUUID()
-    const address = addressOf(draft.kind, id)
-    const payload: Record<string, Json> = { kind: draft.kind, id }
-    if (draft.text !== undefined) payload.text = draft.text
-    if (draft.data !== undefined) payload.data = draft.data
-    const existing = this.find(address)
-    if (existing) {
-      if (canonicalJson(existing.payload ?? null) === canonicalJson(payload)) return { node: toNode(existing), created: false }
-      throw new NeuronError('NODE_EXISTS', `${address} exists with other content; nodes are not rewritten`, { status: 409, details: { address } })
-    }
+    const { address, payload, existing } = this.nodeCheck(draft)
+    if (existing) return { node: toNode(existing), created: false }
     const draftEnvelope: Record<string, unknown> = { topic: address, type: NODE, author: draft.author, payload }
     if (draft.time !== undefined) draftEnvelope.time = draft.time
     return { node: toNode(this.ledger.append(draftEnvelope).envelope), created: true }
+  }
+
+  /**
+   * Refuses, writing nothing, what `putNode` and `link` would refuse for these writes applied in
+   * order (a node earlier in the list counts as there for a later edge); answers the addresses.
+   * A caller checks this before it records anything that will lead to the writes.
+   */
+  check(writes: ({ node: NodeDraft } | { edge: EdgeDraft })[]): void {
+    const created = new Set<string>()
+    for (const write of writes) {
+      if ('node' in write) {
+        created.add(this.nodeCheck(write.node).address)
+        continue
+      }
+      const { source, target, type } = write.edge
+      checkSelfEdge(source, target, type)
+      for (const end of [source, target]) if (!created.has(end) && !this.has(end)) throw unknownNode(end)
+      if (!ruleOf(type).cycles && this.reaches(target, source, type)) throw cycle(source, target, type)
+    }
   }
 
   /** The node at `address`, or `UNKNOWN_NODE`. */
@@ -145,12 +155,7 @@ export class Graph {
     if (revised && revised.source !== draft.source) {
       throw new NeuronError('NOT_SAME_SOURCE', `edge ${draft.supersedes} leaves ${revised.source}, not ${draft.source}`, { status: 409, details: { edge: draft.supersedes } })
     }
-    if (!ruleOf(draft.type).cycles && this.reaches(draft.target, draft.source, draft.type)) {
-      throw new NeuronError('CYCLE', `a ${draft.type} edge from ${draft.source} to ${draft.target} would close a cycle`, {
-        status: 409,
-        details: { source: draft.source, target: draft.target, type: draft.type },
-      })
-    }
+    if (!ruleOf(draft.type).cycles && this.reaches(draft.target, draft.source, draft.type)) throw cycle(draft.source, draft.target, draft.type)
     // A re-sent edge (same content id) passes the checks above and is recognised here.
     const { envelope, duplicate } = this.ledger.appendSealed(sealed, envelopeDraft)
     if (duplicate) return { edge: this.edgeAt(envelope.seq), duplicate: true }
@@ -278,6 +283,21 @@ export class Graph {
     if (target !== source && !this.has(target)) throw unknownNode(target)
   }
 
+  /** A node's address and payload, and the node already there; `TEXT_TOO_LARGE`, or `NODE_EXISTS` for other content there. */
+  private nodeCheck(draft: NodeDraft): { address: string; payload: Record<string, Json>; existing: Stored | undefined } {
+    if (draft.text !== undefined) checkText(draft.text)
+    const id = draft.id ?? crypto.randomUUID()
+    const address = addressOf(draft.kind, id)
+    const payload: Record<string, Json> = { kind: draft.kind, id }
+    if (draft.text !== undefined) payload.text = draft.text
+    if (draft.data !== undefined) payload.data = draft.data
+    const existing = this.find(address)
+    if (existing && canonicalJson(existing.payload ?? null) !== canonicalJson(payload)) {
+      throw new NeuronError('NODE_EXISTS', `${address} exists with other content; nodes are not rewritten`, { status: 409, details: { address } })
+    }
+    return { address, payload, existing }
+  }
+
   private find(address: string): Stored | undefined {
     const [row] = this.sql.exec(`select ${LOG_COLUMNS} from log where topic = ? and +type = '${NODE}' order by seq limit 1`, address).raw()
     return row ? fromLogRow(row as LogRow) : undefined
@@ -372,6 +392,10 @@ function toEdge(row: EdgeRow): EdgeView {
     payload: row.payload === null ? null : (JSON.parse(row.payload) as Json),
     retired,
   }
+}
+
+function cycle(source: string, target: string, type: string): NeuronError {
+  return new NeuronError('CYCLE', `a ${type} edge from ${source} to ${target} would close a cycle`, { status: 409, details: { source, target, type } })
 }
 
 function unknownNode(address: string): NeuronError {

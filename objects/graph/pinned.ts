@@ -1,7 +1,7 @@
 /**
  * The `memory.pinned` context value: the memories a principal pinned, offered
- * to every session it runs. This module only produces the value; whoever
- * assembles a session's context decides where it goes.
+ * to every session it runs (registered as a context source in
+ * objects/session/toolset.ts). This module only produces the value.
  */
 import type { Env } from '../env.ts'
 import type { Caller } from '../access/authorize.ts'

@@ -42,7 +42,8 @@ const FREE: EdgeRule = { selfEdge: true, cycles: true }
 export const RULES: Record<string, EdgeRule> = {
   follows: CHAIN,
   forks: CHAIN,
-  truncates: LINK,
+  // A cut before the first turn points the conversation's head at the conversation itself.
+  truncates: FREE,
   prompted: CHAIN,
   produced: CHAIN,
   supersedes: CHAIN,

@@ -49,6 +49,12 @@ export class ArtifactStore {
     return { ref: `sha256:${hash}`, hash, size: bytes.byteLength, ...(kind === undefined ? {} : { kind }) }
   }
 
+  /** The media type the blob was stored with (null: none given), or `undefined` when no blob has that hash. */
+  kindOf(hash: string): string | null | undefined {
+    const [row] = this.sql.exec<{ kind: string | null }>('select kind from artifact where hash = ?', hash).toArray()
+    return row ? row.kind : undefined
+  }
+
   /** The blob's bytes, or `null` when no blob has that hash. */
   get(hash: string): Uint8Array | null {
     const [row] = this.sql.exec<{ size: number; chunks: number }>('select size, chunks from artifact where hash = ?', hash).toArray()

@@ -12,7 +12,7 @@
  */
 import type { Usage } from '../llm/types.ts'
 
-/** Assumed characters of serialized request per token, until a provider reports usage. */
+/** Assumed characters of serialized request per token, until a provider reports usage; never assumed higher. */
 export const DEFAULT_CHARS_PER_TOKEN = 4
 /** Share of the window kept free besides the output reservation: the estimate's safety margin. */
 export const MARGIN_SHARE = 0.05
@@ -47,6 +47,8 @@ export function budgetOf(limits: { context: number; output: number }): Budget {
  * tokens.estimate(8000)                                        // 2000 (4 chars per token)
  * tokens.observe(8000, { inputTokens: 2500, ... })             // the provider counted 2500
  * tokens.estimate(8400)                                        // 2500 + 400 / 3.2 = 2625
+ * tokens.observe(8000, { inputTokens: 500, ... })              // 16 per token: held at 4
+ * tokens.estimate(8400)                                        // 500 + 400 / 4 = 600
  */
 export class TokenEstimator {
   private charsPerToken = DEFAULT_CHARS_PER_TOKEN
@@ -56,6 +58,11 @@ export class TokenEstimator {
   estimate(chars: number): number {
     if (!this.anchor) return Math.ceil(chars / this.charsPerToken)
     return Math.max(0, Math.ceil(this.anchor.tokens + (chars - this.anchor.chars) / this.charsPerToken))
+  }
+
+  /** Tokens of `chars` characters on their own, at the current ratio (one part of a request). */
+  tokensOf(chars: number): number {
+    return Math.ceil(chars / this.charsPerToken)
   }
 
   /** Characters that fit in `tokens`, at the current ratio. */
@@ -75,7 +82,8 @@ export class TokenEstimator {
   observe(chars: number, usage: Usage | null): void {
     if (!usage || usage.inputTokens <= 0) return
     this.anchor = { chars, tokens: usage.inputTokens }
-    // Bounded, so one odd report (a cache-heavy turn, a vendor quirk) cannot derail the estimate.
-    this.charsPerToken = Math.min(16, Math.max(1, chars / usage.inputTokens))
+    // Bounded, so one odd report (a cache-heavy turn, a vendor quirk) cannot derail the estimate,
+    // and never above the default: see the header.
+    this.charsPerToken = Math.min(DEFAULT_CHARS_PER_TOKEN, Math.max(1, chars / usage.inputTokens))
   }
 }

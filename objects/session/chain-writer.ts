@@ -12,6 +12,7 @@ import type { Caller } from '../access/authorize.ts'
 import { graphToWrite } from '../graph/graphs.ts'
 import { type ChainOp, type ChainState, chainStep, emptyChain } from '../graph/turns.ts'
 import type { Ledger } from '../ledger/ledger.ts'
+import { settled } from '../rpc.ts'
 
 const KEY = 'graph.chain'
 const PAGE = 200
@@ -62,22 +63,12 @@ export class ChainWriter {
   }
 
   /**
-   * Brings the chain up to date, then applies `change` to its state and writes
-   * `ops` before storing it, so nothing interleaves with a sync (forks and truncations).
+   * Refuses, before the session records the event that implies them, graph writes the graph
+   * would refuse: the chain is written after the event, off the request, where a refusal could
+   * only be logged. Nothing is written by the check.
    */
-  async amend(build: (state: ChainState) => { state: ChainState; ops: ChainOp[] }): Promise<ChainState> {
-    while (this.running) await this.running.catch(() => {})
-    await this.sync()
-    const owner = this.deps.owner()!
-    const { state, ops } = build(await this.state())
-    if (ops.length > 0) await (await graphToWrite(this.deps.env, owner)).applyChain(owner, ops)
-    await this.deps.storage.put(KEY, state)
-    return state
-  }
-
-  /** Starts the chain at a given state (a fork starts where its origin stood). */
-  async seed(state: ChainState): Promise<void> {
-    await this.deps.storage.put(KEY, state)
+  async check(ops: ChainOp[], owner: Caller = this.deps.owner()!): Promise<void> {
+    await (await this.graph(owner)).checkChain(owner, ops)
   }
 
   private async drain(): Promise<void> {
@@ -93,9 +84,13 @@ export class ChainWriter {
         state = step.state
         ops.push(...step.ops)
       }
-      if (ops.length > 0) await (await graphToWrite(this.deps.env, owner)).applyChain(owner, ops)
+      if (ops.length > 0) await (await this.graph(owner)).applyChain(owner, ops)
       await this.deps.storage.put(KEY, state)
       if (page.next === null) return
     }
+  }
+
+  private async graph(owner: Caller) {
+    return settled(await graphToWrite(this.deps.env, owner))
   }
 }

@@ -15,15 +15,20 @@ import { EVENT } from './events.ts'
 import type { RunnerHost } from './runner.ts'
 
 export type CompactionOutcome = 'completed' | 'failed' | 'interrupted'
+/** How a compaction turn ended, and why it failed when it did. */
+export interface CompactionResult {
+  outcome: CompactionOutcome
+  error?: { code: string; message: string }
+}
 
 /**
  * @example
- * const outcome = await compactionTurn(host, { id, reason: 'budget', estimate, budget, tokens, signal })
+ * const { outcome } = await compactionTurn(host, { id, reason: 'budget', estimate, budget, tokens, signal })
  */
 export async function compactionTurn(
   host: RunnerHost,
   turn: { id: string; reason: 'budget' | 'overflow'; estimate: number; budget: Budget | null; tokens: TokenEstimator; signal: AbortSignal },
-): Promise<CompactionOutcome> {
+): Promise<CompactionResult> {
   const { id, reason, estimate, budget, tokens, signal } = turn
   const state = host.state()
   // Without a known window, aim at half of what was refused.
@@ -51,16 +56,16 @@ export async function compactionTurn(
     const ended = host.record(EVENT.compactionEnded, { id, outcome: 'completed', baseline, summarised: head.length, kept: tail.length, usage })
     // In the same synchronous block as its end, so no crash can fall between the two.
     host.record(EVENT.epochStarted, { baseline, after: ended.seq, reason: 'compaction' })
-    return 'completed'
+    return { outcome: 'completed' }
   } catch (error) {
     if (signal.aborted && signal.reason instanceof Interrupted) {
       const { message, request } = signal.reason
       host.record(EVENT.compactionEnded, { id, outcome: 'interrupted', error: { code: 'INTERRUPTED', message } })
       host.record(EVENT.interrupted, request === undefined ? { step: id, reason: message } : { step: id, reason: message, request })
-      return 'interrupted'
+      return { outcome: 'interrupted' }
     }
     const failure = error instanceof NeuronError ? { code: error.code, message: error.message } : { code: 'COMPACTION_FAILED', message: String(error) }
     host.record(EVENT.compactionEnded, { id, outcome: 'failed', error: failure })
-    return 'failed'
+    return { outcome: 'failed', error: failure }
   }
 }

@@ -8,6 +8,13 @@
  * that event exists nothing the model is shown has changed, so a compaction
  * that crashes, fails or is interrupted is invisible. Nothing is deleted.
  *
+ * The compaction request is the one request whose size the runner cannot shrink
+ * by compacting, so it is bounded by construction: every message is quoted from
+ * an excerpt of at most half the transcript's room (its start and its end, with
+ * how much was left out between), the transcript keeps its newest part, and the
+ * request is measured as it is serialized, not as the text it holds. One reply
+ * far larger than the window is thus summarised from its excerpt.
+ *
  * Pure: the runner streams the request built here and records the outcome.
  */
 import type { LlmMessage, LlmRequest } from '../llm/types.ts'
@@ -44,22 +51,44 @@ export function splitForCompaction(messages: LlmMessage[], tailChars: number): {
 }
 
 /**
- * The compaction turn's request: the head as one quoted transcript (the newest `maxChars` of it)
- * after the instruction, no tools, output capped at `summaryTokens`.
+ * The compaction turn's request: the head as one quoted transcript after the instruction, no
+ * tools, output capped at `summaryTokens`. Its messages serialize to at most `maxChars`
+ * characters: each message is an excerpt of at most half of that, and the transcript keeps its
+ * newest part.
  *
  * @example
  * const request = compactionRequest({ provider: 'local', model: 'echo-small' }, head, 8000, 350)
  */
 export function compactionRequest(model: { provider: string; model: string }, head: LlmMessage[], maxChars: number, summaryTokens: number): LlmRequest {
-  let transcript = head.map(quote).join('\n')
-  if (transcript.length > maxChars) transcript = `[earlier part omitted]\n${transcript.slice(transcript.length - maxChars)}`
+  const room = Math.max(1024, maxChars)
+  let transcript = head.map((message) => quote(message, Math.floor(room / 2))).join('\n')
+  const messagesFor = (text: string): LlmMessage[] => [{ role: 'user', content: `${SUMMARY_INSTRUCTION}\n\nTranscript:\n${text}` }]
+  // Measured as sent: escaping (newlines, quotes, non-ASCII) makes the serialized text longer than the text.
+  for (let over = serializedChars(messagesFor(transcript)) - room; over > 0; over = serializedChars(messagesFor(transcript)) - room) {
+    transcript = `${OMITTED}${transcript.slice(Math.min(transcript.length, OMITTED.length + Math.ceil(over / 2) + 64))}`
+  }
   return {
     provider: model.provider,
     model: model.model,
     system: 'You compact conversation transcripts.',
-    messages: [{ role: 'user', content: `${SUMMARY_INSTRUCTION}\n\nTranscript:\n${transcript}` }],
+    messages: messagesFor(transcript),
     maxOutputTokens: summaryTokens,
   }
+}
+
+const OMITTED = '[earlier part omitted]\n'
+
+/** Characters of `messages` as a provider request carries them (JSON). */
+export function serializedChars(messages: LlmMessage[]): number {
+  return JSON.stringify(messages).length
+}
+
+/** At most `max` characters of `text`: its start and its end, saying how much was left out between. */
+export function excerpt(text: string, max: number): string {
+  if (text.length <= max) return text
+  const note = `\n[… ${text.length - max} of ${text.length} characters omitted …]\n`
+  const keep = Math.max(0, max - note.length)
+  return `${text.slice(0, Math.ceil(keep / 2))}${note}${text.slice(text.length - Math.floor(keep / 2))}`
 }
 
 /** The next epoch's baseline: freshly rendered system text, then the summary and the kept tail. */
@@ -67,12 +96,14 @@ export function baselineOf(system: string | null, sources: Record<string, Source
   return { system: systemText(system, sources), sources, summary, messages: [{ role: 'user', content: SUMMARY_PREFIX + summary }, ...tail] }
 }
 
-/** One message as transcript lines. Every line is quoted, so none reads as an instruction or a command. */
-function quote(message: LlmMessage): string {
-  const body =
+/** One message as transcript lines, from an excerpt of at most `max` characters. Every line is quoted, so none reads as an instruction or a command. */
+function quote(message: LlmMessage, max: number): string {
+  const full =
     message.role === 'assistant'
       ? message.content.map((part) => (part.type === 'tool-call' ? `[calls ${part.name} ${JSON.stringify(part.input)}]` : part.type === 'text' ? part.text : '')).join('\n')
       : message.content
+  // Before the lines are quoted: a six-megabyte reply is never split into lines whole.
+  const body = excerpt(full, max)
   const who = message.role === 'tool' ? `tool ${message.name}${message.isError ? ' (error)' : ''}` : message.role
   return `[${who}]\n${body
     .split('\n')

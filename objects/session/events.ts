@@ -91,7 +91,8 @@ export interface EventPayloads {
    * that starts after event `epoch` are left out from now on (a later epoch, begun by a
    * compaction of what the model saw, no longer holds them).
    */
-  [EVENT.truncated]: { at: number; keep: number; drop: number; epoch?: number }
+  /** `head`: the turn the conversation's head moves back to (older cuts moved it themselves and lack it). */
+  [EVENT.truncated]: { at: number; keep: number; drop: number; epoch?: number; head?: string }
 }
 
 export type EventType = keyof EventPayloads

@@ -23,12 +23,14 @@ import type { ToolAuthority, ToolContext } from '../tools/tool.ts'
 import { AirBuffer, type Delta } from './air.ts'
 import { promotion, type PromptedBy } from './authority.ts'
 import { type Budget, TokenEstimator } from './budget.ts'
-import { type CompactionOutcome, compactionTurn } from './compaction-turn.ts'
+import { type CompactionResult, compactionTurn } from './compaction-turn.ts'
+import { SUMMARY_PREFIX } from './compaction.ts'
 import { changedSources, type SourceValue } from './context-sources.ts'
 import { Interrupted } from './control.ts'
 import { keepJson, systemText } from './epoch.ts'
 import { EVENT, type EventPayloads, type EventType } from './events.ts'
 import type { InboxRow, SessionState } from './projection.ts'
+import { overflowAdvice } from './overflow-advice.ts'
 import { pendingInterrupt } from './recovery.ts'
 import { ReasoningBlocks } from './reasoning.ts'
 
@@ -37,11 +39,6 @@ const NOT_RECORDED: PromptedBy = { principal: null, claims: [] }
 
 /** Provider turns one promotion may use before the loop is halted. */
 export const MAX_TURNS = 16
-
-/** What the terminal overflow failure tells the user to do. */
-export const OVERFLOW_ADVICE =
-  'the conversation does not fit the model context window even after compacting it: send a shorter prompt, ' +
-  'switch the session to a model with a larger window, or start a new session'
 
 
 /** What the runner needs from the object it runs in. */
@@ -169,13 +166,33 @@ export class Runner {
     const budget = host.budget()
     if (budget) {
       const estimate = this.tokens.estimate(this.requestChars())
-      if (estimate > budget.input && (await this.compact('budget', estimate, budget)) === 'interrupted') return
+      if (estimate > budget.input && (await this.compact('budget', estimate, budget)).outcome === 'interrupted') return
     }
     if ((await this.step(turn)) !== 'overflow') return
     const rebuilt = await this.compact('overflow', this.tokens.estimate(this.requestChars()), budget)
-    if (rebuilt === 'interrupted') return
-    if (rebuilt === 'completed' && (await this.step(turn)) !== 'overflow') return
-    host.record(EVENT.halted, { reason: 'context-overflow', limit: null, error: { code: 'CONTEXT_OVERFLOW', message: OVERFLOW_ADVICE } })
+    if (rebuilt.outcome === 'interrupted') return
+    if (rebuilt.outcome === 'completed' && (await this.step(turn)) !== 'overflow') return
+    host.record(EVENT.halted, { reason: 'context-overflow', limit: null, error: { code: 'CONTEXT_OVERFLOW', message: this.overflowAdvice(budget, rebuilt) } })
+  }
+
+  /** What the halt says: the refused request's parts as measured now, and how its rebuild went. */
+  private overflowAdvice(budget: Budget | null, rebuilt: CompactionResult): string {
+    const state = this.host.state()
+    const messages = this.host.history()
+    const last = messages.at(-1)
+    // The last user message is the prompt unless the compaction summarised it: then it is the summary.
+    const prompt = last?.role === 'user' && !last.content.startsWith(SUMMARY_PREFIX) ? JSON.stringify(last).length : 0
+    const system = this.host.context().system?.length ?? 0
+    const tokens = (chars: number) => this.tokens.tokensOf(chars)
+    return overflowAdvice({
+      model: `${state.provider}/${state.model}`,
+      window: budget?.window ?? null,
+      prompt: tokens(prompt),
+      history: tokens(this.host.historyChars() - prompt),
+      system: tokens(system),
+      tools: tokens(this.tools(this.host.tools.snapshot()).chars),
+      ...(rebuilt.error ? { compactionError: rebuilt.error } : {}),
+    })
   }
 
   /**
@@ -215,14 +232,14 @@ export class Runner {
   }
 
   /** A compaction turn (see compaction-turn.ts), registered as the running turn so an interrupt can name it. */
-  private async compact(reason: 'budget' | 'overflow', estimate: number, budget: Budget | null): Promise<CompactionOutcome> {
+  private async compact(reason: 'budget' | 'overflow', estimate: number, budget: Budget | null): Promise<CompactionResult> {
     const id = crypto.randomUUID()
     const controller = new AbortController()
     this.turn = { step: id, controller }
     try {
-      const outcome = await compactionTurn(this.host, { id, reason, estimate, budget, tokens: this.tokens, signal: controller.signal })
-      if (outcome === 'completed') this.tokens.rebase()
-      return outcome
+      const result = await compactionTurn(this.host, { id, reason, estimate, budget, tokens: this.tokens, signal: controller.signal })
+      if (result.outcome === 'completed') this.tokens.rebase()
+      return result
     } finally {
       this.turn = null
     }

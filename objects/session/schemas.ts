@@ -49,3 +49,6 @@ export const StreamQuery = z.strictObject({
   after: z.coerce.number().int().nonnegative().optional(),
   ticket: z.string().optional(),
 })
+
+/** An artifact of a session's store, as events name it (`sha256:` and 64 hex digits) or by its hash alone. */
+export const ArtifactRef = z.string().regex(/^(sha256:)?[0-9a-f]{64}$/, 'must be sha256: followed by 64 lowercase hex digits')

@@ -45,7 +45,7 @@ import type { Delta } from './air.ts'
 import type { Runner } from './runner.ts'
 import { sessionRunner } from './session-runner.ts'
 import { HostTools } from './host-tools.ts'
-import { CreateSessionSchema, PromptSchema } from './schemas.ts'
+import { ArtifactRef, CreateSessionSchema, PromptSchema } from './schemas.ts'
 import { openStream, socketGone, socketMessage, type StreamHost } from './stream-endpoint.ts'
 import { Subscribers } from './streams.ts'
 import { Watchdog } from './watchdog.ts'
@@ -300,10 +300,18 @@ export class SessionObject extends DurableObject<Env> {
     return truncateSession(this.lineage, caller, input)
   }
 
-  /** One artifact of this session's store (a fork copies the ones its events name), or null. */
-  artifact(caller: Caller, ref: string): Uint8Array | null {
+  /**
+   * One artifact of this session's store for a reader of its history: a tool output cut for the
+   * model (`tool.succeeded.artifact`), an epoch baseline, the tool specs a step offered, a spilled
+   * payload (a fork copies the ones its events name). `ARTIFACT_NOT_FOUND` when the store holds no such blob.
+   */
+  readArtifact(caller: Caller, ref: string): { bytes: Uint8Array; kind: string | null } {
     this.access.check(this.state, caller, 'read')
-    return this.ledger.artifacts.get(ref.replace(/^sha256:/, ''))
+    const hash = parseOrThrow(ArtifactRef, ref, 'INVALID_ARTIFACT_REF').replace(/^sha256:/, '')
+    const kind = this.ledger.artifacts.kindOf(hash)
+    const bytes = kind === undefined ? null : this.ledger.artifacts.get(hash)
+    if (!bytes) throw new NeuronError('ARTIFACT_NOT_FOUND', `session ${this.name} holds no artifact ${ref}`, { status: 404, details: { ref } })
+    return { bytes, kind: kind ?? null }
   }
 
   /** Writes the session's turns into the graph now, and resolves when they are there. */
@@ -419,4 +427,4 @@ export class SessionObject extends DurableObject<Env> {
 
 // Expected failures of the RPC surface are answers, not uncaught errors (objects/rpc.ts);
 // a call to one of these from inside the object goes through `settle`.
-answerFailures(SessionObject, ['create', 'view', 'mcpServers', 'config', 'putConfig', 'prompt', 'interrupt', 'history', 'denials', 'forkFrom', 'truncate', 'writeChain', 'artifact'])
+answerFailures(SessionObject, ['create', 'view', 'mcpServers', 'config', 'putConfig', 'prompt', 'interrupt', 'history', 'denials', 'forkFrom', 'truncate', 'writeChain', 'readArtifact'])

@@ -77,6 +77,7 @@ describe('OpenAPI contract', () => {
 
   it('the codes routes answer are the codes they document', async () => {
     const ledger = uniqueName('codes')
+    const { id } = await newSession('codes')
     const json = (method: string, body: string) => ({ method, headers: { 'content-type': 'application/json' }, body })
     const cases: [string, string, RequestInit, string][] = [
       ['post', `/v1/ledgers/${ledger}/envelopes`, json('POST', '{"topic":"a b","type":"t"}'), 'INVALID_ENVELOPE'],
@@ -90,6 +91,8 @@ describe('OpenAPI contract', () => {
       ['get', '/v1/sessions/nobody-here', {}, 'SESSION_NOT_FOUND'],
       ['post', '/v1/sessions/nobody-here/prompt', json('POST', '{"text":"hi"}'), 'SESSION_NOT_FOUND'],
       ['post', '/v1/sessions', json('POST', '{"id":"a."}'), 'INVALID_REQUEST'],
+      ['post', '/v1/sessions', json('POST', `{"id":"${uniqueName('nj')}","title":"\\ud800"}`), 'NOT_JSON_COMPATIBLE'],
+      ['post', `/v1/sessions/${id}/prompt`, json('POST', '{"text":"\\ud800"}'), 'NOT_JSON_COMPATIBLE'],
     ]
     for (const [method, path, init, code] of cases) {
       const res = await api(path, init)
@@ -97,5 +100,26 @@ describe('OpenAPI contract', () => {
       expect(got, `${method} ${path}`).toBe(code)
       expect(routeOf(method, path.split('?')[0]!).errors, `${method} ${path} documents ${code}`).toContain(code)
     }
+  })
+
+  it('/v1/mcp documents the JSON-RPC errors its transport answers, with their shape', async () => {
+    const doc = await document()
+    const op = doc.paths['/v1/mcp']!.post!
+    const accept = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+    const cases: [Record<string, string>, string, number, number][] = [
+      [accept, '{not json', 400, -32700],
+      [{ 'content-type': 'application/json' }, '{"jsonrpc":"2.0","id":1,"method":"tools/list"}', 406, -32000],
+      [{ ...accept, 'content-type': 'text/plain' }, '{}', 415, -32000],
+    ]
+    for (const [headers, body, status, code] of cases) {
+      const res = await api('/v1/mcp', { method: 'POST', headers, body })
+      expect(res.status).toBe(status)
+      const answer = (await res.json()) as { jsonrpc: string; id: unknown; error: { code: number; message: string } }
+      expect(answer).toMatchObject({ jsonrpc: '2.0', id: null, error: { code, message: expect.any(String) } })
+      const schema = op.responses[String(status)]!.content!['application/json']!.schema as { required: string[]; properties: Record<string, unknown> }
+      expect(schema.required.sort()).toEqual(Object.keys(answer).sort())
+    }
+    // The body codes of routes that read JSON themselves are not this route's: its transport parses.
+    expect(op['x-error-codes']).not.toContain('INVALID_JSON')
   })
 })

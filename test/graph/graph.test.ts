@@ -19,6 +19,31 @@ function items(graph: Graph, kind: string, ...ids: string[]) {
 }
 
 describe('graph', () => {
+  it('check refuses, writing nothing, what link and putNode would refuse; a node earlier in the batch counts', () =>
+    withGraph((graph, state) => {
+      const [t1, t2] = items(graph, 'turn', 't1', 't2')
+      graph.link({ source: t2!, target: t1!, type: 'follows', author: ada.id })
+      const rows = () => state.storage.sql.exec('select count(*) as n from log').one().n
+      const before = rows()
+      const code = (writes: Parameters<Graph['check']>[0]) => {
+        try {
+          graph.check(writes)
+          return null
+        } catch (error) {
+          return (error as { code: string }).code
+        }
+      }
+      const edge = (source: string, target: string, type: string) => ({ edge: { source, target, type, author: ada.id } })
+      expect(code([edge(t1!, t1!, 'follows')])).toBe('SELF_EDGE')
+      expect(code([edge(t1!, 'node.turn.nope', 'follows')])).toBe('UNKNOWN_NODE')
+      expect(code([edge(t1!, t2!, 'follows')])).toBe('CYCLE')
+      expect(code([{ node: { kind: 'turn', id: 't1', text: 'other text', author: ada.id } }])).toBe('NODE_EXISTS')
+      // A conversation cut back before its first turn points at itself: allowed for truncates.
+      expect(code([edge(t1!, t1!, 'truncates')])).toBeNull()
+      expect(code([{ node: { kind: 'conversation', id: 'c9', author: ada.id } }, edge('node.conversation.c9', t2!, 'forks')])).toBeNull()
+      expect(rows()).toBe(before)
+    }))
+
   it('folds a node over its incident edges; a superseded role keeps both readings in history', () =>
     withGraph((graph) => {
       const [b1, b2, b3] = items(graph, 'backlog-item', 'b1', 'b2', 'b3')

@@ -112,6 +112,30 @@ describe('pinned memories', () => {
   })
 })
 
+describe('pinned memories in a session', () => {
+  it("a real session tells its model the owner's pinned memories as memory.pinned, and a new pin at the next boundary", async () => {
+    const sub = uniqueName('pinned-session')
+    await as(sub, [], '/v1/memory/remember', { text: 'answer in metric units', pinned: true })
+    const { id } = await newSession('pinned', sub)
+    const told = async () => {
+      const page = await env.SESSIONS.getByName(id).history({ id: idOf(sub), claims: [] }, 0, 1000)
+      return page.items.flatMap((e) => (e.type === 'session.next.context.changed' ? [(e.payload as { values: Record<string, unknown> }).values['memory.pinned']] : [])).filter((v) => v !== undefined)
+    }
+    // The source loads without blocking a turn: its value reaches the model at a boundary after it arrived.
+    for (let turn = 0; turn < 5 && (await told()).length === 0; turn++) {
+      await postJson(`/v1/sessions/${id}/prompt`, { text: `turn ${turn}` }, sub)
+      await waitIdle(id, 20_000, sub)
+    }
+    expect(await told()).toEqual([[{ address: expect.stringMatching(/^node\.knowledge\./), text: 'answer in metric units' }]])
+    await as(sub, [], '/v1/memory/remember', { text: 'dates are ISO 8601', pinned: true })
+    for (let turn = 0; turn < 5 && (await told()).length === 1; turn++) {
+      await postJson(`/v1/sessions/${id}/prompt`, { text: `later ${turn}` }, sub)
+      await waitIdle(id, 20_000, sub)
+    }
+    expect(((await told()).at(-1) as { text: string }[]).map((m) => m.text)).toEqual(['answer in metric units', 'dates are ISO 8601'])
+  })
+})
+
 describe('reads of a graph never written', () => {
   it('answer empty or not found and leave nothing behind', async () => {
     const sub = uniqueName('reader')

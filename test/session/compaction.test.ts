@@ -4,9 +4,9 @@ import { ProviderError } from '../../objects/llm/errors.ts'
 import type { LlmEvent, LlmRequest } from '../../objects/llm/types.ts'
 import { budgetOf } from '../../objects/session/budget.ts'
 import { SUMMARY_INSTRUCTION, SUMMARY_PREFIX } from '../../objects/session/compaction.ts'
+import { overflowAdvice } from '../../objects/session/overflow-advice.ts'
 import { emptySession, reduceSession } from '../../objects/session/projection.ts'
 import { recover } from '../../objects/session/recovery.ts'
-import { OVERFLOW_ADVICE } from '../../objects/session/runner.ts'
 import { uniqueName, withLedger } from '../support/ledger.ts'
 import { scriptedSession } from '../support/runner-host.ts'
 import { events, newSession, postJson, types, waitIdle } from '../support/session.ts'
@@ -43,6 +43,32 @@ describe('context budget and compaction on local/echo-small (4k window)', () => 
     // The last answer still echoes the last prompt: the model kept the conversation's tail.
     expect((log.filter((e) => e.type === 'session.next.text').at(-1)!.payload as { text: string }).text).toContain('turn 500')
     expect(log.map((e) => e.seq)).toEqual([...log.map((e) => e.seq)].sort((a, b) => a - b))
+  })
+
+  it('one reply of a million tokens does not end the session: the next ten turns all answer', { timeout: 240_000 }, async () => {
+    const { id } = await newSession('huge-reply', undefined, { model: 'local/echo-small' })
+    expect((await postJson(`/v1/sessions/${id}/prompt`, { id: 'huge', text: '/tokens 1000000' })).status).toBe(202)
+    await waitIdle(id, 200_000)
+    const huge = (await events(id)).filter((e) => e.type === 'session.next.text').at(-1)!.payload as { text: string }
+    expect(huge.text.length).toBeGreaterThan(5_000_000)
+    for (let turn = 1; turn <= 10; turn++) {
+      const after = (await events(id)).at(-1)!.seq
+      expect((await postJson(`/v1/sessions/${id}/prompt`, { id: `p${turn}`, text: `short question ${turn}` })).status).toBe(202)
+      await waitIdle(id, 60_000)
+      const turnLog = (await events(id)).filter((e) => e.seq > after)
+      expect(types(turnLog), `turn ${turn}`).not.toContain('halted')
+      expect(types(turnLog), `turn ${turn}`).not.toContain('step.failed')
+      expect((turnLog.filter((e) => e.type === 'session.next.text').at(-1)?.payload as { text: string } | undefined)?.text, `turn ${turn}`).toContain(`short question ${turn}`)
+    }
+    // No request the session sent was over the window: the compaction of the huge reply included.
+    const log = await events(id)
+    const budget = budgetOf({ context: 4096, output: 1024 })
+    const ended = log.filter((e) => e.type === 'session.next.compaction.ended').map((e) => e.payload as { outcome: string; usage: { inputTokens: number } | null })
+    expect(ended.length).toBeGreaterThan(0)
+    expect(ended.every((e) => e.outcome === 'completed')).toBe(true)
+    expect(Math.max(...ended.map((e) => e.usage!.inputTokens))).toBeLessThanOrEqual(budget.window - budget.output)
+    const sent = log.filter((e) => e.type === 'session.next.step.ended').slice(1).map((e) => (e.payload as StepEnded).usage!.inputTokens)
+    expect(Math.max(...sent)).toBeLessThanOrEqual(budget.window - budget.output)
   })
 
   it('after a compaction the model sees the summary first, then the kept tail', () =>
@@ -121,11 +147,28 @@ describe('CONTEXT_OVERFLOW: one rebuild, never a loop', () => {
       'created', 'admitted', 'admitted', 'drain.started', 'epoch.started', 'prompted',
       'step.started', 'step.failed', 'compaction.started', 'compaction.ended', 'epoch.started', 'step.started', 'step.failed', 'halted',
     ])
-    expect(first.at(-1)!.payload).toEqual({ reason: 'context-overflow', limit: null, error: { code: 'CONTEXT_OVERFLOW', message: OVERFLOW_ADVICE } })
+    expect(first.at(-1)!.payload).toMatchObject({ reason: 'context-overflow', limit: null, error: { code: 'CONTEXT_OVERFLOW' } })
+    // It says what is too large, measured; the 5-character prompt is not it.
+    const { message } = (first.at(-1)!.payload as { error: { message: string } }).error
+    expect(message).toMatch(/^even after compacting, the request is about \d+ tokens and does not fit /)
+    expect(message).toContain('the kept conversation is about')
+    expect(message).not.toContain('shorter prompt')
     expect((first.at(-2)!.payload as { error: { code: string } }).error.code).toBe('CONTEXT_OVERFLOW')
     // Two prompts, each: one turn, one rebuild, one retry. Bounded, and the drain ended.
     expect(calls).toBe(6)
     expect(types(log).at(-1)).toBe('drain.ended')
+  })
+
+  it('the halt names the part that does not fit and the change that fixes it', () => {
+    const facts = { model: 'local/echo-small', window: 4096, prompt: 4, history: 300, system: 20, tools: 0 }
+    expect(overflowAdvice({ ...facts, prompt: 9000 })).toContain('the latest prompt alone is about 9000 tokens: send a shorter prompt')
+    expect(overflowAdvice({ ...facts, tools: 9000 })).toContain('the tool specs offered are about 9000 tokens: offer fewer tools')
+    expect(overflowAdvice({ ...facts, system: 9000 })).toContain("shorten the session's system text")
+    const failed = overflowAdvice({ ...facts, history: 9000, compactionError: { code: 'PROVIDER_BAD_REQUEST', message: 'too long' } })
+    expect(failed).toMatch(/^compacting the conversation failed \(PROVIDER_BAD_REQUEST: too long\)/)
+    expect(failed).toContain('truncate the session')
+    expect(overflowAdvice(facts)).toContain('the catalog gives local/echo-small a 4096-token window')
+    for (const advice of [overflowAdvice({ ...facts, tools: 9000 }), failed]) expect(advice).not.toContain('shorter prompt')
   })
 
   it('when the rebuild itself cannot complete, the loop halts after one compaction attempt', async () => {

@@ -7,6 +7,7 @@ import type { Stored } from '../../objects/ledger/envelope.ts'
 import { Ledger } from '../../objects/ledger/ledger.ts'
 import { History } from '../../objects/session/history.ts'
 import { api } from '../support/api.ts'
+import { bearer, idOf } from '../support/auth.ts'
 import { events, newSession, ownerCaller, postJson, types, waitIdle } from '../support/session.ts'
 
 const TURN_EVENTS = /^session\.next\.(admitted|prompted|step\.|text|reasoning|tool\.)/
@@ -39,7 +40,12 @@ describe('fork over HTTP', () => {
     expect(await res.json()).toMatchObject({ id: `${id}-fork`, status: 'idle' })
     const fork = await events(`${id}-fork`)
     expect(turnsOf(fork)).toEqual(turnsOf(before.filter((e) => e.seq <= firstStepEnded.seq)))
-    expect(fork[0]!.headers).toContainEqual({ key: 'forked-from', value: { session: id, at: firstStepEnded.seq } })
+    const firstAnswer = turnOf(before.find((e) => e.type === 'session.next.text')!.id)
+    expect(fork[0]!.headers).toContainEqual({ key: 'forked-from', value: { session: id, at: firstStepEnded.seq, head: firstAnswer } })
+    // Each copy names the event it copies.
+    expect(fork.slice(1).map((e) => e.headers.find((h) => h.key === 'copied-from')?.value)).toEqual(
+      before.filter((e) => e.seq <= firstStepEnded.seq && !/created|drain/.test(e.type)).map((e) => e.id),
+    )
     expect(await events(id)).toEqual(before)
 
     // The fork goes on from there: its model sees only the prefix plus the new prompt.
@@ -52,7 +58,6 @@ describe('fork over HTTP', () => {
     // In the graph: the fork's conversation `forks` from the origin's first answer, and its
     // first new turn follows that same old turn (forking = a new link to an old turn).
     await env.SESSIONS.getByName(`${id}-fork`).writeChain(ownerCaller)
-    const firstAnswer = turnOf(before.find((e) => e.type === 'session.next.text')!.id)
     expect((await neighbours(conversationOf(`${id}-fork`), '?type=forks')).map((e) => e.target)).toEqual([firstAnswer])
     const followers = (await neighbours(firstAnswer, '?type=follows&direction=in')).map((e) => e.source)
     const forkPrompt = turnOf((await events(`${id}-fork`)).filter((e) => e.type === 'session.next.prompted').at(-1)!.id)
@@ -77,6 +82,25 @@ describe('fork over HTTP', () => {
       expect([res.status, ((await res.json()) as { error: { code: string } }).error.code]).toEqual([status, code])
     }
     expect(await events(id)).toEqual(log)
+  })
+
+  it("forked by someone the origin is shared with: the copies become the fork's own turns in the forker's graph", async () => {
+    const { id } = await newSession('shared-origin', 'ada', { share: ['org:acme'] })
+    await converse(id, 'one')
+    const log = await events(id)
+    const carol = { ...(await bearer('carol', ['org:acme'])), 'content-type': 'application/json' }
+    const at = log.find((e) => e.type === 'session.next.step.ended')!.seq
+    const res = await api(`/v1/sessions/${id}/fork`, { method: 'POST', headers: carol, body: JSON.stringify({ at, id: `${id}-c` }) })
+    expect(res.status).toBe(201)
+    const carolCaller = { id: idOf('carol'), claims: ['org:acme'] }
+    await env.SESSIONS.getByName(`${id}-c`).writeChain(carolCaller)
+    const fork = (await env.SESSIONS.getByName(`${id}-c`).history(carolCaller, 0, 100)).items as Stored[]
+    expect(fork[0]!.headers).toContainEqual({ key: 'forked-from', value: { session: id, at } })
+    // In carol's graph: the copied answer is a turn of her conversation, following her copied prompt.
+    const answer = turnOf(fork.find((e) => e.type === 'session.next.text')!.id)
+    const prompt = turnOf(fork.find((e) => e.type === 'session.next.prompted')!.id)
+    const follows = await api(`/v1/graph/nodes/${answer}/neighbours?type=follows`, { headers: carol })
+    expect(((await follows.json()) as { items: EdgeView[] }).items.map((e) => e.target)).toEqual([prompt])
   })
 })
 
@@ -109,4 +133,51 @@ describe('truncate over HTTP', () => {
       expect([bad.status, ((await bad.json()) as { error: { code: string } }).error.code]).toEqual([status, code])
     }
   })
+
+  it('truncates back before the first turn: the head is the conversation itself and the next turn opens it again', async () => {
+    const { id } = await newSession('trunc-start')
+    await converse(id, 'one')
+    const log = await events(id)
+    const restPoints = log.filter((e) => e.seq <= 3).map((e) => e.seq)
+    for (const at of restPoints) {
+      const before = await events(id)
+      const res = await postJson(`/v1/sessions/${id}/truncate`, { at })
+      const answer = (await res.json()) as { head: string; truncated: number }
+      expect([res.status, answer.head], `truncate at ${at}`).toEqual([200, conversationOf(id)])
+      // One event, the truncation itself: nothing else was written, and it is the one answered.
+      expect((await events(id)).slice(before.length).map((e) => [e.type, e.seq])).toEqual([['session.next.truncated', answer.truncated]])
+    }
+    await converse(id, 'two')
+    await env.SESSIONS.getByName(id).writeChain(ownerCaller)
+    const two = turnOf((await events(id)).filter((e) => e.type === 'session.next.prompted').at(-1)!.id)
+    expect((await neighbours(two, '?type=follows')).map((e) => e.target)).toEqual([conversationOf(id)])
+    const shown = await runInDurableObject(env.SESSIONS.getByName(id), (_o, state) => new History(new Ledger(state.storage), `session.${id}`).messages())
+    expect(shown.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['one', 'two'])
+  })
+
+  it('forks and truncates a fork at a turn it copied: the head is the origin turn it copied', async () => {
+    const { id } = await newSession('fork-of-fork')
+    await converse(id, 'one', 'two')
+    const origin = await events(id)
+    const firstAnswer = turnOf(origin.find((e) => e.type === 'session.next.text')!.id)
+    const fork = `${id}-f`
+    const at = origin.find((e) => e.type === 'session.next.step.ended')!.seq
+    expect((await postJson(`/v1/sessions/${id}/fork`, { at, id: fork })).status).toBe(201)
+    const copied = await events(fork)
+    const copiedHead = copied.filter((e) => e.type === 'session.next.step.ended').at(-1)!.seq
+
+    const forkOfFork = await postJson(`/v1/sessions/${fork}/fork`, { at: copiedHead, id: `${fork}-f` })
+    expect(forkOfFork.status).toBe(201)
+    await env.SESSIONS.getByName(`${fork}-f`).writeChain(ownerCaller)
+    expect((await neighbours(conversationOf(`${fork}-f`), '?type=forks')).map((e) => e.target)).toEqual([firstAnswer])
+
+    await converse(fork, 'two on the fork')
+    const truncated = await postJson(`/v1/sessions/${fork}/truncate`, { at: copiedHead })
+    expect([truncated.status, ((await truncated.json()) as { head: string }).head]).toEqual([200, firstAnswer])
+    await converse(fork, 'three on the fork')
+    await env.SESSIONS.getByName(fork).writeChain(ownerCaller)
+    const three = turnOf((await events(fork)).filter((e) => e.type === 'session.next.prompted').at(-1)!.id)
+    expect((await neighbours(three, '?type=follows')).map((e) => e.target)).toEqual([firstAnswer])
+  })
 })
+

@@ -71,7 +71,7 @@ describe('host tools in workerd', () => {
     await postJson(`/v1/sessions/${id}/prompt`, { text: 'no host now' })
     await waitIdle(id)
     const steps = (await events(id)).filter((e) => e.type === 'session.next.step.started').map((e) => (e.payload as { tools: string }).tools)
-    const specsOf = async (ref: string) => JSON.parse(new TextDecoder().decode((await stub.artifact(ownerCaller, ref))!)) as { name: string; inputSchema: unknown }[]
+    const specsOf = async (ref: string) => JSON.parse(new TextDecoder().decode((await stub.readArtifact(ownerCaller, ref)).bytes)) as { name: string; inputSchema: unknown }[]
     const withHost = await specsOf(steps[0]!)
     expect(withHost.find((t) => t.name === 'notes_search')).toEqual({ name: 'notes_search', description: NOTES_SEARCH.description, inputSchema: NOTES_SEARCH.inputSchema })
     expect((await specsOf(steps.at(-1)!)).some((t) => t.name === 'notes_search')).toBe(false)

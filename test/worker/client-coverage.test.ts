@@ -57,6 +57,7 @@ const CALLS: Record<string, Call> = {
   getSessionConfig: (n) => n.sessionConfig('s1').get(),
   putSessionConfig: (n) => n.sessionConfig('s1').put({}),
   getSessionHistory: (n) => n.session('s1').history(),
+  getSessionArtifact: (n) => n.session('s1').artifact(`sha256:${'a'.repeat(64)}`),
   mintStreamTicket: (n) => n.session('s1').ticket(),
   streamSessionEvents: (n) => first(n.session('s1').events()),
   openSessionSocket: (n) => socketUrl(n),

@@ -24,6 +24,21 @@ describe('JSON nesting limit', () => {
     expect(parseJson(JSON.stringify({ text: '[[[[{{{{'.repeat(100) + '\\"]]' }))).toMatchObject({ text: expect.any(String) })
   })
 
+  it('refuses what parses but no ledger stores, with its path: a lone surrogate, a number past the double range', () => {
+    const codeAndPath = (text: string) => {
+      try {
+        parseJson(text)
+        return null
+      } catch (error) {
+        return [(error as { code: string }).code, (error as { details: { path: string } }).details.path]
+      }
+    }
+    expect(codeAndPath('{"a":["ok","\\ud800"]}')).toEqual(['NOT_JSON_COMPATIBLE', '$.a[1]'])
+    expect(codeAndPath('{"n":1e999}')).toEqual(['NOT_JSON_COMPATIBLE', '$.n'])
+    expect(codeAndPath('{"\\udc00":1}')).toEqual(['NOT_JSON_COMPATIBLE', '$'])
+    expect(codeAndPath('{"pair":"\\ud83d\\ude00"}')).toBeNull()
+  })
+
   it('every JSON body route answers 400 JSON_TOO_DEEP for ~3,600-deep bodies, and writes nothing', async () => {
     const { id, stub } = await newSession('deep')
     const before = (await stub.view(ownerCaller)).lastSequence

@@ -16,7 +16,10 @@ describe('identifiers', () => {
     expect(Identifier.safeParse(bad).success).toBe(false)
     const create = await postJson('/v1/sessions', { id: bad })
     expect(create.status).toBe(400)
-    expect(await codeOf(create)).toBe('INVALID_REQUEST')
+    const { error } = (await create.json()) as { error: { code: string; details: { issues: { path: string }[] } } }
+    expect(error.code).toBe('INVALID_REQUEST')
+    // The field that is wrong, by its path in the body.
+    expect(error.details.issues.map((issue) => issue.path)).toEqual(['id'])
     if (bad !== '' && bad !== '.') {
       const read = await api(`/v1/sessions/${encodeURIComponent(bad)}`)
       expect(await codeOf(read)).toBe('INVALID_SESSION_ID')

@@ -7,6 +7,7 @@
 import { exports } from 'cloudflare:workers'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { discoverOAuthProtectedResourceMetadata, extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js'
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker'
 import { describe, expect, it } from 'vitest'
 import { api } from '../support/api.ts'
@@ -48,6 +49,45 @@ describe('POST /v1/mcp', () => {
     expect(listed.items.map((item) => item.id)).toContain(id)
     expect(body(await client.callTool({ name: 'session_interrupt', arguments: { session: id } }))).toMatchObject({ interrupted: false })
     await client.close()
+  })
+
+  it('declares every result shape (outputSchema) and answers it as structuredContent; advertises no listChanged it cannot send', async () => {
+    const client = await connect('mcp-structured')
+    expect(client.getServerCapabilities()?.tools?.listChanged).not.toBe(true)
+    const listed = (await client.listTools()).tools
+    for (const tool of listed) expect(tool.outputSchema, tool.name).toMatchObject({ type: 'object', properties: expect.any(Object) })
+    const id = uniqueName('mcp-structured')
+    // The SDK's client checks each structuredContent against the listed outputSchema, and fails the call otherwise.
+    const results = [
+      await client.callTool({ name: 'session_create', arguments: { id } }),
+      await client.callTool({ name: 'session_prompt', arguments: { session: id, text: '/say structured' } }),
+      await client.callTool({ name: 'session_history', arguments: { session: id } }),
+      await client.callTool({ name: 'session_list', arguments: {} }),
+      await client.callTool({ name: 'session_interrupt', arguments: { session: id } }),
+    ]
+    for (const result of results) {
+      expect(result.isError).toBeFalsy()
+      expect(result.structuredContent).toEqual(body(result))
+    }
+    expect(results[1]!.structuredContent).toMatchObject({ status: 'settled', reply: 'structured' })
+    await client.close()
+  })
+
+  it('a 401 names the protected-resource metadata, so an OAuth-only client discovers the authorization server', async () => {
+    const anonymous = await exports.default.fetch('http://neuron/v1/mcp', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+    expect(anonymous.status).toBe(401)
+    const { resourceMetadataUrl } = extractWWWAuthenticateParams(anonymous)
+    expect(resourceMetadataUrl?.href).toBe('http://neuron/.well-known/oauth-protected-resource/v1/mcp')
+    // The SDK's own discovery, as an MCP client runs it before signing in.
+    const metadata = await discoverOAuthProtectedResourceMetadata(new URL('http://neuron/v1/mcp'), { resourceMetadataUrl }, (url, init) => exports.default.fetch(new Request(url, init)))
+    expect(metadata).toMatchObject({ resource: 'http://neuron/v1/mcp', authorization_servers: ['https://issuer.test'], bearer_methods_supported: ['header'] })
+    // Found without the header too, by the well-known path RFC 9728 derives from the resource.
+    const derived = await discoverOAuthProtectedResourceMetadata(new URL('http://neuron/v1/mcp'), {}, (url, init) => exports.default.fetch(new Request(url, init)))
+    expect(derived.resource).toBe('http://neuron/v1/mcp')
+    // Every 401 of the API carries the challenge; the API as a whole has its own document.
+    const rest = await exports.default.fetch('http://neuron/v1/sessions')
+    expect(extractWWWAuthenticateParams(rest).resourceMetadataUrl?.href).toBe('http://neuron/.well-known/oauth-protected-resource')
+    expect(await (await exports.default.fetch('http://neuron/.well-known/oauth-protected-resource')).json()).toMatchObject({ resource: 'http://neuron', authorization_servers: ['https://issuer.test'] })
   })
 
   it('answers a turn that outlasts waitMs with its message id, still running', async () => {

@@ -7,6 +7,12 @@
  * `{ error: { code, message } }` body, so an MCP client sees the same codes.
  * Built per request (stateless), with the SDK's `McpServer` and the JSON Schema
  * validator that runs in workerd.
+ *
+ * Each tool declares its result's shape (`outputSchema`, the same JSON Schema the REST
+ * route's response is documented with, worker/openapi/responses.ts) and answers it as
+ * `structuredContent` as well as JSON text. The tool list never changes during a
+ * connection (every request builds the same server), and a stateless server has no
+ * stream to notify on, so `tools.listChanged` is not advertised.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker'
@@ -18,18 +24,20 @@ import { InterruptSchema } from '../../objects/session/control.ts'
 import { CreateSessionSchema, PageQuery } from '../../objects/session/schemas.ts'
 import { Identifier } from '../../objects/validate.ts'
 import { refuseAgentClaims } from '../gate/spawn.ts'
+import * as R from '../openapi/responses.ts'
 import { createSession, listSessions, sessionStub } from '../session-calls.ts'
 import { settleTurn } from './settle-turn.ts'
 
 /** The longest `session_prompt` waits for its turn to settle before it answers with the message id. */
 export const MCP_PROMPT_WAIT_MAX_MS = 55_000
 
-type ToolResult = { content: { type: 'text'; text: string }[]; isError?: boolean }
+type ToolResult = { content: { type: 'text'; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean }
 
-/** A tool handler's value as MCP content, or its failure as a coded `isError` result. */
+/** A tool handler's value as MCP content (text and structured), or its failure as a coded `isError` result. */
 async function answer(work: () => Promise<unknown>): Promise<ToolResult> {
   try {
-    return { content: [{ type: 'text', text: JSON.stringify(await work()) }] }
+    const value = (await work()) as Record<string, unknown>
+    return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value }
   } catch (thrown) {
     return { content: [{ type: 'text', text: JSON.stringify({ error: failureOf(thrown, 'mcp tool').error }) }], isError: true }
   }
@@ -37,16 +45,44 @@ async function answer(work: () => Promise<unknown>): Promise<ToolResult> {
 
 const Session = { session: Identifier.describe('the session id') }
 
+/** A documented JSON Schema as the zod object the SDK lists as `outputSchema` and checks `structuredContent` with. */
+const output = (schema: Record<string, unknown>) => z.fromJSONSchema(schema as never) as z.ZodObject
+
+const obj = (properties: Record<string, unknown>) => ({ type: 'object', required: Object.keys(properties), properties })
+/** What each tool answers: the REST route's documented response, or the turn as `session_prompt` waits for it. Built once, on first use. */
+let outputs: ReturnType<typeof outputSchemas> | undefined
+const outputSchemas = () => ({
+  session_create: output(obj({ session: R.SessionView, created: { type: 'boolean' } })),
+  session_prompt: output(
+    obj({
+      status: { enum: ['settled', 'running'] },
+      reply: { type: 'string', description: "the assistant's text after the prompt" },
+      failures: { type: 'array', items: obj({ code: { type: 'string' }, message: { type: 'string' } }) },
+      messageId: { type: 'string' },
+      sequence: { type: 'integer' },
+      duplicate: { type: 'boolean' },
+    }),
+  ),
+  session_history: output(R.Page),
+  session_list: output(R.SessionListings),
+  session_interrupt: output(R.Interrupted),
+})
+
 /**
  * @example
  * const server = neuronMcpServer(c.env, callerOf(c))
  * await server.connect(transport)
  */
 export function neuronMcpServer(env: Env, caller: Caller): McpServer {
+  const OUTPUTS = (outputs ??= outputSchemas())
   const server = new McpServer({ name: 'neuron', version: '1' }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() })
   server.registerTool(
     'session_create',
-    { description: 'Create a session you own (optionally with a chosen id, a model as provider/model, a title and a system prompt).', inputSchema: CreateSessionSchema.shape },
+    {
+      description: 'Create a session you own (optionally with a chosen id, a model as provider/model, a title and a system prompt).',
+      inputSchema: CreateSessionSchema.shape,
+      outputSchema: OUTPUTS.session_create,
+    },
     (input) =>
       answer(async () => {
         refuseAgentClaims(caller.claims)
@@ -66,6 +102,7 @@ export function neuronMcpServer(env: Env, caller: Caller): McpServer {
         delivery: z.enum(['steer', 'queue']).optional(),
         waitMs: z.number().int().min(0).max(MCP_PROMPT_WAIT_MAX_MS).optional(),
       },
+      outputSchema: OUTPUTS.session_prompt,
     },
     ({ session, waitMs, ...prompt }) =>
       answer(async () => {
@@ -76,18 +113,20 @@ export function neuronMcpServer(env: Env, caller: Caller): McpServer {
   )
   server.registerTool(
     'session_history',
-    { description: "A page of a session's durable events after a cursor (`after`), oldest first; `next` is the next page's cursor.", inputSchema: { ...Session, ...PageQuery.shape } },
+    { description: "A page of a session's durable events after a cursor (`after`), oldest first; `next` is the next page's cursor.", inputSchema: { ...Session, ...PageQuery.shape }, outputSchema: OUTPUTS.session_history },
     ({ session, after, limit }) => answer(async () => (await sessionStub(env, session)).history(caller, after, limit)),
   )
   server.registerTool(
     'session_list',
-    { description: 'The sessions you own, oldest first, paged by cursor.', inputSchema: PageQuery.shape },
+    { description: 'The sessions you own, oldest first, paged by cursor.', inputSchema: PageQuery.shape, outputSchema: OUTPUTS.session_list },
     (page) => answer(() => listSessions(env, caller, page)),
   )
   server.registerTool(
     'session_interrupt',
-    { description: "Stop a session's running turn (pending prompts stay admitted); an idle session is a no-op that says so.", inputSchema: { ...Session, ...InterruptSchema.shape } },
+    { description: "Stop a session's running turn (pending prompts stay admitted); an idle session is a no-op that says so.", inputSchema: { ...Session, ...InterruptSchema.shape }, outputSchema: OUTPUTS.session_interrupt },
     ({ session, ...request }) => answer(async () => (await sessionStub(env, session)).interrupt(caller, request)),
   )
+  // The SDK advertises `tools.listChanged` once a tool is registered; this server can never send it.
+  server.server.registerCapabilities({ tools: { listChanged: false } })
   return server
 }

@@ -27,7 +27,7 @@ export const APP_ROUTES: RouteDoc[] = [
     maxBodyBytes: PACKAGE_BODY,
     ok: { 201: 'stored', 200: 'these exact bytes were stored before' },
     response: R.StoredPackage,
-    errors: [...BODY_ERRORS, 'INVALID_PACKAGE', 'PACKAGE_TOO_LARGE', 'MISSING_ENTRY', 'INVALID_SCHEMA', 'BACKEND_LOAD_FAILED', 'BACKEND_LIMIT', 'BACKEND_UNAVAILABLE', 'NOT_JSON_COMPATIBLE'],
+    errors: [...BODY_ERRORS, 'INVALID_PACKAGE', 'PACKAGE_TOO_LARGE', 'MISSING_ENTRY', 'INVALID_SCHEMA', 'BACKEND_LOAD_FAILED', 'BACKEND_LIMIT', 'BACKEND_UNAVAILABLE'],
   },
   { method: 'get', path: '/v1/apps/packages/{hash}', operationId: 'getAppPackage', summary: 'A package the caller uploaded, as stored', auth: 'bearer', ok: { 200: 'the package' }, response: R.Package, errors: ['INVALID_REQUEST', 'PACKAGE_NOT_FOUND'] },
   {

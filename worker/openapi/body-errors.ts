@@ -1,7 +1,7 @@
 /** The codes reading a request body can answer, shared by every route table. */
 
-/** What reading any JSON body can answer (worker/read-json.ts, worker/body-limit.ts). */
-export const BODY_ERRORS = ['INVALID_JSON', 'JSON_TOO_DEEP', 'PAYLOAD_TOO_LARGE']
+/** What reading any JSON body can answer (worker/read-json.ts, worker/body-limit.ts): a value the ledger cannot store is refused there too. */
+export const BODY_ERRORS = ['INVALID_JSON', 'JSON_TOO_DEEP', 'NOT_JSON_COMPATIBLE', 'PAYLOAD_TOO_LARGE']
 
 /** A body a route reads and validates. */
 export const REQUEST_ERRORS = [...BODY_ERRORS, 'INVALID_REQUEST']

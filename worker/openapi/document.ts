@@ -3,6 +3,7 @@
  * (JSON Schema 2020-12, which OpenAPI 3.1 uses as is).
  */
 import { z } from 'zod'
+import { Components } from './components.ts'
 import { AUTH_ERRORS, COMMON_ERRORS, ROUTES, type ResponseBody, type RouteDoc } from './routes.ts'
 
 const ErrorBody = {
@@ -17,10 +18,11 @@ const ErrorBody = {
   },
 }
 
-function jsonSchema(schema: z.ZodType): Record<string, unknown> {
+/** A zod schema as JSON Schema whose shared parts live in the document's `components`. */
+function jsonSchema(schema: z.ZodType, components: Components): Record<string, unknown> {
   const generated = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<string, unknown>
   const { $schema: _dialect, ...rest } = generated
-  return rest
+  return components.adopt(rest)
 }
 
 function content(body: ResponseBody) {
@@ -28,9 +30,9 @@ function content(body: ResponseBody) {
   return { 'application/json': { schema: body } }
 }
 
-function operation(route: RouteDoc) {
+function operation(route: RouteDoc, components: Components) {
   const params = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }))
-  const query = route.query ? (jsonSchema(route.query) as { properties?: Record<string, unknown>; required?: string[] }) : undefined
+  const query = route.query ? (jsonSchema(route.query, components) as { properties?: Record<string, unknown>; required?: string[] }) : undefined
   const queryParams = Object.entries(query?.properties ?? {}).map(([name, schema]) => ({
     name,
     in: 'query',
@@ -46,13 +48,14 @@ function operation(route: RouteDoc) {
     description: `An error. Codes: ${errors.join(', ')}`,
     content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
   }
+  const failures = Object.fromEntries(Object.entries(route.failures ?? {}).map(([status, { description, response }]) => [status, { description, content: content(response) }]))
   return {
     operationId: route.operationId,
     summary: route.summary,
     security,
     parameters: [...params, ...queryParams],
-    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body) } } } } : {}),
-    responses: { ...ok, default: failure },
+    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, components) } } } } : {}),
+    responses: { ...ok, ...failures, default: failure },
     'x-error-codes': errors,
     ...(route.maxBodyBytes === undefined ? {} : { 'x-max-body-bytes': route.maxBodyBytes }),
   }
@@ -64,7 +67,8 @@ function operation(route: RouteDoc) {
  */
 export function openApiDocument() {
   const paths: Record<string, Record<string, unknown>> = {}
-  for (const route of ROUTES) (paths[route.path] ??= {})[route.method] = operation(route)
+  const components = new Components({ Error: ErrorBody })
+  for (const route of ROUTES) (paths[route.path] ??= {})[route.method] = operation(route, components)
   return {
     openapi: '3.1.0',
     info: { title: 'Neuron', version: '1', description: 'Durable AI-agent sessions on Cloudflare Durable Objects.' },
@@ -73,7 +77,7 @@ export function openApiDocument() {
         bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
         ticket: { type: 'apiKey', in: 'query', name: 'ticket', description: 'One-use stream ticket from POST /v1/sessions/{id}/tickets' },
       },
-      schemas: { Error: ErrorBody },
+      schemas: components.schemas,
     },
     paths,
   }

@@ -33,6 +33,21 @@ export const Envelope: Schema = {
 /** A JSON-RPC 2.0 response (or a batch of them), as MCP defines them. */
 export const JsonRpc: Schema = { type: ['object', 'array'], description: 'JSON-RPC 2.0: { jsonrpc, id, result } or { jsonrpc, id, error }' }
 
+/** A JSON-RPC 2.0 error response: what the MCP transport answers a message it cannot take (`id` null when it could not be read). */
+export const JsonRpcError: Schema = {
+  type: 'object',
+  required: ['jsonrpc', 'error', 'id'],
+  properties: {
+    jsonrpc: { const: '2.0' },
+    id: { type: ['string', 'integer', 'null'] },
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: { code: { type: 'integer', description: '-32700 parse error, -32600 invalid request, -32000 transport refusal' }, message: str, data: {} },
+    },
+  },
+}
+
 export const Page: Schema = {
   type: 'object',
   required: ['items', 'next'],

@@ -46,6 +46,8 @@ export interface RouteDoc {
   response?: ResponseBody
   /** Error codes this route can answer, beyond the gate's 401s and `COMMON_ERRORS`. */
   errors: string[]
+  /** Failure statuses whose body is not the `{ error: { code } }` shape (the MCP transport's JSON-RPC errors). */
+  failures?: Record<number, { description: string; response: ResponseBody }>
 }
 
 const SESSION_ERRORS = ['SESSION_NOT_FOUND', 'INVALID_SESSION_ID']
@@ -145,7 +147,13 @@ export const ROUTES: RouteDoc[] = [
     maxBodyBytes: MAX_BODY_BYTES,
     ok: { 200: 'a JSON-RPC response (a tool failure is a result with isError and { error: { code, message } })', 202: 'a notification or response, accepted' },
     response: R.JsonRpc,
-    errors: [...BODY_ERRORS],
+    // The MCP transport reads the body itself: a message it cannot take is a JSON-RPC error, not a Neuron code.
+    errors: ['PAYLOAD_TOO_LARGE'],
+    failures: {
+      400: { description: 'not JSON, or not a JSON-RPC message (-32700, -32600)', response: R.JsonRpcError },
+      406: { description: 'Accept does not name both application/json and text/event-stream (-32000)', response: R.JsonRpcError },
+      415: { description: 'Content-Type is not application/json (-32000)', response: R.JsonRpcError },
+    },
   },
   { method: 'get', path: '/v1/mcp', operationId: 'mcpStream', summary: 'Not offered: the MCP endpoint is stateless and has no GET stream (405, Allow: POST)', auth: 'bearer', ok: {}, errors: ['METHOD_NOT_ALLOWED'] },
   { method: 'get', path: '/v1/me/usage', operationId: 'getUsage', summary: "The principal's metered requests and model usage", auth: 'bearer', ok: { 200: 'totals' }, response: R.Usage, errors: [] },
@@ -222,6 +230,16 @@ export const ROUTES: RouteDoc[] = [
     response: R.Denials,
     errors: [...SESSION_ERRORS, 'DENIALS_OWNER_ONLY', 'INVALID_QUERY'],
   },
+  {
+    method: 'get',
+    path: '/v1/sessions/{id}/artifacts/{ref}',
+    operationId: 'getSessionArtifact',
+    summary: "One artifact of the session's store, as its events name it (a cut tool output's `artifact`, an epoch's `baseline`, a step's `tools`), with the media type it was stored with; kept as long as the session",
+    auth: 'bearer',
+    ok: { 200: 'the bytes' },
+    response: { mediaType: '*/*', schema: { type: 'string', format: 'binary' } },
+    errors: [...SESSION_ERRORS, 'INVALID_ARTIFACT_REF', 'ARTIFACT_NOT_FOUND'],
+  },
   { method: 'post', path: '/v1/sessions/{id}/tickets', operationId: 'mintStreamTicket', summary: 'Mint a one-use, 30-second ticket for a stream of this session', auth: 'bearer', ok: { 201: '{ ticket, expiresAt }' }, response: R.Ticket, errors: SESSION_ERRORS },
   {
     method: 'get',
@@ -254,7 +272,8 @@ export const ROUTES: RouteDoc[] = [
     maxBodyBytes: MAX_BODY_BYTES,
     ok: { 201: 'the new session' },
     response: R.SessionView,
-    errors: [...SESSION_ERRORS, ...REQUEST_ERRORS, 'SESSION_EXISTS', 'UNKNOWN_SEQUENCE', 'NOT_A_TURN_BOUNDARY', 'FORK_TOO_LONG'],
+    // UNKNOWN_NODE: the graph refused the fork's edge when asked before anything was written (objects/session/lineage.ts).
+    errors: [...SESSION_ERRORS, ...REQUEST_ERRORS, 'SESSION_EXISTS', 'UNKNOWN_SEQUENCE', 'NOT_A_TURN_BOUNDARY', 'FORK_TOO_LONG', 'ARTIFACT_NOT_FOUND', 'UNKNOWN_NODE'],
   },
   {
     method: 'post',
@@ -266,7 +285,7 @@ export const ROUTES: RouteDoc[] = [
     maxBodyBytes: MAX_BODY_BYTES,
     ok: { 200: 'the turn node now at the head, and the truncated event' },
     response: R.Truncated,
-    errors: [...SESSION_ERRORS, ...REQUEST_ERRORS, 'UNKNOWN_SEQUENCE', 'NOT_A_TURN_BOUNDARY', 'SESSION_BUSY', 'TRUNCATE_COMPACTED'],
+    errors: [...SESSION_ERRORS, ...REQUEST_ERRORS, 'UNKNOWN_SEQUENCE', 'NOT_A_TURN_BOUNDARY', 'SESSION_BUSY', 'TRUNCATE_COMPACTED', 'UNKNOWN_NODE'],
   },
   {
     method: 'post',
@@ -430,7 +449,7 @@ export const ROUTES: RouteDoc[] = [
     maxBodyBytes: MAX_APPEND_BYTES,
     ok: { 201: 'appended', 200: 'identical content was already there' },
     response: R.Appended,
-    errors: [...LEDGER_ERRORS, ...BODY_ERRORS, 'INVALID_ENVELOPE', 'NOT_JSON_COMPATIBLE', 'RESERVED_HEADER', 'UNKNOWN_SCHEMA', 'SCHEMA_VIOLATION', 'ENVELOPE_TOO_LARGE', 'AUTHOR_MISMATCH'],
+    errors: [...LEDGER_ERRORS, ...BODY_ERRORS, 'INVALID_ENVELOPE', 'RESERVED_HEADER', 'UNKNOWN_SCHEMA', 'SCHEMA_VIOLATION', 'ENVELOPE_TOO_LARGE', 'AUTHOR_MISMATCH'],
   },
   { method: 'get', path: '/v1/ledgers/{name}/envelopes', operationId: 'listEnvelopes', summary: 'Query by topic, by type, or by time range; paged by sequence', auth: 'bearer', query: ListQuery, ok: { 200: 'a page' }, response: R.Page, errors: [...LEDGER_ERRORS, 'INVALID_QUERY'] },
   { method: 'get', path: '/v1/ledgers/{name}/envelopes/{id}', operationId: 'getEnvelope', summary: 'One envelope by content id', auth: 'bearer', ok: { 200: 'the envelope' }, response: R.Envelope, errors: [...LEDGER_ERRORS, 'NOT_FOUND'] },
@@ -447,7 +466,7 @@ export const ROUTES: RouteDoc[] = [
     maxBodyBytes: MAX_SCHEMA_BYTES,
     ok: { 200: 'registered (or already identical)' },
     response: R.RegisteredSchema,
-    errors: [...LEDGER_ERRORS, ...BODY_ERRORS, 'INVALID_SCHEMA', 'INVALID_SCHEMA_REF', 'SCHEMA_CONFLICT', 'NOT_JSON_COMPATIBLE'],
+    errors: [...LEDGER_ERRORS, ...BODY_ERRORS, 'INVALID_SCHEMA', 'INVALID_SCHEMA_REF', 'SCHEMA_CONFLICT'],
   },
   ...APP_ROUTES,
 ]

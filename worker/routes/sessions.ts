@@ -1,5 +1,5 @@
 /**
- * `/v1/sessions`: create, list the caller's own, read, prompt, interrupt, history, denials, config overrides, stream
+ * `/v1/sessions`: create, list the caller's own, read, prompt, interrupt, history, denials, artifacts, config overrides, stream
  * tickets, and the two live streams (SSE and WebSocket). Each call carries the
  * authenticated caller to the session's Durable Object, which authorizes it
  * against the session's policy. Only sessions the directory knows are
@@ -70,6 +70,11 @@ export const sessions = new Hono<AppEnv>()
   .post('/:id/truncate', limitBody(MAX_BODY_BYTES), async (c) => {
     const body = await readJson(c.req.raw)
     return c.json(await (await sessionStub(c.env, c.req.param('id'))).truncate(callerOf(c), body))
+  })
+  .get('/:id/artifacts/:ref', async (c) => {
+    const { bytes, kind } = await (await sessionStub(c.env, c.req.param('id'))).readArtifact(callerOf(c), c.req.param('ref'))
+    // Content-addressed: the same ref is always the same bytes.
+    return new Response(bytes, { headers: { 'content-type': kind ?? 'application/octet-stream', etag: `"${c.req.param('ref')}"`, 'cache-control': 'private, max-age=31536000, immutable' } })
   })
   .get('/:id/mcp', async (c) => c.json(await (await sessionStub(c.env, c.req.param('id'))).mcpServers(callerOf(c))))
   .get('/:id/config', async (c) => {

@@ -39,7 +39,7 @@ describe('MCP tools in a session', () => {
     expect(outcomes[2]!.error?.code).toBe('TOOL_INPUT_INVALID')
     // The offered list is recorded: canonical names, the unsafe tool absent, schemas verbatim.
     const started = log.find((e) => e.type === 'session.next.step.started')!.payload as { tools: string }
-    const offered = JSON.parse(new TextDecoder().decode((await stub.artifact(ownerCaller, started.tools))!)) as { name: string; inputSchema: { properties: Record<string, unknown> } }[]
+    const offered = JSON.parse(new TextDecoder().decode((await stub.readArtifact(ownerCaller, started.tools)).bytes)) as { name: string; inputSchema: { properties: Record<string, unknown> } }[]
     const names = offered.map((tool) => tool.name)
     expect(names).toEqual(expect.arrayContaining(['calculator', 'mcp.test.echo', 'mcp.test.slow', 'mcp.test.hang', 'mcp.test.fail', 'mcp.test.whoami']))
     expect(names).not.toContain('mcp.test.unsafe')
@@ -104,7 +104,7 @@ describe('MCP tools in a session', () => {
     expect(log.some((e) => e.type === 'session.next.tool.succeeded')).toBe(true)
     // The first turn's context baseline carries the note (the context source mcp.authorization).
     const epoch = log.find((e) => e.type === 'session.next.epoch.started')!.payload as { baseline: string }
-    const baseline = JSON.parse(new TextDecoder().decode((await stub.artifact(ownerCaller, epoch.baseline))!)) as { sources: Record<string, unknown>; system: string }
+    const baseline = JSON.parse(new TextDecoder().decode((await stub.readArtifact(ownerCaller, epoch.baseline)).bytes)) as { sources: Record<string, unknown>; system: string }
     expect(baseline.sources['mcp.authorization']).toEqual(['secured: needs authorization by the session owner (POST /v1/config/mcp/secured/oauth); its tools are offered once authorized'])
     expect(baseline.system).toContain('POST /v1/config/mcp/secured/oauth')
     const listed = (await (await api(`/v1/sessions/${id}/mcp`)).json()) as { items: { name: string; error: { code: string } }[] }
