@@ -142,7 +142,7 @@ describe('the pinned memories a session is told (memory.pinned)', () => {
       let value: unknown = undefined
       for (const e of await events(session.id, session.owner)) {
         if (e.type === EVENT.epochStarted) {
-          const baseline = JSON.parse(new TextDecoder().decode((await session.stub.artifact({ id: idOf(session.owner), claims: [] }, (e.payload as { baseline: string }).baseline))!)) as { sources: Record<string, unknown> }
+          const baseline = JSON.parse(new TextDecoder().decode((await session.stub.readArtifact({ id: idOf(session.owner), claims: [] }, (e.payload as { baseline: string }).baseline)).bytes)) as { sources: Record<string, unknown> }
           value = baseline.sources['memory.pinned']
         }
         if (e.type === EVENT.contextChanged && 'memory.pinned' in (e.payload as { values: object }).values) value = (e.payload as { values: Record<string, unknown> }).values['memory.pinned']
