@@ -29,6 +29,14 @@ export const PAGE_PAYLOAD_BYTES = 4 * 1024 * 1024
 export const MAX_SCHEMA_DEPTH = 32
 
 /**
+ * One regular expression from outside the code (a schema's `pattern`, `patternProperties`,
+ * `format: regex`), which runs on RE2 (objects/ledger/pattern.ts): its length, and its weight
+ * (atoms times the repetitions around them), which bounds the time RE2 takes to compile it.
+ */
+export const MAX_PATTERN_CHARS = 4096
+export const MAX_PATTERN_WEIGHT = 4096
+
+/**
  * Directory shards (worker/directory.ts): the most objects that reads of unknown ids can
  * address, so the storage a flood of such reads can create is bounded by this number.
  */

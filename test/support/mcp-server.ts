@@ -9,7 +9,7 @@
  *
  * Tools: `echo` (fast), `slow` (sends progress, then answers), `hang` (silent until it answers),
  * `fail` (an `isError` result),
- * `unsafe` (its input schema has an exponential-backtracking pattern, so Neuron refuses it),
+ * `unsafe` (its input schema has a lookahead, which has no linear-time meaning, so Neuron refuses it),
  * `whoami` (answers the `authorization` header it was sent). Run as a script (`node
  * test/support/mcp-server.ts [port]`) it prints its base URL, so a test can kill it mid-call.
  */
@@ -63,7 +63,7 @@ export function toolServer(): McpServer {
     content: [{ type: 'text', text: 'the fail tool failed on purpose' }],
     isError: true,
   }))
-  server.registerTool('unsafe', { description: 'A schema Neuron must refuse', inputSchema: { word: z.string().regex(/^(a+)+$/) } }, async () => ({
+  server.registerTool('unsafe', { description: 'A schema Neuron must refuse', inputSchema: { word: z.string().regex(/^(?=a)a+$/) } }, async () => ({
     content: [{ type: 'text', text: 'unreachable' }],
   }))
   server.registerTool('whoami', { description: 'The authorization header this server was sent', inputSchema: {} }, async (_args, extra) => ({

@@ -1,9 +1,9 @@
 /**
  * One MCP server as a session reaches it: the official SDK's `Client` over its
  * `StreamableHTTPClientTransport` (initialize, `Mcp-Session-Id`, JSON or SSE
- * answers, progress notifications, cancellation), with the JSON Schema
- * validator that runs in workerd (`CfWorkerJsonSchemaValidator`; the default
- * one, Ajv, compiles code with `new Function`). The URL passes the outbound
+ * answers, progress notifications, cancellation), with tools' output schemas
+ * validated like every schema from outside the code (output-schemas.ts: patterns
+ * on the linear-time engine). The URL passes the outbound
  * policy (outbound.ts) before anything is sent. Every request is bounded in
  * time, and every failure is a `NeuronError` with an `MCP_*` code. A failed
  * connection is dropped, so the next use initializes a new one.
@@ -17,10 +17,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js'
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
-import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker'
 import { NeuronError } from '../../errors.ts'
 import { type McpCallResult, resultText } from './content.ts'
 import type { Bearer } from './oauth/bearer.ts'
+import { outputSchemas } from './output-schemas.ts'
 import { checkMcpUrl } from './outbound.ts'
 import { MCP_CALL_MAX_MS, MCP_CALL_TIMEOUT_MS, type McpServerConfig } from './servers.ts'
 
@@ -115,7 +115,7 @@ export class McpConnection {
         requestInit: { headers: this.headers },
         fetch: authorizing(this.server.name, this.bearer, withoutStandaloneStream),
       })
-      const client = new Client({ name: 'neuron', version: '1' }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() })
+      const client = new Client({ name: 'neuron', version: '1' }, { jsonSchemaValidator: outputSchemas })
       // A call's answer stream that breaks (the server died) is lost: the SDK resumes only streams the
       // server made resumable, and otherwise waits for the timeout. Closing the connection fails the
       // calls in flight at once (`MCP_UNAVAILABLE`); the SDK reports the break only as this message.
