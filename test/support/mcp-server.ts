@@ -10,6 +10,7 @@
  * Tools: `echo` (fast), `slow` (sends progress, then answers), `hang` (silent until it answers),
  * `fail` (an `isError` result),
  * `unsafe` (its input schema has a lookahead, which has no linear-time meaning, so Neuron refuses it),
+ * `lookup` (its input pattern backtracks polynomially in V8: `^a*…a*$`, k = 12; Neuron runs it on RE2),
  * `whoami` (answers the `authorization` header it was sent). Run as a script (`node
  * test/support/mcp-server.ts [port]`) it prints its base URL, so a test can kill it mid-call.
  */
@@ -65,6 +66,9 @@ export function toolServer(): McpServer {
   }))
   server.registerTool('unsafe', { description: 'A schema Neuron must refuse', inputSchema: { word: z.string().regex(/^(?=a)a+$/) } }, async () => ({
     content: [{ type: 'text', text: 'unreachable' }],
+  }))
+  server.registerTool('lookup', { description: 'Look a word up', inputSchema: { q: z.string().regex(new RegExp(`^${'a*'.repeat(12)}$`)) } }, async ({ q }) => ({
+    content: [{ type: 'text', text: `found ${q}` }],
   }))
   server.registerTool('whoami', { description: 'The authorization header this server was sent', inputSchema: {} }, async (_args, extra) => ({
     content: [{ type: 'text', text: String(extra.requestInfo?.headers.authorization ?? 'anonymous') }],

@@ -21,7 +21,7 @@ describe('McpConnection (the SDK client in workerd)', () => {
     it(`lists and calls tools over ${kind} answers`, async () => {
       const server = new McpConnection({ name: 'test', url: `${base}/${kind}/mcp` }, {}, dev)
       const tools = await server.listTools()
-      expect(tools.map((tool) => tool.name).sort()).toEqual(['echo', 'fail', 'hang', 'slow', 'unsafe', 'whoami'])
+      expect(tools.map((tool) => tool.name).sort()).toEqual(['echo', 'fail', 'hang', 'lookup', 'slow', 'unsafe', 'whoami'])
       expect(await server.callTool('echo', { text: 'hi' }, { signal: new AbortController().signal })).toBe('echo: hi')
       await server.close()
     })
