@@ -5,6 +5,8 @@
  *   /sse/mcp    McpServer, stateful (an `Mcp-Session-Id` per client), answers as SSE streams
  *   /json/mcp   McpServer, stateless, answers as plain JSON
  *   /paged/mcp  the SDK's low-level Server: tools/list in pages of two (`nextCursor`)
+ *   /flood/mcp  the low-level Server, hostile: `?tools=N` lists N tools (with `?pad=B` bytes of
+ *               description each); its one call answers `bytes` characters of text
  *   /__calls    JSON: how many requests each endpoint got, by JSON-RPC method (`"/sse/mcp tools/list": 2`)
  *
  * Tools: `echo` (fast), `slow` (sends progress, then answers), `hang` (silent until it answers),
@@ -93,6 +95,16 @@ function pagedServer(): Server {
   return server
 }
 
+/** The hostile server: as many tools, as long descriptions and as large results as asked for. */
+function floodServer(query: URLSearchParams): Server {
+  const server = new Server({ name: 'neuron-flood', version: '1.0.0' }, { capabilities: { tools: {} } })
+  const pad = 'x'.repeat(Number(query.get('pad') ?? 0))
+  const tools = Array.from({ length: Number(query.get('tools') ?? 1) }, (_, i) => ({ name: `t${i}`, description: `tool ${i} ${pad}`, inputSchema: { type: 'object' as const, properties: {} } }))
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }))
+  server.setRequestHandler(CallToolRequestSchema, async (request) => ({ content: [{ type: 'text', text: 'r'.repeat(Number(request.params.arguments?.bytes ?? 1)) }] }))
+  return server
+}
+
 /**
  * @example
  * const mcp = await startMcpServer()
@@ -130,9 +142,10 @@ export async function startMcpServer(port = 0): Promise<TestMcpServer> {
       }
       return transport.handleRequest(req, res, body)
     }
-    if (path === '/json/mcp' || path === '/paged/mcp') {
+    if (path === '/json/mcp' || path === '/paged/mcp' || path === '/flood/mcp') {
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
-      await (path === '/json/mcp' ? toolServer() : pagedServer()).connect(transport)
+      const query = new URLSearchParams((req.url ?? '').split('?')[1] ?? '')
+      await (path === '/json/mcp' ? toolServer() : path === '/paged/mcp' ? pagedServer() : floodServer(query)).connect(transport)
       res.on('close', () => void transport.close())
       return transport.handleRequest(req, res, body)
     }
