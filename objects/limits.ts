@@ -29,12 +29,15 @@ export const PAGE_PAYLOAD_BYTES = 4 * 1024 * 1024
 export const MAX_SCHEMA_DEPTH = 32
 
 /**
- * One regular expression from outside the code (a schema's `pattern`, `patternProperties`,
- * `format: regex`), which runs on RE2 (objects/ledger/pattern.ts): its length, and its weight
- * (atoms times the repetitions around them), which bounds the time RE2 takes to compile it.
+ * Regular expressions from outside the code (a schema's `pattern`, `patternProperties`,
+ * `format: regex`) run on RE2 (objects/ledger/pattern.ts), which takes time to compile in their
+ * cost: the larger of a pattern's length and its weight (atoms times the repetitions around
+ * them). One pattern's cost, the cost of all the patterns of one schema, and of all the schemas
+ * of one MCP server's tool list (each compiled when the list is read).
  */
-export const MAX_PATTERN_CHARS = 4096
-export const MAX_PATTERN_WEIGHT = 4096
+export const MAX_PATTERN_COST = 1024
+export const MAX_SCHEMA_PATTERN_COST = 4096
+export const MAX_MCP_PATTERN_COST = 8192
 
 /**
  * Directory shards (worker/directory.ts): the most objects that reads of unknown ids can

@@ -7,15 +7,16 @@
  * with the same meaning (pattern-syntax.ts rewrites the escapes whose meaning differs). What
  * RE2 cannot run in linear time (lookaround, backreferences) is refused, with the reason.
  *
- * Compiling costs time in the size of RE2's program, which bounded repetitions multiply
- * (`[^x]{1,999}` is a thousand copies): measured in Node, a 4 KiB pattern of them took 4.6 s to
- * compile. So a pattern is at most `MAX_PATTERN_CHARS` long and expands to at most
- * `MAX_PATTERN_WEIGHT` (see pattern-syntax.ts), which keeps one compile to milliseconds; compiled
- * patterns are kept in a small LRU, so a schema's patterns are compiled once per isolate.
+ * Compiling costs time in the pattern's size and in RE2's program, which bounded repetitions
+ * multiply (`[^x]{1,999}` is a thousand copies): measured in Node, a 4 KiB pattern of them took
+ * 4.6 s to compile, and re2js spends some 10–50 µs per character or state. So a pattern's cost,
+ * the larger of its length and its weight (pattern-syntax.ts), is at most `MAX_PATTERN_COST`,
+ * and a schema's patterns together at most `MAX_SCHEMA_PATTERN_COST` (schema-check.ts);
+ * compiled patterns are kept in a small LRU, so a schema's patterns are compiled once per isolate.
  * Pure: no platform imports.
  */
 import { RE2JS } from 're2js'
-import { MAX_PATTERN_CHARS, MAX_PATTERN_WEIGHT } from '../limits.ts'
+import { MAX_PATTERN_COST } from '../limits.ts'
 import { toRe2 } from './pattern-syntax.ts'
 
 /** A compiled pattern: `test` is an unanchored search, as `RegExp.prototype.test`. */
@@ -50,6 +51,24 @@ export function compilePattern(source: string): LinearPattern | string {
   return compiled
 }
 
+/**
+ * What compiling `source` costs, in characters or states, whichever is more, without compiling
+ * it: what a schema's pattern budget counts. A pattern V8 cannot parse costs its length.
+ *
+ * @example
+ * patternCost('^[a-z]{1,64}$') // 66
+ */
+export function patternCost(source: string): number {
+  if (source.length > MAX_PATTERN_COST) return source.length
+  try {
+    new NativeRegExp(source, 'u')
+  } catch {
+    return source.length
+  }
+  const translated = toRe2(source, Number.POSITIVE_INFINITY)
+  return Math.max(source.length, translated.ok ? translated.weight : 0)
+}
+
 /** Why `source` is refused, or null when it can be used. */
 export function patternRefusal(source: string): string | null {
   const compiled = compilePattern(source)
@@ -57,14 +76,14 @@ export function patternRefusal(source: string): string | null {
 }
 
 function compile(source: string): LinearPattern | string {
-  if (source.length > MAX_PATTERN_CHARS) return `the pattern is ${source.length} characters; the limit is ${MAX_PATTERN_CHARS}`
+  if (source.length > MAX_PATTERN_COST) return `the pattern is ${source.length} characters; the limit is ${MAX_PATTERN_COST}`
   try {
     // Parsing only: V8 compiles a pattern to code on its first match, which never happens here.
     new NativeRegExp(source, 'u')
   } catch (error) {
     return `the pattern does not compile: ${(error as Error).message}`
   }
-  const translated = toRe2(source, MAX_PATTERN_WEIGHT)
+  const translated = toRe2(source, MAX_PATTERN_COST)
   if (!translated.ok) return translated.reason
   try {
     const program = RE2JS.compile(translated.re2)

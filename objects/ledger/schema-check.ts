@@ -10,9 +10,9 @@
  */
 import { dereference, schemaArrayKeyword, schemaKeyword, schemaMapKeyword } from '@cfworker/json-schema'
 import { NeuronError } from '../errors.ts'
-import { MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH } from '../limits.ts'
+import { MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, MAX_SCHEMA_PATTERN_COST } from '../limits.ts'
 import { utf8Length } from './json.ts'
-import { patternRefusal } from './pattern.ts'
+import { patternCost, patternRefusal } from './pattern.ts'
 
 type Schema = Record<string, unknown>
 
@@ -34,7 +34,31 @@ export function checkSchema(schema: Schema, text: string): void {
   } catch (error) {
     refuse('$', `the schema cannot be read: ${(error as Error).message}`)
   }
+  // Counted before any is compiled: the budget bounds the time the walk below can take.
+  const cost = schemaPatternCost(copy)
+  if (cost > MAX_SCHEMA_PATTERN_COST) refuse('$', `the schema's patterns cost ${cost} to compile; the limit is ${MAX_SCHEMA_PATTERN_COST} (see MAX_SCHEMA_PATTERN_COST)`)
   walk(copy, '$', 1, lookup)
+}
+
+/**
+ * What compiling every `pattern` and `patternProperties` name in `schema` costs (pattern.ts's
+ * `patternCost`, summed), without compiling any; subschemas past `MAX_SCHEMA_DEPTH` are not counted.
+ *
+ * @example
+ * schemaPatternCost({ properties: { a: { pattern: '^a+$' } } }) // 4
+ */
+export function schemaPatternCost(schema: unknown, depth = 1): number {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema) || depth > MAX_SCHEMA_DEPTH) return 0
+  const node = schema as Schema
+  let cost = typeof node.pattern === 'string' ? patternCost(node.pattern) : 0
+  for (const [key, value] of Object.entries(node)) {
+    if (key in schemaKeyword && !Array.isArray(value)) cost += schemaPatternCost(value, depth + 1)
+    else if ((key in schemaArrayKeyword || key === 'items') && Array.isArray(value)) for (const sub of value) cost += schemaPatternCost(sub, depth + 1)
+    else if (key in schemaMapKeyword && typeof value === 'object' && value !== null) {
+      for (const [name, sub] of Object.entries(value)) cost += (key === 'patternProperties' ? patternCost(name) : 0) + schemaPatternCost(sub, depth + 1)
+    }
+  }
+  return cost
 }
 
 function walk(schema: unknown, path: string, depth: number, lookup: Record<string, unknown>): void {

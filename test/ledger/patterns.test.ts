@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest'
 import { NeuronError } from '../../objects/errors.ts'
 import { canonicalJson } from '../../objects/ledger/json.ts'
 import { checkSchema } from '../../objects/ledger/schema-check.ts'
+import { MAX_PATTERN_COST, MAX_SCHEMA_PATTERN_COST } from '../../objects/limits.ts'
 import { SchemaValidator } from '../../objects/ledger/validator.ts'
 import { jsonSchemaTool } from '../../objects/tools/json-schema-tool.ts'
 import { ToolRegistry } from '../../objects/tools/registry.ts'
@@ -66,14 +67,23 @@ describe('patterns on the linear-time engine', () => {
     ['(?<=a)b', 'lookbehind'],
     ['(?i:a)', 'modifiers'],
     ['\\p{Script_Extensions=Greek}', 'Script_Extensions'],
-    ['([^x]{1,999}){9}', 'expands'],
+    ['([^x]{1,500}){3}', 'expands'],
     ['a{1001}', 'linear time'],
     ['(a', 'does not compile'],
-    ['a'.repeat(4097), 'characters'],
+    ['a'.repeat(MAX_PATTERN_COST + 1), 'characters'],
   ].map(([pattern, reason]) => ({ pattern: pattern!, reason: reason!, shown: pattern!.slice(0, 24) })))('refuses $shown with INVALID_SCHEMA ($reason)', ({ pattern, reason }) => {
     const found = refusal({ type: 'object', properties: { a: { type: 'string', pattern } } })
     expect(found).toEqual({ code: 'INVALID_SCHEMA', path: '$.properties.a.pattern', reason: expect.stringContaining(reason) })
     expect(refusal({ type: 'object', patternProperties: { [pattern]: true } })).toEqual({ code: 'INVALID_SCHEMA', path: '$.patternProperties', reason: expect.stringContaining(reason) })
+  })
+
+  it('bounds what one schema’s patterns cost to compile together, before compiling any', () => {
+    // RE2 repeats at most 1,000 times: each of these costs 1,002 and more.
+    const costly = '^[^x]{1,1000}$'
+    const count = Math.floor(MAX_SCHEMA_PATTERN_COST / 1010)
+    const schema = (n: number) => ({ type: 'object', properties: Object.fromEntries(Array.from({ length: n }, (_, i) => [`p${i}`, { type: 'string', pattern: `${costly}${'a'.repeat(i)}` }])) })
+    expect(refusal(schema(count))).toBeNull()
+    expect(refusal(schema(count + 1))).toEqual({ code: 'INVALID_SCHEMA', path: '$', reason: expect.stringContaining('MAX_SCHEMA_PATTERN_COST') })
   })
 
   it('keeps the ECMA-262 meaning of the escapes the two dialects spell differently', async () => {

@@ -96,10 +96,16 @@ describe('hostile patterns (real wrangler dev)', () => {
         await idle('hostile')
       }
     }
-    // The same traffic with inputs that match: what the turns themselves cost the bystander.
+    // The same traffic with inputs that match: what the turns themselves cost the bystander. CPU
+    // seconds of workerd say the same without the machine's load in them.
+    const cpu = () => dev.workerdCpuSeconds().reduce((sum, s) => sum + s, 0)
+    let mark = cpu()
     const benign = await healthLatencies(rounds('aaaa'))
+    const benignCpu = cpu() - mark
     expect(new Set(appCodes.splice(0))).toEqual(new Set(['200 ok']))
+    mark = cpu()
     const latencies = await healthLatencies(rounds(HOSTILE))
+    const hostileCpu = cpu() - mark
 
     const log = await history('hostile')
     const failures = log.filter((e) => e.type === 'session.next.tool.failed').map((e) => (e.payload.error as { code: string }).code)
@@ -111,8 +117,11 @@ describe('hostile patterns (real wrangler dev)', () => {
     const sorted = [...latencies].sort((a, b) => a - b)
     const p99 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))]!
     console.log(`bystander /health during the attack: ${describe_(latencies)}`)
+    console.log(`workerd CPU for 5 rounds: matching inputs ${benignCpu.toFixed(2)} s, hostile inputs ${hostileCpu.toFixed(2)} s`)
     expect(sorted.length).toBeGreaterThan(5)
     expect(p99).toBeLessThan(2000)
+    // Backtracking would cost seconds per call (hours at 41 characters); refusing costs less than matching.
+    expect(hostileCpu).toBeLessThan(benignCpu * 3 + 1)
   })
 
   it('killed mid-turn, the process comes back up and the session is served again', async () => {

@@ -6,7 +6,7 @@
  *   /json/mcp   McpServer, stateless, answers as plain JSON
  *   /paged/mcp  the SDK's low-level Server: tools/list in pages of two (`nextCursor`)
  *   /flood/mcp  the low-level Server, hostile: `?tools=N` lists N tools (with `?pad=B` bytes of
- *               description each); its one call answers `bytes` characters of text
+ *               description each, `?pattern=P` on an input property); a call answers `bytes` characters
  *   /__calls    JSON: how many requests each endpoint got, by JSON-RPC method (`"/sse/mcp tools/list": 2`)
  *
  * Tools: `echo` (fast), `slow` (sends progress, then answers), `hang` (silent until it answers),
@@ -99,7 +99,9 @@ function pagedServer(): Server {
 function floodServer(query: URLSearchParams): Server {
   const server = new Server({ name: 'neuron-flood', version: '1.0.0' }, { capabilities: { tools: {} } })
   const pad = 'x'.repeat(Number(query.get('pad') ?? 0))
-  const tools = Array.from({ length: Number(query.get('tools') ?? 1) }, (_, i) => ({ name: `t${i}`, description: `tool ${i} ${pad}`, inputSchema: { type: 'object' as const, properties: {} } }))
+  const pattern = query.get('pattern')
+  const properties = pattern === null ? {} : { q: { type: 'string', pattern } }
+  const tools = Array.from({ length: Number(query.get('tools') ?? 1) }, (_, i) => ({ name: `t${i}`, description: `tool ${i} ${pad}`, inputSchema: { type: 'object' as const, properties } }))
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }))
   server.setRequestHandler(CallToolRequestSchema, async (request) => ({ content: [{ type: 'text', text: 'r'.repeat(Number(request.params.arguments?.bytes ?? 1)) }] }))
   return server

@@ -22,7 +22,8 @@ import { NeuronError } from '../../errors.ts'
 import { type McpCallResult, resultText } from './content.ts'
 import type { Bearer } from './oauth/bearer.ts'
 import { outputSchemas } from './output-schemas.ts'
-import { MAX_MCP_LIST_BYTES, MAX_MCP_RESPONSE_BYTES, MAX_MCP_RESULT_BYTES, MAX_MCP_TOOLS } from '../../limits.ts'
+import { MAX_MCP_LIST_BYTES, MAX_MCP_PATTERN_COST, MAX_MCP_RESPONSE_BYTES, MAX_MCP_RESULT_BYTES, MAX_MCP_TOOLS } from '../../limits.ts'
+import { schemaPatternCost } from '../../ledger/schema-check.ts'
 import { utf8Length } from '../../ledger/json.ts'
 import { outboundFetch } from '../../outbound/fetch.ts'
 import { checkOutboundUrl, type OutboundPolicy } from '../../outbound/policy.ts'
@@ -69,14 +70,17 @@ export class McpConnection {
     return this.use(async (client) => {
       const tools: McpListedTool[] = []
       let bytes = 0
+      let patterns = 0
       let cursor: string | undefined
       for (let page = 0; page < MCP_MAX_LIST_PAGES; page++) {
         const listed = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: MCP_LIST_TIMEOUT_MS })
         tools.push(...(listed.tools as McpListedTool[]))
         bytes += utf8Length(JSON.stringify(listed.tools))
-        const details = { server: this.server.name, tools: tools.length, bytes }
+        for (const tool of listed.tools) patterns += schemaPatternCost(tool.inputSchema) + schemaPatternCost(tool.outputSchema)
+        const details = { server: this.server.name, tools: tools.length, bytes, patterns }
         if (tools.length > MAX_MCP_TOOLS) throw new NeuronError('MCP_TOO_MANY_TOOLS', `${this.server.name} lists more than ${MAX_MCP_TOOLS} tools`, { status: 502, details: { ...details, limit: MAX_MCP_TOOLS } })
         if (bytes > MAX_MCP_LIST_BYTES) throw new NeuronError('MCP_LIST_TOO_LARGE', `${this.server.name}'s tool list is over ${MAX_MCP_LIST_BYTES} bytes`, { status: 502, details: { ...details, limit: MAX_MCP_LIST_BYTES } })
+        if (patterns > MAX_MCP_PATTERN_COST) throw new NeuronError('MCP_LIST_TOO_LARGE', `${this.server.name}'s tool schemas' patterns cost ${patterns} to compile; the limit is ${MAX_MCP_PATTERN_COST}`, { status: 502, details: { ...details, limit: MAX_MCP_PATTERN_COST } })
         cursor = listed.nextCursor
         if (cursor === undefined) return tools
       }
