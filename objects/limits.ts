@@ -29,6 +29,17 @@ export const PAGE_PAYLOAD_BYTES = 4 * 1024 * 1024
 export const MAX_SCHEMA_DEPTH = 32
 
 /**
+ * Regular expressions from outside the code (a schema's `pattern`, `patternProperties`,
+ * `format: regex`) run on RE2 (objects/ledger/pattern.ts), which takes time to compile in their
+ * cost: the larger of a pattern's length and its weight (atoms times the repetitions around
+ * them). One pattern's cost, the cost of all the patterns of one schema, and of all the schemas
+ * of one MCP server's tool list (each compiled when the list is read).
+ */
+export const MAX_PATTERN_COST = 1024
+export const MAX_SCHEMA_PATTERN_COST = 4096
+export const MAX_MCP_PATTERN_COST = 8192
+
+/**
  * Directory shards (worker/directory.ts): the most objects that reads of unknown ids can
  * address, so the storage a flood of such reads can create is bounded by this number.
  */
@@ -49,6 +60,28 @@ export const MAX_CREDENTIAL_BYTES = 8 * 1024
 export const MAX_MCP_HEADERS_BYTES = 40 * 1024
 /** The body of `POST /v1/config/mcp/:server/oauth`: a URL, a client id and secret, scopes. */
 export const MAX_MCP_OAUTH_BYTES = 8 * 1024
+
+/**
+ * What an MCP server may make a session hold (objects/tools/mcp/connection.ts): one answer as
+ * read off the wire (a list page, a call's result stream), the tools of one server, their
+ * listing as JSON (it is offered to the model every turn), and one call's result text, which is
+ * stored. Past each, the server's answer fails with a code; nothing of it is kept.
+ */
+export const MAX_MCP_RESPONSE_BYTES = 4 * 1024 * 1024
+export const MAX_MCP_TOOLS = 128
+export const MAX_MCP_LIST_BYTES = 512 * 1024
+export const MAX_MCP_RESULT_BYTES = 1024 * 1024
+/** One answer of an MCP server's OAuth endpoints (metadata, registration, tokens). */
+export const MAX_MCP_OAUTH_RESPONSE_BYTES = 64 * 1024
+
+/**
+ * Config instructions and skills given by URL (objects/config/instructions.ts, skills.ts): the
+ * text kept of one instructions URL (the rest is never read), and one skill's JSON.
+ */
+export const MAX_INSTRUCTIONS_URL_BYTES = 64 * 1024
+export const MAX_SKILL_URL_BYTES = 96 * 1024
+/** Any answer to a config URL, as the outbound fetch bounds it (the readers above stop sooner). */
+export const MAX_CONFIG_URL_RESPONSE_BYTES = 1024 * 1024
 
 /** One app package upload (manifest, frontend files, backend module, interface): 4 MiB of UTF-8. */
 export const MAX_PACKAGE_BYTES = 4 * 1024 * 1024

@@ -12,7 +12,6 @@
  * an update. Updates run one at a time, so a backend's read-then-write is never
  * interleaved with another update; queries do not wait for them.
  */
-import { Validator } from '@cfworker/json-schema'
 import { DurableObject } from 'cloudflare:workers'
 import { openKey, type SealedKey, sealKey } from '../config/credentials.ts'
 import type { Env } from '../env.ts'
@@ -21,6 +20,7 @@ import { BACKEND_LIMITS } from '../limits.ts'
 import { sha256Hex } from '../ledger/hash.ts'
 import { assertJson, type Json } from '../ledger/json.ts'
 import { type Folded, Ledger, migrateLedger } from '../ledger/ledger.ts'
+import { SchemaValidator } from '../ledger/validator.ts'
 import { answerFailures } from '../rpc.ts'
 import { CONNECTIONS_TOPIC, type ConnectionInfo, connectionBinding } from './connections.ts'
 import { assertRoomForGrant, foldGrants, type Grant, GRANTS_TOPIC } from './grants.ts'
@@ -40,7 +40,7 @@ export class AppBackendObject extends DurableObject<Env> {
   private readonly ledger: Ledger
   private grants: Folded<Map<string, Grant>> | undefined
   /** Input and output validators of the installed version, rebuilt when the version changes. */
-  private validators: { hash: string; byMethod: Map<string, { input: Validator; output: Validator }> } | undefined
+  private validators: { hash: string; byMethod: Map<string, { input: SchemaValidator; output: SchemaValidator }> } | undefined
   private updates: Promise<unknown> = Promise.resolve()
   /** Where this installation's backend code runs (run.ts), kept so a local sandbox session is reused. */
   private host: BackendHost | undefined
@@ -209,9 +209,9 @@ export class AppBackendObject extends DurableObject<Env> {
     return (this.ledger.latest(CONNECTIONS_TOPIC)?.payload ?? {}) as unknown as SealedConnections
   }
 
-  private validatorsOf(installed: InstalledVersion): Map<string, { input: Validator; output: Validator }> {
+  private validatorsOf(installed: InstalledVersion): Map<string, { input: SchemaValidator; output: SchemaValidator }> {
     if (this.validators?.hash !== installed.hash) {
-      const byMethod = new Map(Object.entries(installed.methods).map(([name, spec]) => [name, { input: new Validator(spec.input as never, '2020-12', false), output: new Validator(spec.output as never, '2020-12', false) }]))
+      const byMethod = new Map(Object.entries(installed.methods).map(([name, spec]) => [name, { input: new SchemaValidator(spec.input), output: new SchemaValidator(spec.output) }]))
       this.validators = { hash: installed.hash, byMethod }
     }
     return this.validators.byMethod
@@ -233,7 +233,7 @@ function withoutModule({ module: _module, ...rest }: InstalledVersion): Omit<Ins
   return rest
 }
 
-function check(validator: Validator, value: unknown, code: string, status: number, what: string): void {
+function check(validator: SchemaValidator, value: unknown, code: string, status: number, what: string): void {
   const result = validator.validate(value)
   if (result.valid) return
   const issues = result.errors.slice(0, 8).map((error) => ({ path: error.instanceLocation, message: error.error }))

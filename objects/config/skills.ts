@@ -3,14 +3,19 @@
  * body. The model sees the index (names and descriptions) as the
  * `skills.index` context source and loads one body with the `skill` tool, so
  * a long body costs context only when the model asks for it. Skills given by
- * URL are fetched as JSON `{ name, description, body }` and cached like
- * instructions.
+ * URL are fetched as JSON `{ name, description, body }` through the outbound
+ * fetch (objects/outbound: the URL policy on every hop, a bounded body) and
+ * cached like instructions; a skill's JSON over `MAX_SKILL_URL_BYTES` is refused
+ * with `URL_BODY_TOO_LARGE` and the rest of it is never read.
  */
 import { z } from 'zod'
 import { NeuronError } from '../errors.ts'
 import type { JsonObject } from '../ledger/json.ts'
 import { Tool } from '../tools/tool.ts'
-import { URL_TTL_MS } from './instructions.ts'
+import { MAX_CONFIG_URL_RESPONSE_BYTES, MAX_SKILL_URL_BYTES } from '../limits.ts'
+import { outboundFetch, readText } from '../outbound/fetch.ts'
+import type { OutboundPolicy } from '../outbound/policy.ts'
+import { URL_TIMEOUT_MS, URL_TTL_MS } from './instructions.ts'
 
 export interface Skill {
   name: string
@@ -22,12 +27,14 @@ const SkillJson = z.object({ name: z.string().min(1).max(64), description: z.str
 const cache = new Map<string, { skill: Skill; at: number }>()
 
 /**
- * The document's skills, URL entries fetched (and cached).
+ * The document's skills, URL entries fetched (and cached); `network` is the fetch the outbound
+ * fetch sends with (tests pass a fake).
  *
  * @example
- * (await skillsOf({ skills: [{ name: 'deploy', description: 'How we deploy', body: '…' }] }))[0]!.name // 'deploy'
+ * (await skillsOf({ skills: [{ name: 'deploy', description: 'How we deploy', body: '…' }] }, { development: false }))[0]!.name // 'deploy'
  */
-export async function skillsOf(document: JsonObject, now = Date.now(), fetcher: typeof fetch = fetch): Promise<Skill[]> {
+export async function skillsOf(document: JsonObject, policy: OutboundPolicy, now = Date.now(), network: typeof fetch = fetch): Promise<Skill[]> {
+  const get = outboundFetch(policy, { refused: 'URL_REFUSED', tooLarge: 'URL_BODY_TOO_LARGE', maxBytes: MAX_CONFIG_URL_RESPONSE_BYTES }, network)
   const skills: Skill[] = []
   for (const entry of (document.skills ?? []) as (Skill | { url: string })[]) {
     if (!('url' in entry)) {
@@ -39,9 +46,14 @@ export async function skillsOf(document: JsonObject, now = Date.now(), fetcher: 
       skills.push(cached.skill)
       continue
     }
-    const response = await fetcher(entry.url, { signal: AbortSignal.timeout(5_000) })
-    if (!response.ok) throw new Error(`skill ${entry.url} answered ${response.status}`)
-    const skill = SkillJson.parse(await response.json())
+    const response = await get(entry.url, { signal: AbortSignal.timeout(URL_TIMEOUT_MS) })
+    if (!response.ok) {
+      await response.body?.cancel()
+      throw new Error(`skill ${entry.url} answered ${response.status}`)
+    }
+    const { text, cut } = await readText(response, MAX_SKILL_URL_BYTES)
+    if (cut) throw new NeuronError('URL_BODY_TOO_LARGE', `skill ${entry.url.slice(0, 200)} is larger than ${MAX_SKILL_URL_BYTES} bytes`, { status: 502, details: { url: entry.url.slice(0, 2048), limit: MAX_SKILL_URL_BYTES } })
+    const skill = SkillJson.parse(JSON.parse(text))
     cache.set(entry.url, { skill, at: now })
     skills.push(skill)
   }
@@ -57,7 +69,7 @@ export function skillIndex(skills: Skill[]): string | null {
  * The `skill` tool over a loader of the session owner's skills.
  *
  * @example
- * tools.register('skill', skillTool(() => skillsOf(document)))
+ * tools.register('skill', skillTool(() => skillsOf(document, policy)))
  */
 export function skillTool(load: () => Promise<Skill[]>) {
   return Tool.make({

@@ -6,7 +6,6 @@
  * before it is stored (schema-check.ts): it compiles, its `$ref`s resolve and
  * its patterns cannot stall the isolate, so every append can use it.
  */
-import { Validator } from '@cfworker/json-schema'
 import { eq } from 'drizzle-orm'
 import type { DrizzleSqliteDODatabase } from 'drizzle-orm/durable-sqlite'
 import { z } from 'zod'
@@ -14,6 +13,7 @@ import { NeuronError, SchemaViolationError } from '../errors.ts'
 import { sha256Hex } from './hash.ts'
 import { canonicalJson } from './json.ts'
 import { checkSchema } from './schema-check.ts'
+import { SchemaValidator } from './validator.ts'
 import { schemaRegistry } from './schema.ts'
 
 /** Which plane a schema describes: 1 header values, 2 body contracts, 3 payloads. */
@@ -27,7 +27,7 @@ export interface RegisteredSchema {
 }
 
 export class SchemaRegistry {
-  private readonly validators = new Map<string, Validator>()
+  private readonly validators = new Map<string, SchemaValidator>()
 
   constructor(private readonly db: DrizzleSqliteDODatabase<Record<string, unknown>>) {}
 
@@ -79,14 +79,14 @@ export class SchemaRegistry {
     )
   }
 
-  private validator(ref: string): Validator {
+  private validator(ref: string): SchemaValidator {
     const cached = this.validators.get(ref)
     if (cached) return cached
     const found = this.find(ref)
     if (!found) throw new NeuronError('UNKNOWN_SCHEMA', `no schema is registered as ${ref}`, { details: { ref } })
     // A schema stored before registration checked it is held to the same rule before first use.
     checkSchema(found.jsonSchema, canonicalJson(found.jsonSchema))
-    const validator = new Validator(found.jsonSchema as never, '2020-12', false)
+    const validator = new SchemaValidator(found.jsonSchema)
     this.validators.set(ref, validator)
     return validator
   }

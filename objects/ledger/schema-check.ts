@@ -1,17 +1,18 @@
 /**
  * What a schema must be to be registered: small, shallow, its core keywords'
  * values well formed (a `type` the standard names, `required` a list of
- * strings, ...), every `pattern` a regex that compiles and cannot backtrack
- * exponentially (see regex-safety.ts), and every `$ref` resolvable within the
- * schema. A schema that passes can be
+ * strings, ...), every `pattern` and `patternProperties` name a regex that
+ * the linear-time engine accepts (pattern.ts: ECMA-262 that RE2 runs with the
+ * same meaning; lookaround and backreferences are refused), and every `$ref`
+ * resolvable within the schema. A schema that passes can be
  * used by every later append; one that does not is refused with
  * `INVALID_SCHEMA`, so no append can ever name a broken schema.
  */
 import { dereference, schemaArrayKeyword, schemaKeyword, schemaMapKeyword } from '@cfworker/json-schema'
 import { NeuronError } from '../errors.ts'
-import { MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH } from '../limits.ts'
+import { MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, MAX_SCHEMA_PATTERN_COST } from '../limits.ts'
 import { utf8Length } from './json.ts'
-import { unsafePattern } from './regex-safety.ts'
+import { patternCost, patternRefusal } from './pattern.ts'
 
 type Schema = Record<string, unknown>
 
@@ -20,7 +21,7 @@ type Schema = Record<string, unknown>
  * `text` is its canonical JSON, already computed by the caller.
  *
  * @example
- * checkSchema({ type: 'string', pattern: '^(a+)+$' }, '…') // throws INVALID_SCHEMA
+ * checkSchema({ type: 'string', pattern: '^(a)\\1$' }, '…') // throws INVALID_SCHEMA (a backreference)
  */
 export function checkSchema(schema: Schema, text: string): void {
   const bytes = utf8Length(text)
@@ -33,7 +34,31 @@ export function checkSchema(schema: Schema, text: string): void {
   } catch (error) {
     refuse('$', `the schema cannot be read: ${(error as Error).message}`)
   }
+  // Counted before any is compiled: the budget bounds the time the walk below can take.
+  const cost = schemaPatternCost(copy)
+  if (cost > MAX_SCHEMA_PATTERN_COST) refuse('$', `the schema's patterns cost ${cost} to compile; the limit is ${MAX_SCHEMA_PATTERN_COST} (see MAX_SCHEMA_PATTERN_COST)`)
   walk(copy, '$', 1, lookup)
+}
+
+/**
+ * What compiling every `pattern` and `patternProperties` name in `schema` costs (pattern.ts's
+ * `patternCost`, summed), without compiling any; subschemas past `MAX_SCHEMA_DEPTH` are not counted.
+ *
+ * @example
+ * schemaPatternCost({ properties: { a: { pattern: '^a+$' } } }) // 4
+ */
+export function schemaPatternCost(schema: unknown, depth = 1): number {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema) || depth > MAX_SCHEMA_DEPTH) return 0
+  const node = schema as Schema
+  let cost = typeof node.pattern === 'string' ? patternCost(node.pattern) : 0
+  for (const [key, value] of Object.entries(node)) {
+    if (key in schemaKeyword && !Array.isArray(value)) cost += schemaPatternCost(value, depth + 1)
+    else if ((key in schemaArrayKeyword || key === 'items') && Array.isArray(value)) for (const sub of value) cost += schemaPatternCost(sub, depth + 1)
+    else if (key in schemaMapKeyword && typeof value === 'object' && value !== null) {
+      for (const [name, sub] of Object.entries(value)) cost += (key === 'patternProperties' ? patternCost(name) : 0) + schemaPatternCost(sub, depth + 1)
+    }
+  }
+  return cost
 }
 
 function walk(schema: unknown, path: string, depth: number, lookup: Record<string, unknown>): void {
@@ -95,16 +120,11 @@ function checkValues(node: Schema, path: string): void {
   }
 }
 
-/** Compiles like the validator does (`u` flag) and refuses exponential shapes. */
+/** Compiles the pattern the way the validator will run it (validator.ts), or refuses it. */
 function checkPattern(pattern: unknown, path: string): void {
   if (typeof pattern !== 'string') refuse(path, 'a pattern must be a string')
-  try {
-    new RegExp(pattern, 'u')
-  } catch (error) {
-    refuse(path, `the pattern does not compile: ${(error as Error).message}`)
-  }
-  const unsafe = unsafePattern(pattern)
-  if (unsafe) refuse(path, `the pattern ${JSON.stringify(pattern)} is refused: ${unsafe}`)
+  const refusal = patternRefusal(pattern)
+  if (refusal) refuse(path, `the pattern ${JSON.stringify(pattern.slice(0, 200))} is refused: ${refusal}`)
 }
 
 function refuse(path: string, reason: string): never {

@@ -51,6 +51,11 @@ export interface SessionState {
   anchor: { chars: number; tokens: number } | null
   /** The running step's request size, until its usage arrives. */
   sent: number | null
+  /**
+   * Turns (steps or compactions) abandoned by a restart since the last step that ended or the
+   * last promotion: recovery fails a second one for good (see recovery.ts).
+   */
+  abandoned: number
   /** The last interrupt control entry, and whether an `interrupted` event has honoured it yet. */
   interrupt: { id: string; step: string | null; seq: number; honoured: boolean } | null
   /** Tool calls started and not settled, by id. */
@@ -81,6 +86,7 @@ export function emptySession(): SessionState {
     epoch: null,
     anchor: null,
     sent: null,
+    abandoned: 0,
     interrupt: null,
     running: {},
     pending: [],
@@ -118,6 +124,7 @@ export function reduceSession(state: SessionState, envelope: Stored): SessionSta
         ...next,
         loopOpen: true,
         by: p.by ?? null,
+        abandoned: 0,
         pending: state.pending.filter((row) => !ids.has(row.messageId)),
         counts: { ...next.counts, prompts: state.counts.prompts + ids.size },
       }
@@ -133,10 +140,10 @@ export function reduceSession(state: SessionState, envelope: Stored): SessionSta
     case EVENT.stepEnded: {
       const p = payload as EventPayloads[typeof EVENT.stepEnded]
       const anchor = p.usage && p.usage.inputTokens > 0 && state.sent !== null ? { chars: state.sent, tokens: p.usage.inputTokens } : state.anchor
-      return { ...next, step: null, loopOpen: p.finish === 'tool-calls', anchor }
+      return { ...next, step: null, loopOpen: p.finish === 'tool-calls', anchor, abandoned: 0 }
     }
     case EVENT.stepFailed:
-      return { ...next, step: null }
+      return { ...next, step: null, abandoned: state.abandoned + byRestart((payload as EventPayloads[typeof EVENT.stepFailed]).error) }
     case EVENT.toolCalled: {
       const p = payload as EventPayloads[typeof EVENT.toolCalled]
       return { ...next, running: { ...state.running, [p.toolCallId]: p.name }, counts: { ...next.counts, toolCalls: state.counts.toolCalls + 1 } }
@@ -154,7 +161,8 @@ export function reduceSession(state: SessionState, envelope: Stored): SessionSta
     case EVENT.compactionStarted:
       return { ...next, compaction: (payload as EventPayloads[typeof EVENT.compactionStarted]).id }
     case EVENT.compactionEnded: {
-      return { ...next, compaction: null }
+      const p = payload as EventPayloads[typeof EVENT.compactionEnded]
+      return { ...next, compaction: null, abandoned: state.abandoned + (p.outcome === 'failed' ? byRestart(p.error) : 0) }
     }
     case EVENT.epochStarted: {
       const p = payload as EventPayloads[typeof EVENT.epochStarted]
@@ -170,6 +178,11 @@ export function reduceSession(state: SessionState, envelope: Stored): SessionSta
     default:
       return next
   }
+}
+
+/** 1 when a turn failed because a restart abandoned it (recovery.ts's `ABANDONED`). */
+function byRestart(error: { code: string }): number {
+  return error.code === 'ABANDONED' ? 1 : 0
 }
 
 /** The public view of a session (`GET /v1/sessions/:id`). */

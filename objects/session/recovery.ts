@@ -5,6 +5,12 @@
  * step is failed; then the claim is closed. The caller resumes the drain.
  * Running it twice is harmless: the second time nothing is open.
  *
+ * A turn abandoned by a restart is failed and the loop resumes; when the turn it resumed with
+ * (or a compaction) is abandoned by a restart too, before any step ends, it is failed with
+ * `ABANDONED_TWICE` and the loop halts. Whatever killed the process twice (a call that stalls
+ * the isolate, an input that crashes it) would kill it on every wake otherwise, and the object
+ * would never serve again; a new prompt starts a fresh attempt.
+ *
  * An interrupt recorded just before the crash and not yet honoured is honoured
  * here: its turn's calls are cancelled (an interruption is never a result) and
  * the loop is closed with `interrupted`, so the drain does not continue it.
@@ -13,6 +19,11 @@ import { EVENT, type EventPayloads, type EventType } from './events.ts'
 import type { SessionState } from './projection.ts'
 
 export const ABANDONED = { code: 'ABANDONED', message: 'abandoned by restart' }
+/** A turn abandoned by a restart when the turn before it in the same loop was too. */
+export const ABANDONED_TWICE = {
+  code: 'ABANDONED_TWICE',
+  message: 'abandoned by a restart for the second time in a row, so it is not retried: the loop is halted; a new prompt starts again',
+}
 /** A host tool's call open at a restart: its host can no longer answer it (see host-tools.ts). */
 export const HOST_GONE = { code: 'HOST_GONE', message: 'the session restarted while the host held the call' }
 
@@ -31,15 +42,18 @@ export function recover(
   const control = pendingInterrupt(state)
   if (state.run === null && state.step === null && state.compaction === null && running.length === 0 && !control) return false
   const step = state.step ?? 'none'
+  const again = state.abandoned >= 1 && (state.step !== null || state.compaction !== null)
+  const abandoned = again ? ABANDONED_TWICE : ABANDONED
   if (state.compaction !== null) {
-    record(EVENT.compactionEnded, { id: state.compaction, outcome: 'failed', error: ABANDONED })
+    record(EVENT.compactionEnded, { id: state.compaction, outcome: 'failed', error: abandoned })
   }
   if (control) {
     for (const toolCallId of running) record(EVENT.toolCancelled, { step, toolCallId, reason: 'interrupted' })
     record(EVENT.interrupted, { step: state.step, reason: 'interrupt honoured on wake', request: control.id })
   } else {
     for (const toolCallId of running) record(EVENT.toolFailed, { step, toolCallId, error: hostCalls.has(toolCallId) ? HOST_GONE : ABANDONED })
-    if (state.step !== null) record(EVENT.stepFailed, { step: state.step, error: ABANDONED })
+    if (state.step !== null) record(EVENT.stepFailed, { step: state.step, error: abandoned })
+    if (again) record(EVENT.halted, { reason: 'step-failed', limit: null, error: ABANDONED_TWICE })
   }
   if (state.run !== null) record(EVENT.drainEnded, { run: state.run, reason: 'recovered' })
   return true

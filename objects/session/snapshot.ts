@@ -19,7 +19,7 @@ import type { Receipts } from './receipts.ts'
 export const SNAPSHOT_EVERY = 256
 
 /** Bump whenever `SessionState` changes shape: older snapshots are then ignored and refolded. */
-export const SNAPSHOT_VERSION = 1
+export const SNAPSHOT_VERSION = 2
 
 const KEY = 'session.snapshot'
 

@@ -47,16 +47,18 @@ export interface ToolsetHost {
 /** Registers the session's sources and tools; returns the MCP toolset and the agent link (or null). */
 export function composeToolset(host: ToolsetHost): { mcp: McpToolset; agent: AgentLink | null } {
   const { env, tools, sources, config, ownerId } = host
+  // Every URL from the config is fetched under the one outbound policy (objects/outbound).
+  const policy = { development: env.NEURON_ENV === 'development' }
   // The owner's config instructions, read from its config object; slow or failing never blocks a turn.
-  sources.register('config.instructions', async () => instructionsOf(await config()))
-  sources.register('skills.index', async () => skillIndex(await skillsOf(await config())))
-  tools.register('skill', skillTool(async () => skillsOf(await config())))
+  sources.register('config.instructions', async () => instructionsOf(await config(), policy))
+  sources.register('skills.index', async () => skillIndex(await skillsOf(await config(), policy)))
+  tools.register('skill', skillTool(async () => skillsOf(await config(), policy)))
   const mcp = new McpToolset({
     registry: tools,
     servers: async () => mcpServersOf(await config()),
     access: async () => (ownerId() ? await env.CONFIGS.getByName(ownerId()).mcpAccess(ownerId()) : { headers: {}, grants: {} }),
     token: async (server, url, stale) => (ownerId() ? await settled(env.CONFIGS.getByName(ownerId())).mcpAccessToken(ownerId(), server, url, stale) : null),
-    development: env.NEURON_ENV === 'development',
+    development: policy.development,
   })
   sources.register('mcp.authorization', () => mcp.authorizationNote())
   // The pinned memories of the session's memory (the owner's graph, or a shared session's own);

@@ -5,12 +5,13 @@
  * schema is checked like a registered ledger schema before the tool exists
  * (a broken or unsafe schema refuses the tool with `INVALID_SCHEMA`, never
  * the session), the model is shown it verbatim, and every call's input is
- * validated against it (draft 2020-12) before `execute` runs.
+ * validated against it (draft 2020-12, patterns on the linear-time engine:
+ * ledger/validator.ts) before `execute` runs.
  */
-import { Validator } from '@cfworker/json-schema'
 import { z } from 'zod'
 import { canonicalJson } from '../ledger/json.ts'
 import { checkSchema } from '../ledger/schema-check.ts'
+import { SchemaValidator } from '../ledger/validator.ts'
 import { Tool, type ToolContext } from './tool.ts'
 
 export interface JsonSchemaToolDefinition {
@@ -38,7 +39,7 @@ const output = z.string()
 export function jsonSchemaTool(definition: JsonSchemaToolDefinition): Tool<z.ZodType<unknown>, typeof output> {
   const schema = definition.inputSchema
   checkSchema(schema, canonicalJson(schema))
-  const validator = new Validator(schema as never, '2020-12', false)
+  const validator = new SchemaValidator(schema)
   const input = z.unknown().superRefine((value, ctx) => {
     const result = validator.validate(value)
     if (result.valid) return

@@ -43,7 +43,7 @@ describe('app packages', () => {
       ['an oversize package', { ...COUNTER, files: { 'index.html': 'x'.repeat(MAX_PACKAGE_BYTES - 1000), 'more.html': 'y'.repeat(2000) } }, 413, 'PACKAGE_TOO_LARGE'],
       ['an oversize backend', { ...COUNTER, backend: { module: `//${'x'.repeat(MAX_BACKEND_BYTES)}` } }, 413, 'PACKAGE_TOO_LARGE'],
       ['an input schema that does not compile', withMethods({ count: method({ type: 'string', pattern: '([a-z' }) }), 400, 'INVALID_SCHEMA', { method: 'count', side: 'input' }],
-      ['an exponential pattern', withMethods({ count: method({ type: 'string', pattern: '^(a+)+$' }) }), 400, 'INVALID_SCHEMA', { method: 'count', side: 'input' }],
+      ['a pattern with no linear-time meaning', withMethods({ count: method({ type: 'string', pattern: '^(?!a)b' }) }), 400, 'INVALID_SCHEMA', { method: 'count', side: 'input' }],
       ['an output $ref that does not resolve', withMethods({ count: method({}, { $ref: '#/$defs/missing' }) }), 400, 'INVALID_SCHEMA', { method: 'count', side: 'output' }],
       ['a backend that does not parse', { ...COUNTER, backend: { module: 'export default {' } }, 422, 'BACKEND_LOAD_FAILED'],
       ['a backend that throws while loading', { ...COUNTER, backend: { module: 'throw new Error("boom"); export default {}' } }, 422, 'BACKEND_LOAD_FAILED'],

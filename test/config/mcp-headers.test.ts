@@ -1,7 +1,8 @@
 /**
  * The headers of a principal's MCP servers: write-only (a listing names the
  * server and the header names, never a value), sealed per principal, and
- * refused with a code for a bad server name or body.
+ * refused with a code for a bad server name or body, and for a header name
+ * that would change the request's framing, routing or origin (nothing written).
  */
 import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
@@ -27,6 +28,17 @@ describe('MCP server headers', () => {
     expect(await deleted.json()).toEqual({ server: 'notes', deleted: true })
     expect((await (await api('/v1/config/mcp', {}, who)).json()) as unknown).toEqual({ items: [] })
   })
+
+  it.each(['host', 'Content-Length', 'transfer-encoding', 'cf-connecting-ip', 'connection', 'keep-alive', 'upgrade', 'te', 'proxy-authorization', 'x-forwarded-for', 'forwarded', 'mcp-session-id', 'content-type', 'sec-fetch-site'])(
+    'refuses the header %s with MCP_HEADER_FORBIDDEN and writes nothing',
+    async (name) => {
+      const who = `mcp-h-forbidden-${name.toLowerCase()}`
+      const res = await put('notes', { headers: { authorization: 'Bearer ok', [name]: 'x' } }, who)
+      expect(res.status).toBe(400)
+      expect(await res.json()).toMatchObject({ error: { code: 'MCP_HEADER_FORBIDDEN', details: { names: [name.toLowerCase()] } } })
+      expect(await (await api('/v1/config/mcp', {}, who)).json()).toEqual({ items: [] })
+    },
+  )
 
   it('refuses a bad server name or body with INVALID_REQUEST', async () => {
     for (const [server, body] of [

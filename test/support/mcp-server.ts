@@ -5,11 +5,14 @@
  *   /sse/mcp    McpServer, stateful (an `Mcp-Session-Id` per client), answers as SSE streams
  *   /json/mcp   McpServer, stateless, answers as plain JSON
  *   /paged/mcp  the SDK's low-level Server: tools/list in pages of two (`nextCursor`)
+ *   /flood/mcp  the low-level Server, hostile: `?tools=N` lists N tools (with `?pad=B` bytes of
+ *               description each, `?pattern=P` on an input property); a call answers `bytes` characters
  *   /__calls    JSON: how many requests each endpoint got, by JSON-RPC method (`"/sse/mcp tools/list": 2`)
  *
  * Tools: `echo` (fast), `slow` (sends progress, then answers), `hang` (silent until it answers),
  * `fail` (an `isError` result),
- * `unsafe` (its input schema has an exponential-backtracking pattern, so Neuron refuses it),
+ * `unsafe` (its input schema has a lookahead, which has no linear-time meaning, so Neuron refuses it),
+ * `lookup` (its input pattern backtracks polynomially in V8: `^a*…a*$`, k = 12; Neuron runs it on RE2),
  * `whoami` (answers the `authorization` header it was sent). Run as a script (`node
  * test/support/mcp-server.ts [port]`) it prints its base URL, so a test can kill it mid-call.
  */
@@ -63,8 +66,11 @@ export function toolServer(): McpServer {
     content: [{ type: 'text', text: 'the fail tool failed on purpose' }],
     isError: true,
   }))
-  server.registerTool('unsafe', { description: 'A schema Neuron must refuse', inputSchema: { word: z.string().regex(/^(a+)+$/) } }, async () => ({
+  server.registerTool('unsafe', { description: 'A schema Neuron must refuse', inputSchema: { word: z.string().regex(/^(?=a)a+$/) } }, async () => ({
     content: [{ type: 'text', text: 'unreachable' }],
+  }))
+  server.registerTool('lookup', { description: 'Look a word up', inputSchema: { q: z.string().regex(new RegExp(`^${'a*'.repeat(12)}$`)) } }, async ({ q }) => ({
+    content: [{ type: 'text', text: `found ${q}` }],
   }))
   server.registerTool('whoami', { description: 'The authorization header this server was sent', inputSchema: {} }, async (_args, extra) => ({
     content: [{ type: 'text', text: String(extra.requestInfo?.headers.authorization ?? 'anonymous') }],
@@ -86,6 +92,18 @@ function pagedServer(): Server {
     return { tools: tools.slice(start, next), ...(next < tools.length ? { nextCursor: String(next) } : {}) }
   })
   server.setRequestHandler(CallToolRequestSchema, async (request) => ({ content: [{ type: 'text', text: `called ${request.params.name}` }] }))
+  return server
+}
+
+/** The hostile server: as many tools, as long descriptions and as large results as asked for. */
+function floodServer(query: URLSearchParams): Server {
+  const server = new Server({ name: 'neuron-flood', version: '1.0.0' }, { capabilities: { tools: {} } })
+  const pad = 'x'.repeat(Number(query.get('pad') ?? 0))
+  const pattern = query.get('pattern')
+  const properties = pattern === null ? {} : { q: { type: 'string', pattern } }
+  const tools = Array.from({ length: Number(query.get('tools') ?? 1) }, (_, i) => ({ name: `t${i}`, description: `tool ${i} ${pad}`, inputSchema: { type: 'object' as const, properties } }))
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }))
+  server.setRequestHandler(CallToolRequestSchema, async (request) => ({ content: [{ type: 'text', text: 'r'.repeat(Number(request.params.arguments?.bytes ?? 1)) }] }))
   return server
 }
 
@@ -126,9 +144,10 @@ export async function startMcpServer(port = 0): Promise<TestMcpServer> {
       }
       return transport.handleRequest(req, res, body)
     }
-    if (path === '/json/mcp' || path === '/paged/mcp') {
+    if (path === '/json/mcp' || path === '/paged/mcp' || path === '/flood/mcp') {
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
-      await (path === '/json/mcp' ? toolServer() : pagedServer()).connect(transport)
+      const query = new URLSearchParams((req.url ?? '').split('?')[1] ?? '')
+      await (path === '/json/mcp' ? toolServer() : path === '/paged/mcp' ? pagedServer() : floodServer(query)).connect(transport)
       res.on('close', () => void transport.close())
       return transport.handleRequest(req, res, body)
     }

@@ -44,7 +44,7 @@ describe('a tool described by a JSON Schema', () => {
 
   it('a schema that cannot be used refuses the tool with INVALID_SCHEMA', () => {
     const make = (inputSchema: Record<string, unknown>) => () => jsonSchemaTool({ description: 'x', inputSchema, execute: () => '' })
-    expect(make({ type: 'object', properties: { a: { type: 'string', pattern: '^(a+)+$' } } })).toThrowError(expect.objectContaining({ code: 'INVALID_SCHEMA' }))
+    expect(make({ type: 'object', properties: { a: { type: 'string', pattern: '^(a)\\1$' } } })).toThrowError(expect.objectContaining({ code: 'INVALID_SCHEMA' }))
     expect(make({ $ref: '#/$defs/missing' })).toThrowError(expect.objectContaining({ code: 'INVALID_SCHEMA' }))
     expect(make({ type: 'object', properties: { a: 7 } })).toThrowError(expect.objectContaining({ code: 'INVALID_SCHEMA' }))
   })

@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest'
 import { api } from '../support/api.ts'
 import { bearer } from '../support/auth.ts'
 import { uniqueName } from '../support/ledger.ts'
+import { jsonSchemaTool } from '../../objects/tools/json-schema-tool.ts'
 
 async function connect(as: string, claims?: string[]): Promise<Client> {
   const auth = await bearer(as, ...(claims ? [claims] : []))
@@ -88,6 +89,23 @@ describe('POST /v1/mcp', () => {
     const rest = await exports.default.fetch('http://neuron/v1/sessions')
     expect(extractWWWAuthenticateParams(rest).resourceMetadataUrl?.href).toBe('http://neuron/.well-known/oauth-protected-resource')
     expect(await (await exports.default.fetch('http://neuron/.well-known/oauth-protected-resource')).json()).toMatchObject({ resource: 'http://neuron', authorization_servers: ['https://issuer.test'] })
+  })
+
+  it('offers tools whose schemas Neuron’s own MCP client accepts, every one', async () => {
+    const client = await connect('mcp-user')
+    const { tools } = await client.listTools()
+    // What the client side does with every listed tool (tools/mcp/toolset.ts): its id pattern among them.
+    const refused = tools.flatMap((tool) => {
+      try {
+        jsonSchemaTool({ description: tool.description ?? '', inputSchema: tool.inputSchema as Record<string, unknown>, execute: () => '' })
+        return []
+      } catch (error) {
+        return [{ tool: tool.name, error: (error as Error).message }]
+      }
+    })
+    expect(tools).toHaveLength(5)
+    expect(refused).toEqual([])
+    await client.close()
   })
 
   it('answers a turn that outlasts waitMs with its message id, still running', async () => {

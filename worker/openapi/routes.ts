@@ -109,7 +109,7 @@ export const ROUTES: RouteDoc[] = [
     maxBodyBytes: MAX_MCP_HEADERS_BYTES,
     ok: { 200: 'which server, when, and the header names' },
     response: R.McpHeaderSet,
-    errors: [...REQUEST_ERRORS, 'CREDENTIALS_NOT_CONFIGURED'],
+    errors: [...REQUEST_ERRORS, 'MCP_HEADER_FORBIDDEN', 'CREDENTIALS_NOT_CONFIGURED'],
   },
   { method: 'delete', path: '/v1/config/mcp/{server}/headers', operationId: 'deleteMcpHeaders', summary: "Remove the stored headers of the caller's MCP server (a new version without them)", auth: 'bearer', ok: { 200: '{ server, deleted }' }, response: R.McpHeadersDeleted, errors: ['INVALID_REQUEST'] },
   { method: 'get', path: '/v1/config/mcp/oauth', operationId: 'listMcpOAuth', summary: "Which of the caller's MCP servers have an OAuth grant or a started authorization, and when the access token expires (never a token)", auth: 'bearer', ok: { 200: 'the list' }, response: R.McpOAuthList, errors: [] },

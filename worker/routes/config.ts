@@ -15,7 +15,7 @@ import { settled } from '../../objects/rpc.ts'
 import { parseOrThrow } from '../../objects/validate.ts'
 import { NeuronError } from '../../objects/errors.ts'
 import { parseJson } from '../../objects/parse-json.ts'
-import { McpHeadersBody, McpOAuthStartBody, McpServerName, mcpServersOf } from '../../objects/tools/mcp/servers.ts'
+import { checkMcpHeaderNames, McpHeadersBody, McpOAuthStartBody, McpServerName, mcpServersOf } from '../../objects/tools/mcp/servers.ts'
 import { MAX_BODY_BYTES, MAX_CREDENTIAL_BYTES, MAX_MCP_HEADERS_BYTES, MAX_MCP_OAUTH_BYTES } from '../../objects/limits.ts'
 import { limitBody } from '../body-limit.ts'
 import { callerOf } from '../caller.ts'
@@ -68,6 +68,7 @@ export const config = new Hono<AppEnv>()
     const caller = callerOf(c)
     const server = parseOrThrow(McpServerName, c.req.param('server'), 'INVALID_REQUEST')
     const { headers } = parseOrThrow(McpHeadersBody, await readJson(c.req.raw), 'INVALID_REQUEST')
+    checkMcpHeaderNames(headers)
     await register(c.env, `config:${caller.id}`)
     return c.json(await c.env.CONFIGS.getByName(caller.id).setMcpHeaders(caller.id, server, headers))
   })

@@ -1,10 +1,11 @@
 /**
  * One MCP server as a session reaches it: the official SDK's `Client` over its
  * `StreamableHTTPClientTransport` (initialize, `Mcp-Session-Id`, JSON or SSE
- * answers, progress notifications, cancellation), with the JSON Schema
- * validator that runs in workerd (`CfWorkerJsonSchemaValidator`; the default
- * one, Ajv, compiles code with `new Function`). The URL passes the outbound
- * policy (outbound.ts) before anything is sent. Every request is bounded in
+ * answers, progress notifications, cancellation), with tools' output schemas
+ * validated like every schema from outside the code (output-schemas.ts: patterns
+ * on the linear-time engine). The URL passes the outbound
+ * policy (outbound/policy.ts) before anything is sent, every hop of it, and
+ * every answer is read as a bounded stream (outbound/fetch.ts). Every request is bounded in
  * time, and every failure is a `NeuronError` with an `MCP_*` code. A failed
  * connection is dropped, so the next use initializes a new one.
  *
@@ -17,11 +18,15 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js'
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
-import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker'
 import { NeuronError } from '../../errors.ts'
 import { type McpCallResult, resultText } from './content.ts'
 import type { Bearer } from './oauth/bearer.ts'
-import { checkMcpUrl } from './outbound.ts'
+import { outputSchemas } from './output-schemas.ts'
+import { MAX_MCP_LIST_BYTES, MAX_MCP_PATTERN_COST, MAX_MCP_RESPONSE_BYTES, MAX_MCP_RESULT_BYTES, MAX_MCP_TOOLS } from '../../limits.ts'
+import { schemaPatternCost } from '../../ledger/schema-check.ts'
+import { utf8Length } from '../../ledger/json.ts'
+import { outboundFetch } from '../../outbound/fetch.ts'
+import { checkOutboundUrl, type OutboundPolicy } from '../../outbound/policy.ts'
 import { MCP_CALL_MAX_MS, MCP_CALL_TIMEOUT_MS, type McpServerConfig } from './servers.ts'
 
 /** How long connecting or one page of `tools/list` may take. */
@@ -54,8 +59,8 @@ export class McpConnection {
   constructor(
     readonly server: McpServerConfig,
     private readonly headers: Record<string, string> = {},
-    /** Whether loopback may be reached (see outbound.ts). */
-    private readonly policy: { development: boolean } = { development: false },
+    /** Whether loopback may be reached (see outbound/policy.ts). */
+    private readonly policy: OutboundPolicy = { development: false },
     /** The owner's OAuth access token for this server, when it has a grant. */
     private readonly bearer: Bearer | null = null,
   ) {}
@@ -64,10 +69,18 @@ export class McpConnection {
   async listTools(): Promise<McpListedTool[]> {
     return this.use(async (client) => {
       const tools: McpListedTool[] = []
+      let bytes = 0
+      let patterns = 0
       let cursor: string | undefined
       for (let page = 0; page < MCP_MAX_LIST_PAGES; page++) {
         const listed = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: MCP_LIST_TIMEOUT_MS })
         tools.push(...(listed.tools as McpListedTool[]))
+        bytes += utf8Length(JSON.stringify(listed.tools))
+        for (const tool of listed.tools) patterns += schemaPatternCost(tool.inputSchema) + schemaPatternCost(tool.outputSchema)
+        const details = { server: this.server.name, tools: tools.length, bytes, patterns }
+        if (tools.length > MAX_MCP_TOOLS) throw new NeuronError('MCP_TOO_MANY_TOOLS', `${this.server.name} lists more than ${MAX_MCP_TOOLS} tools`, { status: 502, details: { ...details, limit: MAX_MCP_TOOLS } })
+        if (bytes > MAX_MCP_LIST_BYTES) throw new NeuronError('MCP_LIST_TOO_LARGE', `${this.server.name}'s tool list is over ${MAX_MCP_LIST_BYTES} bytes`, { status: 502, details: { ...details, limit: MAX_MCP_LIST_BYTES } })
+        if (patterns > MAX_MCP_PATTERN_COST) throw new NeuronError('MCP_LIST_TOO_LARGE', `${this.server.name}'s tool schemas' patterns cost ${patterns} to compile; the limit is ${MAX_MCP_PATTERN_COST}`, { status: 502, details: { ...details, limit: MAX_MCP_PATTERN_COST } })
         cursor = listed.nextCursor
         if (cursor === undefined) return tools
       }
@@ -87,6 +100,8 @@ export class McpConnection {
       }),
     )) as McpCallResult
     const text = resultText(result)
+    const bytes = utf8Length(text)
+    if (bytes > MAX_MCP_RESULT_BYTES) throw new NeuronError('MCP_RESULT_TOO_LARGE', `${this.server.name}.${tool} answered ${bytes} bytes; the limit is ${MAX_MCP_RESULT_BYTES}`, { status: 502, details: { server: this.server.name, bytes, limit: MAX_MCP_RESULT_BYTES } })
     if (result.isError) throw new NeuronError('MCP_TOOL_ERROR', text || `${this.server.name}.${tool} reported an error`, { status: 502 })
     return text
   }
@@ -111,11 +126,12 @@ export class McpConnection {
 
   private connect(): Promise<Client> {
     this.client ??= (async () => {
-      const transport = new StreamableHTTPClientTransport(checkMcpUrl(this.server.url, this.policy), {
+      const send = outboundFetch(this.policy, { refused: 'MCP_URL_REFUSED', tooLarge: 'MCP_RESPONSE_TOO_LARGE', maxBytes: MAX_MCP_RESPONSE_BYTES })
+      const transport = new StreamableHTTPClientTransport(checkOutboundUrl(this.server.url, this.policy, 'MCP_URL_REFUSED'), {
         requestInit: { headers: this.headers },
-        fetch: authorizing(this.server.name, this.bearer, withoutStandaloneStream),
+        fetch: authorizing(this.server.name, this.bearer, withoutStandaloneStream(send)),
       })
-      const client = new Client({ name: 'neuron', version: '1' }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() })
+      const client = new Client({ name: 'neuron', version: '1' }, { jsonSchemaValidator: outputSchemas })
       // A call's answer stream that breaks (the server died) is lost: the SDK resumes only streams the
       // server made resumable, and otherwise waits for the timeout. Closing the connection fails the
       // calls in flight at once (`MCP_UNAVAILABLE`); the SDK reports the break only as this message.
@@ -151,8 +167,10 @@ export class McpConnection {
  * Object awake (and billed) for as long as the server holds it; answering 405 is what the protocol
  * lets a server say when it offers no such stream, and the SDK then goes on without one.
  */
-const withoutStandaloneStream: typeof fetch = (input, init) =>
-  init?.method === 'GET' ? Promise.resolve(new Response(null, { status: 405 })) : fetch(input, init)
+const withoutStandaloneStream =
+  (next: typeof fetch): typeof fetch =>
+  (input, init) =>
+    init?.method === 'GET' ? Promise.resolve(new Response(null, { status: 405 })) : next(input, init)
 
 /**
  * The authorization stage: the OAuth token when the owner has a grant (it replaces a stored

@@ -54,6 +54,29 @@ export const McpHeadersBody = z.strictObject({
 })
 
 /**
+ * Header names a principal may not set on its MCP server's requests: hop-by-hop headers and the
+ * ones that frame or route the request (`host`, `content-length`, `transfer-encoding`), the
+ * transport's own (`content-type`, `accept`, `mcp-*`, `last-event-id`), and the ones that speak
+ * for the platform or the client (`cf-*`, `x-forwarded-*`, `forwarded`, `sec-*`, `proxy-*`,
+ * `origin`, …). Set by hand, each would let a config rewrite what the request is, not add a credential.
+ */
+const FORBIDDEN_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'host', 'content-length', 'expect', 'content-type', 'accept', 'last-event-id', 'forwarded', 'via', 'x-real-ip', 'true-client-ip', 'origin', 'referer', 'date', 'http2-settings'])
+const FORBIDDEN_PREFIXES = ['cf-', 'x-forwarded-', 'proxy-', 'sec-', 'mcp-']
+
+/**
+ * Throws `MCP_HEADER_FORBIDDEN` (400) naming every forbidden header name in `headers`.
+ *
+ * @example
+ * checkMcpHeaderNames({ authorization: 'Bearer …' }) // ok
+ * checkMcpHeaderNames({ host: 'evil.example' })     // throws MCP_HEADER_FORBIDDEN
+ */
+export function checkMcpHeaderNames(headers: Record<string, string>): void {
+  const names = Object.keys(headers).map((name) => name.toLowerCase()).filter((name) => FORBIDDEN_HEADERS.has(name) || FORBIDDEN_PREFIXES.some((prefix) => name.startsWith(prefix)))
+  if (names.length === 0) return
+  throw new NeuronError('MCP_HEADER_FORBIDDEN', `these headers cannot be set on an MCP server's requests: ${names.join(', ')} (hop-by-hop, or set by the transport or the platform)`, { status: 400, details: { names } })
+}
+
+/**
  * The body of `POST /v1/config/mcp/:server/oauth` (all optional): the server's URL when the
  * principal's config document does not list it (a session's overrides may), a client the
  * authorization server issued when it registers none dynamically, and the scopes to ask for.

@@ -6,6 +6,7 @@
 import { describe, expect, inject, it } from 'vitest'
 import { McpConnection } from '../../../objects/tools/mcp/connection.ts'
 import { NeuronError } from '../../../objects/errors.ts'
+import { MAX_MCP_LIST_BYTES, MAX_MCP_PATTERN_COST, MAX_MCP_RESPONSE_BYTES, MAX_MCP_RESULT_BYTES, MAX_MCP_TOOLS } from '../../../objects/limits.ts'
 
 const base = inject('mcpServerUrl')
 const dev = { development: true }
@@ -21,11 +22,27 @@ describe('McpConnection (the SDK client in workerd)', () => {
     it(`lists and calls tools over ${kind} answers`, async () => {
       const server = new McpConnection({ name: 'test', url: `${base}/${kind}/mcp` }, {}, dev)
       const tools = await server.listTools()
-      expect(tools.map((tool) => tool.name).sort()).toEqual(['echo', 'fail', 'hang', 'slow', 'unsafe', 'whoami'])
+      expect(tools.map((tool) => tool.name).sort()).toEqual(['echo', 'fail', 'hang', 'lookup', 'slow', 'unsafe', 'whoami'])
       expect(await server.callTool('echo', { text: 'hi' }, { signal: new AbortController().signal })).toBe('echo: hi')
       await server.close()
     })
   }
+
+  it('bounds what a server can make a session hold: tools, list bytes, a result, an answer', async () => {
+    const signal = new AbortController().signal
+    const flood = (query: string) => new McpConnection({ name: 'flood', url: `${base}/flood/mcp?${query}` }, {}, dev)
+    expect((await flood(`tools=${MAX_MCP_TOOLS}`).listTools()).length).toBe(MAX_MCP_TOOLS)
+    expect(await failure(flood(`tools=1000`).listTools())).toMatchObject({ code: 'MCP_TOO_MANY_TOOLS', details: { limit: MAX_MCP_TOOLS } })
+    expect(await failure(flood(`tools=100&pad=${8 * 1024}`).listTools())).toMatchObject({ code: 'MCP_LIST_TOO_LARGE', details: { limit: MAX_MCP_LIST_BYTES } })
+    // Every tool's patterns are compiled when the list is read: their cost together is bounded too.
+    const costly = encodeURIComponent('^[^x]{1,1000}$')
+    expect(await failure(flood(`tools=${Math.ceil(MAX_MCP_PATTERN_COST / 1002) + 1}&pattern=${costly}`).listTools())).toMatchObject({ code: 'MCP_LIST_TOO_LARGE', details: { limit: MAX_MCP_PATTERN_COST } })
+    expect((await flood(`tools=${Math.floor(MAX_MCP_PATTERN_COST / 1002)}&pattern=${costly}`).listTools()).length).toBe(Math.floor(MAX_MCP_PATTERN_COST / 1002))
+    expect(await flood('tools=1').callTool('t0', { bytes: 1000 }, { signal })).toHaveLength(1000)
+    expect(await failure(flood('tools=1').callTool('t0', { bytes: MAX_MCP_RESULT_BYTES + 1 }, { signal }))).toMatchObject({ code: 'MCP_RESULT_TOO_LARGE' })
+    // Past the bound of one answer the body stops being read: it is never held whole.
+    expect(await failure(flood('tools=1').callTool('t0', { bytes: MAX_MCP_RESPONSE_BYTES + 1 }, { signal }))).toMatchObject({ code: 'MCP_RESPONSE_TOO_LARGE' })
+  })
 
   it('reads every page of a paginated listing', async () => {
     const server = new McpConnection({ name: 'paged', url: `${base}/paged/mcp` }, {}, dev)

@@ -6,7 +6,9 @@ import { describe, expect, it } from 'vitest'
 import { providerSafeNames, providerToolName } from '../../../objects/llm/tool-names.ts'
 import type { LlmRequest } from '../../../objects/llm/types.ts'
 import { resultText } from '../../../objects/tools/mcp/content.ts'
-import { checkMcpUrl } from '../../../objects/tools/mcp/outbound.ts'
+import { checkOutboundUrl, type OutboundPolicy } from '../../../objects/outbound/policy.ts'
+
+const checkMcpUrl = (url: string, policy: OutboundPolicy) => checkOutboundUrl(url, policy, 'MCP_URL_REFUSED')
 import { McpHeadersBody, McpServers, mcpServersOf, mcpToolName } from '../../../objects/tools/mcp/servers.ts'
 import { NeuronError } from '../../../objects/errors.ts'
 

@@ -21,12 +21,14 @@ import { OAuthError, ServerError, TemporarilyUnavailableError } from '@modelcont
 import type { AuthorizationServerMetadata, OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js'
 import { checkResourceAllowed, resourceUrlFromServerUrl } from '@modelcontextprotocol/sdk/shared/auth-utils.js'
 import { NeuronError } from '../../../errors.ts'
-import { checkMcpUrl } from '../outbound.ts'
+import { outboundFetch } from '../../../outbound/fetch.ts'
+import { checkOutboundUrl, type OutboundPolicy } from '../../../outbound/policy.ts'
+import { MAX_MCP_OAUTH_RESPONSE_BYTES } from '../../../limits.ts'
 
 /** How long one request to an authorization server or a metadata document may take. */
 export const OAUTH_FETCH_TIMEOUT_MS = 10_000
 
-export type OutboundPolicy = { development: boolean }
+export type { OutboundPolicy }
 
 /** Where and how a server is authorized: public facts, stored in clear. */
 export interface Discovered {
@@ -57,7 +59,7 @@ export async function discover(url: string, policy: OutboundPolicy): Promise<Dis
   const fetchFn = policed(policy)
   let info
   try {
-    info = await discoverOAuthServerInfo(checkMcpUrl(url, policy), { fetchFn })
+    info = await discoverOAuthServerInfo(checkOutboundUrl(url, policy, 'MCP_URL_REFUSED'), { fetchFn })
   } catch (error) {
     throw coded(error, 'MCP_OAUTH_DISCOVERY_FAILED', `no authorization server could be discovered for ${url}`)
   }
@@ -187,12 +189,10 @@ function tokenSet(tokens: OAuthTokens, now: number): TokenSet {
   }
 }
 
-/** The fetch every step uses: the outbound policy first, and a time bound. */
+/** The fetch every step uses: the outbound fetch (policy on every hop, bounded bodies), and a time bound. */
 function policed(policy: OutboundPolicy): typeof fetch {
-  return (input, init) => {
-    checkMcpUrl(input instanceof Request ? input.url : String(input), policy)
-    return fetch(input, { ...init, signal: init?.signal ?? AbortSignal.timeout(OAUTH_FETCH_TIMEOUT_MS) })
-  }
+  const send = outboundFetch(policy, { refused: 'MCP_URL_REFUSED', tooLarge: 'MCP_OAUTH_RESPONSE_TOO_LARGE', maxBytes: MAX_MCP_OAUTH_RESPONSE_BYTES })
+  return (input, init) => send(input, { ...init, signal: init?.signal ?? AbortSignal.timeout(OAUTH_FETCH_TIMEOUT_MS) })
 }
 
 function coded(error: unknown, code: string, message: string): NeuronError {
