@@ -21,7 +21,7 @@ const POLYNOMIAL = `^${'a*'.repeat(12)}$`
 const HOSTILE = `${'a'.repeat(22)}b`
 const NEURON_ID = '^[A-Za-z0-9_:-]+(?:\\.[A-Za-z0-9_:-]+)*$'
 
-const context = (): ToolContext => ({ sessionId: 's', assistantMessageId: 'step', toolCallId: 'call', signal: new AbortController().signal })
+const context = (): ToolContext => ({ sessionId: 's', assistantMessageId: 'step', toolCallId: 'call', signal: new AbortController().signal, authority: { owner: true, memory: null } })
 const refusal = (schema: Record<string, unknown>) => {
   try {
     checkSchema(schema, canonicalJson(schema))
