@@ -1,14 +1,16 @@
 /**
  * The session operations the REST routes (routes/sessions.ts) and the MCP
  * tools (mcp/server.ts) share, so both reach the same objects the same way:
- * ids are checked, only sessions the directory knows are addressed, a created
- * session is registered before its object writes and listed under its owner after.
+ * ids are checked (names under `orchestration.` are the agents' and refused),
+ * only sessions the directory knows are addressed, a created session is
+ * registered before its object writes and listed under its owner after.
  */
 import type { Caller } from '../objects/access/authorize.ts'
 import type { SessionListing } from '../objects/directory/listing.ts'
 import type { Env } from '../objects/env.ts'
 import { settled } from '../objects/rpc.ts'
 import { notFound } from '../objects/session/access.ts'
+import { refuseReservedId } from '../objects/session/agent.ts'
 import type { SessionView } from '../objects/session/projection.ts'
 import { CreateSessionSchema } from '../objects/session/schemas.ts'
 import { Identifier, parseOrThrow } from '../objects/validate.ts'
@@ -34,7 +36,7 @@ export async function sessionStub(env: Env, id: string) {
  */
 export async function createSession(env: Env, caller: Caller, body: unknown): Promise<{ session: SessionView; created: boolean }> {
   const requested = (body as { id?: unknown } | null)?.id
-  const id = requested === undefined ? crypto.randomUUID() : parseOrThrow(Identifier, requested, 'INVALID_REQUEST')
+  const id = requested === undefined ? crypto.randomUUID() : refuseReservedId(parseOrThrow(Identifier, requested, 'INVALID_REQUEST'))
   // Checked here, then registered before the object writes: a request never writes and then fails.
   parseOrThrow(CreateSessionSchema, body, 'INVALID_REQUEST')
   await register(env, `session:${id}`)

@@ -90,3 +90,29 @@ export function answerOf(state: OrchState, pkgId: string | undefined): Json {
   const waitingFor = pkg.needs.filter((id) => state.packages.get(id)?.beat !== 'reported')
   return { package: pkg.id, beat: pkg.beat, cleared: pkg.beat === 'executing', waitingFor, added: pkg.added, reason: pkg.reason }
 }
+
+/** What the tick does to an active package: fail it (its work timed out, or its clearance expired), or send its prompt again. */
+export type TickAction =
+  | { kind: 'timeout'; package: string; reason: string }
+  | { kind: 'expire'; package: string; reason: string }
+  | { kind: 'redeliver'; package: string; beat: 'assigned' | 'executing' }
+
+/**
+ * The tick's work at `now`. Only an agent's own work is timed by `timeoutMs` (waiting for an added
+ * edge is not); waiting for a human has its own deadline, `clearanceTimeoutMs`.
+ *
+ * @example
+ * tickActions(state, Date.now()) // [{ kind: 'expire', package: 'h', reason: 'no human clearance within 1000 ms' }]
+ */
+export function tickActions(state: OrchState, now: number): TickAction[] {
+  const actions: TickAction[] = []
+  for (const pkg of activePackages(state)) {
+    if (pkg.beat === 'assigned' || pkg.beat === 'executing') {
+      if (now - pkg.since > state.timeoutMs) actions.push({ kind: 'timeout', package: pkg.id, reason: `timed out after ${state.timeoutMs} ms in ${pkg.beat}` })
+      else actions.push({ kind: 'redeliver', package: pkg.id, beat: pkg.beat })
+    } else if (pkg.beat === 'awaiting-human' && now - pkg.since > state.clearanceTimeoutMs) {
+      actions.push({ kind: 'expire', package: pkg.id, reason: `no human clearance within ${state.clearanceTimeoutMs} ms` })
+    }
+  }
+  return actions
+}
