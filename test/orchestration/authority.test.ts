@@ -55,7 +55,7 @@ describe("an orchestration's agent sessions", () => {
     expect(after.some((e) => e.type === 'orchestration.package.reported')).toBe(false)
     expect(after).toEqual(decisionsBefore)
     await postJson(`/v1/orchestrations/${id}/cancel`, {})
-  })
+  }, 40_000)
 
   it("take the owner's explicit steer, recorded as such; every decision names the principal whose input caused it", async () => {
     const { id, agent } = await idleAgent()
@@ -84,7 +84,7 @@ describe("an orchestration's agent sessions", () => {
     expect(declared.map(principalOf)).toEqual([self, self])
     // Decisions the orchestration's own rules made name the orchestration.
     for (const e of log.filter((e) => ['assigned', 'cleared', 'executing', 'finished'].some((t) => e.type.endsWith(t)))) expect(principalOf(e), e.type).toBe(self)
-  })
+  }, 40_000)
 
   it('the orchestration itself refuses an input caused by any other principal, with a code, and writes nothing', async () => {
     const { id } = await idleAgent(['org:acme'])
@@ -107,7 +107,7 @@ describe("an orchestration's agent sessions", () => {
     expect(await decisions(id)).toEqual(before)
     expect(await decisions(id, `agent.${token}`)).toEqual(inputs)
     await postJson(`/v1/orchestrations/${id}/cancel`, {})
-  })
+  }, 40_000)
 })
 
 describe('the agent namespace', () => {
@@ -126,5 +126,5 @@ describe('the agent namespace', () => {
     expect(forked.status).toBe(403)
     expect((await errorOf(forked)).code).toBe('SESSION_ID_RESERVED')
     expect(await exists(env, `session:${victim}`)).toBe(false)
-  })
+  }, 30_000)
 })

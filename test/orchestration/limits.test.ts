@@ -1,7 +1,8 @@
 /**
- * What an orchestration is composed with and bounded by: its agents' model resolves through the
- * owner's stored provider keys exactly as a session's does, and a human clearance that never
- * comes ends the package at a documented deadline instead of keeping the orchestration alive.
+ * What an orchestration is composed with and bounded by: its create answers before any decision,
+ * its agents' model resolves through the owner's stored provider keys exactly as a session's
+ * does, and a human clearance that never comes ends the package at a documented deadline instead
+ * of keeping the orchestration alive.
  */
 import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
@@ -13,6 +14,19 @@ import { decisions, finished, newOrchestration, script, waitUntil } from '../sup
 
 const errorOf = async (res: Response) => ((await res.json()) as { error: { code: string } }).error
 const MODEL = 'anthropic/claude-sonnet-4-5'
+
+describe('a create', () => {
+  it('answers before any decision: its step records only `created`; a wide plan is assigned on later turns, each package once', async () => {
+    const plan = Array.from({ length: 40 }, (_, i) => ({ id: `w${i}`, instructions: script(`w${i} done`) }))
+    const { id, view } = await newOrchestration({ plan })
+    expect(view.lastSequence).toBe(1)
+    expect(view.packages.every((p) => p.beat === 'waiting' && p.agent === null)).toBe(true)
+    const done = await waitUntil(id, finished, 60_000)
+    expect(done.status).toBe('completed')
+    const assigned = (await decisions(id)).filter((e) => e.type === 'orchestration.package.assigned').map((e) => (e.payload as { package: string }).package)
+    expect(assigned.sort()).toEqual(plan.map((p) => p.id).sort())
+  }, 90_000)
+})
 
 describe("the owner's stored provider key", () => {
   it('serves an orchestration and its agents as it serves a session on the same model', async () => {
@@ -32,7 +46,7 @@ describe("the owner's stored provider key", () => {
     await expect.poll(async () => (await api(`/v1/sessions/${session}`, {}, who)).status, { timeout: 10_000 }).toBe(200)
     expect(await (await api(`/v1/sessions/${session}`, {}, who)).json()).toMatchObject({ model: MODEL })
     await postJson(`/v1/orchestrations/${id}/cancel`, {}, who)
-  })
+  }, 30_000)
 
   it('without an env key or a stored one the create is refused with a code, and nothing is created', async () => {
     const who = `orch-nokey-${crypto.randomUUID()}`
@@ -63,7 +77,7 @@ describe('a human clearance deadline', () => {
     const late = await api(`/v1/orchestrations/${id}/packages/h/clearance`, { method: 'POST', headers: clearer, body: JSON.stringify({ decision: 'grant' }) })
     expect(late.status).toBe(409)
     expect((await errorOf(late)).code).toBe('NOT_AWAITING_CLEARANCE')
-  })
+  }, 40_000)
 
   it('defaults to the limit, which also bounds it; a deadline outside its bounds is a 400 that creates nothing', async () => {
     const { view } = await newOrchestration({ plan: [{ id: 'a', instructions: script('a') }] })
