@@ -5,11 +5,10 @@
  * between them hold every other request back until the chain ends, and many objects share one
  * isolate (all of them under `wrangler dev`). A timer goes to the back of the queue.
  *
- * Measured under `wrangler dev` on two shared cores: two objects calling each other 2,000 times,
- * each call made from the one before, kept `/health` waiting 51–91 s, the whole chain; with a
- * 0 ms timer before each call it answered in 10–600 ms throughout. A 200-package orchestration
- * on the local model (its agents and it calling each other) did the same until the bridge began
- * each delivery on a later turn (docs/orchestration.md, "Sharing the thread").
+ * Measured under `wrangler dev` on two shared cores: a 200-package orchestration on the local
+ * model (it and its agents calling each other over the bridge) kept its own create and another
+ * principal's reads waiting 143 s, the whole run, until the bridge began each delivery on a
+ * later turn (test/process/orchestration-load.test.ts; docs/orchestration.md, "Sharing the thread").
  *
  * @example
  * await laterTurn() // whatever arrived meanwhile runs first
