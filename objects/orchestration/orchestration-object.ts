@@ -56,6 +56,8 @@ export class OrchestrationObject extends DurableObject<Env> {
   private readonly owned: OwnerCatalog
   /** A later turn of the decision loop is scheduled. */
   private continuing = false
+  /** Ticks since this object woke: which window of active packages the tick re-delivers to. */
+  private ticks = 0
   /** What agents' inputs use of this object (inputs.ts). */
   private readonly inputs: InputHost
 
@@ -207,7 +209,7 @@ export class OrchestrationObject extends DurableObject<Env> {
       if (now - planner.since > this.state.timeoutMs) this.record(ORCH.finished, { status: 'failed', reason: `the planning turn timed out after ${this.state.timeoutMs} ms` }, this.own)
       else this.agents.plan(this.state)
     }
-    for (const action of tickActions(this.state, now)) {
+    for (const action of tickActions(this.state, now, this.ticks++)) {
       if (action.kind === 'timeout') this.fail(action.package, action.reason, this.own)
       else if (action.kind === 'expire') this.expire(action.package, action.reason)
       else if (action.beat === 'assigned') this.agents.assign(this.state, action.package)
