@@ -147,3 +147,17 @@ export const SANDBOX_LIMITS = { stallMs: 2_000, heapMb: 128, memoryMb: 512, poll
 
 /** What one update may stage before it commits: its writes are held until the method answers. */
 export const MAX_UPDATE_WRITE_BYTES = 4 * 1024 * 1024
+
+/**
+ * Orchestrations: decisions one turn of the decision loop records before it gives the thread
+ * back; the rest follow on a later turn (and the 2 s tick carries them over an eviction). A
+ * 200-package plan with no edges is 200 assignments: 13 turns of at most this many.
+ */
+export const ORCHESTRATION_DECISIONS_PER_TURN = 16
+
+/**
+ * Orchestrations: how long a package waits for a human's clearance before it fails
+ * `CLEARANCE_EXPIRED` (its dependents are then blocked and the orchestration can finish). The
+ * default, and the most a plan may ask for (`clearanceTimeoutMs`, at least 1 s).
+ */
+export const CLEARANCE_TIMEOUT_MS = 24 * 60 * 60 * 1000

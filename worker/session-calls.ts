@@ -1,14 +1,16 @@
 /**
  * The session operations the REST routes (routes/sessions.ts) and the MCP
  * tools (mcp/server.ts) share, so both reach the same objects the same way:
- * ids are checked, only sessions the directory knows are addressed, a created
- * session is registered before its object writes and listed under its owner after.
+ * ids are checked (names under `orchestration.` are the agents' and refused),
+ * only sessions the directory knows are addressed, a created session is
+ * registered before its object writes and listed under its owner after.
  */
 import type { Caller } from '../objects/access/authorize.ts'
 import type { SessionListing } from '../objects/directory/listing.ts'
 import type { Env } from '../objects/env.ts'
 import { settled } from '../objects/rpc.ts'
 import { notFound } from '../objects/session/access.ts'
+import { refuseReservedId } from '../objects/session/agent.ts'
 import type { SessionView } from '../objects/session/projection.ts'
 import { CreateSessionSchema } from '../objects/session/schemas.ts'
 import { Identifier, parseOrThrow } from '../objects/validate.ts'
@@ -35,7 +37,8 @@ export async function sessionStub(env: Env, id: string) {
 export async function createSession(env: Env, caller: Caller, body: unknown): Promise<{ session: SessionView; created: boolean }> {
   // Checked here, whole (so a bad field is named by its path), then registered before the object
   // writes: a request never writes and then fails.
-  const id = parseOrThrow(CreateSessionSchema, body, 'INVALID_REQUEST').id ?? crypto.randomUUID()
+  const requested = parseOrThrow(CreateSessionSchema, body, 'INVALID_REQUEST').id
+  const id = requested === undefined ? crypto.randomUUID() : refuseReservedId(requested)
   await register(env, `session:${id}`)
   const result = await settled(env.SESSIONS.getByName(id)).create(caller, body)
   // Listed after it exists; an exact retry lists it again, a no-op, so a crash in between heals.

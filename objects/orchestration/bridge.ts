@@ -5,7 +5,12 @@
  * sender's dead-letter address, where its owner can read it. The receiver
  * appends drafts to its content-addressed ledger (or keys them by message id),
  * so a redelivered draft is a `duplicate`, never a second effect.
+ *
+ * Every delivery begins on a later turn of the event loop: an orchestration and its agents answer
+ * each other across the bridge, and without the yield their exchange would be one chain of calls
+ * that holds the thread (and every other request) until the orchestration ends (event-loop.ts).
  */
+import { laterTurn } from '../event-loop.ts'
 
 export interface BridgeOptions {
   /** Attempts before the draft is dead-lettered. */
@@ -40,6 +45,7 @@ export function bridge(options: BridgeOptions) {
   return {
     async deliver<R>(draft: BridgeDraft, send: (draft: BridgeDraft) => Promise<R>): Promise<Delivery<R>> {
       let last: unknown
+      await laterTurn()
       for (let attempt = 1; attempt <= tries; attempt++) {
         try {
           return { ok: true, answer: await send(draft), tries: attempt }

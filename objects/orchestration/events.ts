@@ -44,8 +44,8 @@ export const INPUT = {
 } as const
 
 export interface OrchPayloads {
-  /** `plan: null`: a planning turn produces it. */
-  [ORCH.created]: { goal: string; owner: string; share: string[]; model: string; plan: PackageSpec[] | null; budget: Budget; maxAttempts: number; timeoutMs: number }
+  /** `plan: null`: a planning turn produces it. `clearanceTimeoutMs`: absent on orchestrations created before it existed (the limit applies). */
+  [ORCH.created]: { goal: string; owner: string; share: string[]; model: string; plan: PackageSpec[] | null; budget: Budget; maxAttempts: number; timeoutMs: number; clearanceTimeoutMs?: number }
   [ORCH.plannerAssigned]: { token: string }
   [ORCH.planned]: { plan: PackageSpec[]; source: string }
   /** The fan-out rule put the package in the inline agent `agent`, which runs its packages one at a time. */
@@ -58,7 +58,8 @@ export interface OrchPayloads {
   [ORCH.executing]: { package: string; token: string }
   [ORCH.burned]: { package: string; token: string; step: string; tokens: number; cost: number; source: string }
   [ORCH.reported]: { package: string; token: string; result: Json; artifacts: string[]; source: string }
-  [ORCH.failed]: { package: string; token: string | null; reason: string; retry: boolean; source?: string }
+  /** `code`: why, machine-readably, when the orchestration itself ended the attempt (`CLEARANCE_EXPIRED`). */
+  [ORCH.failed]: { package: string; token: string | null; reason: string; retry: boolean; source?: string; code?: string }
   [ORCH.blocked]: { package: string; reason: string }
   [ORCH.cancelled]: { package: string; reason: string; source: string }
   [ORCH.budgetExceeded]: { scope: 'orchestration' | 'package'; package?: string; limit: string; used: number; cap: number }

@@ -5,38 +5,46 @@
  * come from the pure `nextDecision` over the folded state, are recorded on
  * `orchestration.{id}`, then carried to agent sessions by the bridge stage.
  * Agents answer through the same bridge into `receive`. Every public method
- * takes the caller the gate authenticated and authorizes it first.
+ * takes the caller the gate authenticated and authorizes it first, and every
+ * decision names the principal whose input caused it (cause.ts).
+ *
+ * The loop shares the thread: one turn records at most
+ * `ORCHESTRATION_DECISIONS_PER_TURN` decisions and goes on after a later turn
+ * of the event loop, the create only records the orchestration, and the bridge
+ * begins every delivery on a later turn (event-loop.ts). What the loop still
+ * has to do is a function of the folded state, so the tick (an alarm every 2 s
+ * while running) carries it over an eviction.
  */
 import { DurableObject } from 'cloudflare:workers'
 import type { Env } from '../env.ts'
 import { authorize, type Caller, gateHeaders } from '../access/authorize.ts'
 import { NeuronError } from '../errors.ts'
+import { laterTurn } from '../event-loop.ts'
 import { Bus, on } from '../ledger/bus.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import type { Header } from '../ledger/headers.ts'
 import type { Json } from '../ledger/json.ts'
 import { Ledger, migrateLedger } from '../ledger/ledger.ts'
 import type { Page } from '../ledger/page.ts'
-import { type Catalog, resolveModelRef } from '../llm/catalog.ts'
+import { ORCHESTRATION_DECISIONS_PER_TURN } from '../limits.ts'
 import { composeCatalog, type EnvVars } from '../llm/compose.ts'
+import { OwnerCatalog } from '../session/owner-catalog.ts'
 import { Subscribers } from '../session/streams.ts'
 import { parseOrThrow } from '../validate.ts'
 import { AgentChannel } from './agents.ts'
 import type { BridgeDraft } from './bridge.ts'
 import { budgetBreach } from './budgets.ts'
+import { orchestrationPrincipal } from './cause.ts'
 import { type CancelEntry, INPUT, ORCH, type OrchEvent, type OrchPayloads } from './events.ts'
-import { packageOfAgent, packageOfPrompts, promptsOf } from './fanout.ts'
-import { checkPlan, PlanSchema } from './plan.ts'
-import { BurnInput, CancelSchema, CLEARANCE_CLAIM, ClearanceSchema, CreateOrchestrationSchema, DeclareInput, FailedInput, ReportInput } from './schemas.ts'
-import { activePackages, answerOf, unfinishedPackages, type Decision, nextDecision } from './schedule.ts'
+import { type InputHost, receiveInput } from './inputs.ts'
+import { checkPlan } from './plan.ts'
+import { CancelSchema, CLEARANCE_CLAIM, ClearanceSchema, CreateOrchestrationSchema } from './schemas.ts'
+import { unfinishedPackages, type Decision, nextDecision, tickActions } from './schedule.ts'
 import { type CancelOutcome, emptyOrchestration, type OrchestrationView, type OrchState, reduceOrchestration, viewOfOrchestration } from './state.ts'
 import { openStream, socketMessage } from './streams.ts'
 
 /** While packages run, the object wakes this often to re-deliver and to time packages out. */
 const TICK_MS = 2_000
-
-/** The name the planner's burn is booked under (it is no package: it counts toward the whole). */
-const PLANNER = '(planner)'
 
 export class OrchestrationObject extends DurableObject<Env> {
   private readonly ledger: Ledger
@@ -44,22 +52,38 @@ export class OrchestrationObject extends DurableObject<Env> {
   private readonly subscribers: Subscribers
   private state: OrchState = emptyOrchestration()
   private readonly agents: AgentChannel
-  private readonly catalog: Catalog
+  /** The deployment's catalog with the owner's stored keys, as a session's model resolves. */
+  private readonly owned: OwnerCatalog
+  /** A later turn of the decision loop is scheduled. */
+  private continuing = false
+  /** Ticks since this object woke: which window of active packages the tick re-delivers to. */
+  private ticks = 0
+  /** What agents' inputs use of this object (inputs.ts). */
+  private readonly inputs: InputHost
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
     this.ledger = new Ledger(ctx.storage)
-    this.catalog = composeCatalog(env as unknown as EnvVars)
+    this.owned = new OwnerCatalog(env, composeCatalog(env as unknown as EnvVars))
     this.subscribers = new Subscribers(ctx, this.ledger, this.topic, () => this.state.lastSeq)
     this.agents = new AgentChannel({
       env,
       orchestration: this.name,
       waitUntil: (work) => ctx.waitUntil(work),
-      deadLetter: (draft, error) => void this.bus.publish(`${this.topic}.dead`, INPUT.dead, { draft: draft as unknown as Json, error }),
+      deadLetter: (draft, error) => void this.bus.publish(`${this.topic}.dead`, INPUT.dead, { draft: draft as unknown as Json, error }, { headers: this.own }),
     })
     // Decisions, control entries, agents' inputs and dead letters are all held: stored before delivery.
     this.bus = new Bus({ ledger: this.ledger, author: 'object:orchestration', holds: [this.topic, `${this.topic}.**`] })
     this.bus.subscribe(on(this.topic), (envelope) => this.subscribers.broadcast({ kind: 'event', envelope: envelope as Stored }))
+    this.inputs = {
+      name: this.name,
+      state: () => this.state,
+      append: (draft) => this.ledger.append(draft),
+      record: (type, payload, headers) => this.record(type, payload, headers),
+      advance: () => this.advance(),
+      fail: (pkg, reason, headers, source) => this.fail(pkg, reason, headers, source),
+      enforceBudgets: (pkg, headers) => this.enforceBudgets(pkg, headers),
+    }
     void ctx.blockConcurrencyWhile(async () => {
       await migrateLedger(ctx.storage)
       this.state = this.ledger.fold(this.topic, reduceOrchestration, emptyOrchestration()).state
@@ -69,23 +93,27 @@ export class OrchestrationObject extends DurableObject<Env> {
 
   // ── RPC surface (the worker's routes and the agents' bridge call these) ──
 
-  /** Creates the orchestration owned by `caller` and starts it; the same id again is a conflict. */
-  create(caller: Caller, input: unknown): { orchestration: OrchestrationView; created: boolean } {
+  /**
+   * Creates the orchestration owned by `caller` and answers at once: its first decisions follow on
+   * a later turn. The same request again answers the orchestration; another one with its id is a conflict.
+   */
+  async create(caller: Caller, input: unknown): Promise<{ orchestration: OrchestrationView; created: boolean }> {
     const body = parseOrThrow(CreateOrchestrationSchema, input, 'INVALID_REQUEST')
     if (body.plan) checkPlan(body.plan)
+    // Refused now, not at the first assignment: every agent runs on this model, resolved as a session's is.
+    if (!this.state.exists) await this.owned.resolve(caller.id, body.model)
+    // After the only await: the check and the write below are one step, so two creates cannot interleave.
     if (this.state.exists) {
       if (this.state.owner !== caller.id || this.state.goal !== body.goal) {
         throw new NeuronError('ORCHESTRATION_EXISTS', `an orchestration ${this.name} already exists`, { status: 409, details: { id: this.name } })
       }
       return { orchestration: viewOfOrchestration(this.name, this.state), created: false }
     }
-    // Refused now, not at the first assignment: every agent runs on this model.
-    resolveModelRef(this.catalog, body.model)
     const decision = authorize({ owner: caller.id, share: body.share }, caller)
-    const { goal, share, model, plan, budget, maxAttempts, timeoutMs } = body
-    this.record(ORCH.created, { goal, owner: caller.id, share, model, plan: plan ?? null, budget, maxAttempts, timeoutMs }, gateHeaders(caller, decision))
-    this.advance()
+    const { goal, share, model, plan, budget, maxAttempts, timeoutMs, clearanceTimeoutMs } = body
+    this.record(ORCH.created, { goal, owner: caller.id, share, model, plan: plan ?? null, budget, maxAttempts, timeoutMs, clearanceTimeoutMs }, gateHeaders(caller, decision))
     void this.ctx.storage.setAlarm(Date.now() + TICK_MS)
+    this.continueLater()
     return { orchestration: viewOfOrchestration(this.name, this.state), created: true }
   }
 
@@ -132,7 +160,7 @@ export class OrchestrationObject extends DurableObject<Env> {
     const headers = gateHeaders(caller, decision)
     if (body.decision === 'grant') {
       this.record(ORCH.cleared, { package: pkg, by: 'human', principal: caller.id }, headers)
-      this.execute(pkg)
+      this.execute(pkg, headers)
     } else {
       this.record(ORCH.failed, { package: pkg, token: current.agent, reason: `clearance denied by ${caller.id}${body.reason ? `: ${body.reason}` : ''}`, retry: false }, headers)
       this.agents.stop(current.agent, 'clearance denied')
@@ -142,86 +170,11 @@ export class OrchestrationObject extends DurableObject<Env> {
   }
 
   /**
-   * The bridge's receiving end for agents: a draft on `orchestration.{id}.agent.{token}`.
-   * It is appended (content-addressed, so a redelivery is a `duplicate`) and applied at most once.
+   * The bridge's receiving end for agents: a draft on `orchestration.{id}.agent.{token}`, applied
+   * at most once; one an agent's turn may not carry is refused before it is written (inputs.ts).
    */
   receive(input: BridgeDraft): { duplicate: boolean; answer: Json } {
-    const token = this.tokenOf(input.topic)
-    const { envelope, duplicate } = this.ledger.append(input)
-    if (token === this.state.planner?.token) return this.receivePlan(envelope, duplicate)
-    const prompts = promptsOf(envelope.payload)
-    const pkg = packageOfAgent(this.state, token, prompts)
-    if (!duplicate && envelope.type === INPUT.burn) return this.receiveBurn(envelope, token, prompts)
-    if (duplicate) return { duplicate: true, answer: answerOf(this.state, pkg?.id) }
-    if (!pkg) return { duplicate: false, answer: { accepted: false, reason: 'this agent has no package (it was replaced or never assigned)' } }
-    const source = envelope.id
-    const payload = envelope.payload
-    switch (envelope.type) {
-      case INPUT.declare: {
-        if (pkg.beat !== 'assigned') return { duplicate: false, answer: { accepted: false, reason: `package ${pkg.id} is ${pkg.beat}` } }
-        const declaration = parseOrThrow(DeclareInput, payload, 'INVALID_DECLARATION')
-        this.record(ORCH.declared, { package: pkg.id, token, declaration, source })
-        this.advance()
-        return { duplicate: false, answer: answerOf(this.state, pkg.id) }
-      }
-      case INPUT.report: {
-        if (pkg.beat !== 'executing') return { duplicate: false, answer: { accepted: false, reason: `package ${pkg.id} is ${pkg.beat}` } }
-        const report = parseOrThrow(ReportInput, payload, 'INVALID_REPORT')
-        this.record(ORCH.reported, { package: pkg.id, token, result: report.result as Json, artifacts: report.artifacts, source })
-        this.advance()
-        return { duplicate: false, answer: { accepted: true } }
-      }
-      case INPUT.failed: {
-        const failure = parseOrThrow(FailedInput, payload, 'INVALID_FAILURE')
-        if (pkg.beat === 'reported' || pkg.beat === 'failed' || pkg.beat === 'cancelled' || pkg.beat === 'blocked') return { duplicate: false, answer: { accepted: false, reason: `package ${pkg.id} is ${pkg.beat}` } }
-        this.fail(pkg.id, `agent failed: ${failure.reason}`, source)
-        this.advance()
-        return { duplicate: false, answer: { accepted: true } }
-      }
-      default:
-        throw new NeuronError('UNKNOWN_INPUT', `an agent cannot send ${envelope.type}`, { status: 400, details: { type: envelope.type } })
-    }
-  }
-
-  /**
-   * Burn counts for the package the step's prompt named (an inline agent works on several), else
-   * the last the token worked on: a replaced agent's last steps were spent too.
-   */
-  private receiveBurn(envelope: Stored, token: string, prompts: string[]): { duplicate: boolean; answer: Json } {
-    const pkgId = packageOfPrompts(token, prompts) ?? this.state.tokens.get(token)
-    if (pkgId === undefined) return { duplicate: false, answer: { accepted: false, reason: 'unknown agent' } }
-    const burn = parseOrThrow(BurnInput, envelope.payload, 'INVALID_BURN')
-    this.record(ORCH.burned, { package: pkgId, token, step: burn.step, tokens: burn.tokens, cost: burn.cost, source: envelope.id })
-    this.enforceBudgets(pkgId)
-    return { duplicate: false, answer: { accepted: true } }
-  }
-
-  /** The planner's `plan` call: a valid DAG is recorded and scheduled; an invalid one is answered so the model can fix it. */
-  private receivePlan(envelope: Stored, duplicate: boolean): { duplicate: boolean; answer: Json } {
-    if (duplicate) return { duplicate: true, answer: { planned: this.state.planned } }
-    if (envelope.type === INPUT.burn) {
-      const burn = parseOrThrow(BurnInput, envelope.payload, 'INVALID_BURN')
-      this.record(ORCH.burned, { package: PLANNER, token: this.state.planner!.token, step: burn.step, tokens: burn.tokens, cost: burn.cost, source: envelope.id })
-      this.enforceBudgets(null)
-      return { duplicate: false, answer: { accepted: true } }
-    }
-    if (this.state.planned || this.state.status !== 'running') return { duplicate: false, answer: { accepted: false, reason: `the orchestration is ${this.state.planned ? 'planned' : this.state.status}` } }
-    if (envelope.type === INPUT.failed) {
-      this.record(ORCH.finished, { status: 'failed', reason: 'the planning turn failed' })
-      return { duplicate: false, answer: { accepted: true } }
-    }
-    if (envelope.type !== INPUT.plan) return { duplicate: false, answer: { accepted: false, reason: 'the planner only sends a plan' } }
-    const parsed = PlanSchema.safeParse((envelope.payload as { packages?: unknown } | null)?.packages)
-    if (!parsed.success) return { duplicate: false, answer: { accepted: false, error: { code: 'INVALID_PLAN', message: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') } } }
-    try {
-      checkPlan(parsed.data)
-    } catch (error) {
-      const e = error as NeuronError
-      return { duplicate: false, answer: { accepted: false, error: { code: e.code, message: e.message, details: e.details as Json } } }
-    }
-    this.record(ORCH.planned, { plan: parsed.data, source: envelope.id })
-    this.advance()
-    return { duplicate: false, answer: { accepted: true, packages: parsed.data.length } }
+    return receiveInput(this.inputs, input)
   }
 
   // ── Streams ──────────────────────────────────────────────────────────────
@@ -243,24 +196,24 @@ export class OrchestrationObject extends DurableObject<Env> {
     this.subscribers.socketsChanged()
   }
 
-  /** The tick: apply control entries, time packages out, re-deliver to agents (idempotent), decide. */
+  /**
+   * The tick: apply control entries, time packages out, expire clearances no human gave in time,
+   * re-deliver to agents (idempotent), and go on deciding.
+   */
   override async alarm(): Promise<void> {
     if (!this.state.exists) return
     this.applyControl()
     const now = Date.now()
     const planner = this.state.planner
-    if (!this.state.planned && planner) {
-      if (now - planner.since > this.state.timeoutMs) this.record(ORCH.finished, { status: 'failed', reason: `the planning turn timed out after ${this.state.timeoutMs} ms` })
+    if (!this.state.planned && planner && this.state.status === 'running') {
+      if (now - planner.since > this.state.timeoutMs) this.record(ORCH.finished, { status: 'failed', reason: `the planning turn timed out after ${this.state.timeoutMs} ms` }, this.own)
       else this.agents.plan(this.state)
     }
-    for (const pkg of activePackages(this.state)) {
-      // Only the agent's own work is timed: waiting for an added edge or a human is not.
-      if ((pkg.beat === 'assigned' || pkg.beat === 'executing') && now - pkg.since > this.state.timeoutMs) {
-        this.fail(pkg.id, `timed out after ${this.state.timeoutMs} ms in ${pkg.beat}`)
-        continue
-      }
-      if (pkg.beat === 'assigned') this.agents.assign(this.state, pkg.id)
-      if (pkg.beat === 'executing') this.agents.execute(this.state, pkg.id)
+    for (const action of tickActions(this.state, now, this.ticks++)) {
+      if (action.kind === 'timeout') this.fail(action.package, action.reason, this.own)
+      else if (action.kind === 'expire') this.expire(action.package, action.reason)
+      else if (action.beat === 'assigned') this.agents.assign(this.state, action.package)
+      else this.agents.execute(this.state, action.package)
     }
     this.advance()
     if (this.state.status === 'running') await this.ctx.storage.setAlarm(Date.now() + TICK_MS)
@@ -280,7 +233,13 @@ export class OrchestrationObject extends DurableObject<Env> {
     return `${this.topic}.control`
   }
 
-  private record<T extends OrchEvent>(type: T, payload: OrchPayloads[T], headers: Header[] = []): Stored {
+  /** What the orchestration's own rules decide carries: the orchestration as the principal (cause.ts). */
+  private get own(): Header[] {
+    return [{ key: 'principal', value: orchestrationPrincipal(this.name) }]
+  }
+
+  /** Records a decision with the headers of the input that caused it (cause.ts) and folds it. */
+  private record<T extends OrchEvent>(type: T, payload: OrchPayloads[T], headers: Header[]): Stored {
     const envelope = this.bus.publish(this.topic, type, payload, { parent: this.state.lastId, headers }) as Stored
     this.state = reduceOrchestration(this.state, envelope)
     return envelope
@@ -293,57 +252,88 @@ export class OrchestrationObject extends DurableObject<Env> {
     return decision
   }
 
-  /** Records and carries out decisions until the state needs an agent or a human. */
+  /**
+   * Records and carries out decisions until the state needs an agent or a human, at most
+   * `ORCHESTRATION_DECISIONS_PER_TURN` of them; the rest follow on a later turn.
+   */
   private advance(): void {
-    for (let decision = nextDecision(this.state); decision; decision = nextDecision(this.state)) this.apply(decision)
+    for (let n = 0; n < ORCHESTRATION_DECISIONS_PER_TURN; n++) {
+      const decision = nextDecision(this.state)
+      if (!decision) return
+      this.apply(decision)
+    }
+    this.continueLater()
+  }
+
+  /**
+   * The decision loop goes on after whatever waits for the thread. Nothing needs remembering: the
+   * next decision is a function of the folded state, so if the object is evicted first the tick
+   * goes on from the log.
+   */
+  private continueLater(): void {
+    if (this.continuing) return
+    this.continuing = true
+    void laterTurn()
+      .then(() => {
+        this.continuing = false
+        this.advance()
+      })
+      .catch((error: unknown) => console.error('orchestration: the decision loop stopped; the tick resumes it', { orchestration: this.name, error }))
   }
 
   private apply(decision: Decision): void {
     switch (decision.kind) {
       case 'plan':
-        this.record(ORCH.plannerAssigned, { token: `plan-${crypto.randomUUID()}` })
+        this.record(ORCH.plannerAssigned, { token: `plan-${crypto.randomUUID()}` }, this.own)
         this.agents.plan(this.state)
         return
       case 'inline': {
         const { package: pkg, reason, expectedMs, breakEvenMs } = decision
-        this.record(ORCH.inlined, { package: pkg, agent: decision.agent ?? crypto.randomUUID(), reason, expectedMs, breakEvenMs })
+        this.record(ORCH.inlined, { package: pkg, agent: decision.agent ?? crypto.randomUUID(), reason, expectedMs, breakEvenMs }, this.own)
         return
       }
       case 'assign': {
         const pkg = this.state.packages.get(decision.package)!
         // An inline package is assigned to its shared agent; any other to a fresh one.
         const token = pkg.inline?.agent ?? crypto.randomUUID()
-        this.record(ORCH.assigned, { package: pkg.id, token, attempt: pkg.attempts + 1 })
+        this.record(ORCH.assigned, { package: pkg.id, token, attempt: pkg.attempts + 1 }, this.own)
         this.agents.assign(this.state, pkg.id)
         return
       }
       case 'block':
-        this.record(ORCH.blocked, { package: decision.package, reason: decision.reason })
+        this.record(ORCH.blocked, { package: decision.package, reason: decision.reason }, this.own)
         return
       case 'clear': {
         const { conflicts, edges } = decision.decision
-        if (conflicts.length > 0) return void this.record(ORCH.refused, { package: decision.package, conflicts, edges })
-        if (decision.human) return void this.record(ORCH.awaitingHuman, { package: decision.package })
-        this.record(ORCH.cleared, { package: decision.package, by: 'dag' })
-        this.execute(decision.package)
+        if (conflicts.length > 0) return void this.record(ORCH.refused, { package: decision.package, conflicts, edges }, this.own)
+        if (decision.human) return void this.record(ORCH.awaitingHuman, { package: decision.package }, this.own)
+        this.record(ORCH.cleared, { package: decision.package, by: 'dag' }, this.own)
+        this.execute(decision.package, this.own)
         return
       }
       case 'finish':
-        this.record(ORCH.finished, { status: decision.status, reason: decision.reason })
+        this.record(ORCH.finished, { status: decision.status, reason: decision.reason }, this.own)
     }
   }
 
-  private execute(pkgId: string): void {
+  private execute(pkgId: string, headers: Header[]): void {
     const pkg = this.state.packages.get(pkgId)!
-    this.record(ORCH.executing, { package: pkgId, token: pkg.agent! })
+    this.record(ORCH.executing, { package: pkgId, token: pkg.agent! }, headers)
     this.agents.execute(this.state, pkgId)
   }
 
   /** RECOVER: a failed attempt is retried with a fresh agent while attempts remain, else the package fails. */
-  private fail(pkgId: string, reason: string, source?: string): void {
+  private fail(pkgId: string, reason: string, headers: Header[], source?: string): void {
     const pkg = this.state.packages.get(pkgId)!
     const retry = pkg.attempts < this.state.maxAttempts
-    this.record(ORCH.failed, { package: pkgId, token: pkg.agent, reason, retry, ...(source ? { source } : {}) })
+    this.record(ORCH.failed, { package: pkgId, token: pkg.agent, reason, retry, ...(source ? { source } : {}) }, headers)
+    this.agents.stop(pkg.agent, reason)
+  }
+
+  /** No human cleared the package in time: it fails for good (a retry would only wait again), and its dependents are blocked. */
+  private expire(pkgId: string, reason: string): void {
+    const pkg = this.state.packages.get(pkgId)!
+    this.record(ORCH.failed, { package: pkgId, token: pkg.agent, reason, retry: false, code: 'CLEARANCE_EXPIRED' }, this.own)
     this.agents.stop(pkg.agent, reason)
   }
 
@@ -353,39 +343,36 @@ export class OrchestrationObject extends DurableObject<Env> {
     for (const entry of entries) {
       const cancel = entry.payload as unknown as CancelEntry
       const reason = `cancelled by ${cancel.principal}: ${cancel.reason}`
+      const headers = [{ key: 'principal', value: cancel.principal }]
       for (const id of unfinishedPackages(this.state, cancel.package)) {
         const agent = this.state.packages.get(id)!.agent
-        this.record(ORCH.cancelled, { package: id, reason, source: entry.id })
+        this.record(ORCH.cancelled, { package: id, reason, source: entry.id }, headers)
         this.agents.stop(agent, reason)
       }
       if (cancel.package === null && this.state.status === 'running') {
-        this.record(ORCH.finished, { status: 'cancelled', reason })
+        this.record(ORCH.finished, { status: 'cancelled', reason }, headers)
         if (!this.state.planned) this.agents.stop(this.state.planner?.token ?? null, reason)
       }
     }
     this.advance()
   }
 
-  /** Budgets: crossing a package's cap cancels it; crossing the orchestration's cancels everything, durably. */
-  private enforceBudgets(pkgId: string | null): void {
+  /**
+   * Budgets: crossing a package's cap cancels it; crossing the orchestration's cancels everything,
+   * durably. The burn that crossed it is the cause (`headers`).
+   */
+  private enforceBudgets(pkgId: string | null, headers: Header[]): void {
     const breach = budgetBreach(this.state, pkgId)
     if (!breach) return
-    this.record(ORCH.budgetExceeded, breach)
+    this.record(ORCH.budgetExceeded, breach, headers)
     const reason = `${breach.scope} budget exceeded: ${breach.used} ${breach.limit} > ${breach.cap}`
     for (const id of unfinishedPackages(this.state, breach.package ?? null)) {
       const agent = this.state.packages.get(id)!.agent
-      this.record(ORCH.cancelled, { package: id, reason, source: `budget:${id}` })
+      this.record(ORCH.cancelled, { package: id, reason, source: `budget:${id}` }, headers)
       this.agents.stop(agent, reason)
     }
-    if (breach.scope === 'orchestration') this.record(ORCH.finished, { status: 'failed', reason })
+    if (breach.scope === 'orchestration') this.record(ORCH.finished, { status: 'failed', reason }, headers)
     else this.advance()
-  }
-
-  private tokenOf(topic: string): string {
-    const prefix = `${this.topic}.agent.`
-    const token = topic.startsWith(prefix) ? topic.slice(prefix.length) : ''
-    if (!/^[A-Za-z0-9_:-]+$/.test(token)) throw new NeuronError('INVALID_ADDRESS', `${topic} is not an agent address of ${this.topic}`, { status: 400 })
-    return token
   }
 }
 

@@ -11,6 +11,7 @@
 import { type ClearanceDecision, clear, type Declaration } from './clearance.ts'
 import { COORDINATION_TAX, inlineAgentBusy, openInlineAgent, placement } from './fanout.ts'
 import type { Json } from '../ledger/json.ts'
+import { ORCHESTRATION_DECISIONS_PER_TURN } from '../limits.ts'
 import { FINAL_BEATS, type OrchState, type PackageState } from './state.ts'
 
 export type Decision =
@@ -89,4 +90,35 @@ export function answerOf(state: OrchState, pkgId: string | undefined): Json {
   if (!pkg) return { accepted: false, reason: 'unknown package' }
   const waitingFor = pkg.needs.filter((id) => state.packages.get(id)?.beat !== 'reported')
   return { package: pkg.id, beat: pkg.beat, cleared: pkg.beat === 'executing', waitingFor, added: pkg.added, reason: pkg.reason }
+}
+
+/** What the tick does to an active package: fail it (its work timed out, or its clearance expired), or send its prompt again. */
+export type TickAction =
+  | { kind: 'timeout'; package: string; reason: string }
+  | { kind: 'expire'; package: string; reason: string }
+  | { kind: 'redeliver'; package: string; beat: 'assigned' | 'executing' }
+
+/**
+ * The tick's work at `now`. Only an agent's own work is timed by `timeoutMs` (waiting for an added
+ * edge is not); waiting for a human has its own deadline, `clearanceTimeoutMs`. Re-deliveries are
+ * a safety net (the bridge retries on its own), so a wide plan's tick stays bounded: at most
+ * `perTick` of them, a different window of the active packages on each `tick`.
+ *
+ * @example
+ * tickActions(state, Date.now(), 0) // [{ kind: 'expire', package: 'h', reason: 'no human clearance within 1000 ms' }]
+ */
+export function tickActions(state: OrchState, now: number, tick: number, perTick = ORCHESTRATION_DECISIONS_PER_TURN): TickAction[] {
+  const ends: TickAction[] = []
+  const again: TickAction[] = []
+  for (const pkg of activePackages(state)) {
+    if (pkg.beat === 'assigned' || pkg.beat === 'executing') {
+      if (now - pkg.since > state.timeoutMs) ends.push({ kind: 'timeout', package: pkg.id, reason: `timed out after ${state.timeoutMs} ms in ${pkg.beat}` })
+      else again.push({ kind: 'redeliver', package: pkg.id, beat: pkg.beat })
+    } else if (pkg.beat === 'awaiting-human' && now - pkg.since > state.clearanceTimeoutMs) {
+      ends.push({ kind: 'expire', package: pkg.id, reason: `no human clearance within ${state.clearanceTimeoutMs} ms` })
+    }
+  }
+  if (again.length <= perTick) return [...ends, ...again]
+  const from = (tick * perTick) % again.length
+  return [...ends, ...again.slice(from, from + perTick), ...again.slice(0, Math.max(0, from + perTick - again.length))]
 }

@@ -4,6 +4,7 @@
  * document from the same schemas.
  */
 import { z } from 'zod'
+import { CLEARANCE_TIMEOUT_MS } from '../limits.ts'
 import { Identifier } from '../validate.ts'
 import { BudgetSchema, PlanSchema } from './plan.ts'
 
@@ -20,6 +21,8 @@ export const CreateOrchestrationSchema = z.strictObject({
   maxAttempts: z.number().int().min(1).max(5).default(2),
   /** An assigned package that has not reported after this long is failed (and retried). */
   timeoutMs: z.number().int().min(1_000).max(3_600_000).default(300_000),
+  /** A package waiting for a human's clearance longer than this fails `CLEARANCE_EXPIRED`. */
+  clearanceTimeoutMs: z.number().int().min(1_000).max(CLEARANCE_TIMEOUT_MS).default(CLEARANCE_TIMEOUT_MS),
 })
 
 export const CancelSchema = z.strictObject({

@@ -6,6 +6,7 @@
  */
 import type { Stored } from '../ledger/envelope.ts'
 import type { Json } from '../ledger/json.ts'
+import { CLEARANCE_TIMEOUT_MS } from '../limits.ts'
 import type { Declaration } from './clearance.ts'
 import { ORCH, type OrchPayloads } from './events.ts'
 import type { Budget, PackageSpec } from './plan.ts'
@@ -33,7 +34,7 @@ export interface PackageState {
   burn: { tokens: number; cost: number }
   result: Json | null
   reason: string | null
-  /** When the current attempt started executing (for the timeout). */
+  /** When the current beat began: assigned and executing are timed (`timeoutMs`), awaiting-human too (`clearanceTimeoutMs`). */
   since: number
 }
 
@@ -46,6 +47,7 @@ export interface OrchState {
   budget: Budget
   maxAttempts: number
   timeoutMs: number
+  clearanceTimeoutMs: number
   status: 'running' | 'completed' | 'failed' | 'cancelled'
   reason: string | null
   /** False until the plan is known: given at creation, or produced by the planner agent. */
@@ -70,6 +72,7 @@ export function emptyOrchestration(): OrchState {
     budget: {},
     maxAttempts: 2,
     timeoutMs: 0,
+    clearanceTimeoutMs: CLEARANCE_TIMEOUT_MS,
     status: 'running',
     reason: null,
     planned: false,
@@ -121,7 +124,7 @@ export function reduceOrchestration(state: OrchState, envelope: Stored): OrchSta
     case ORCH.created: {
       const c = p as OrchPayloads[typeof ORCH.created]
       for (const spec of c.plan ?? []) state.packages.set(spec.id, packageOf(spec))
-      return { ...next, exists: true, planned: c.plan !== null, goal: c.goal, owner: c.owner, share: c.share, model: c.model, budget: c.budget, maxAttempts: c.maxAttempts, timeoutMs: c.timeoutMs, createdAt: envelope.time }
+      return { ...next, exists: true, planned: c.plan !== null, goal: c.goal, owner: c.owner, share: c.share, model: c.model, budget: c.budget, maxAttempts: c.maxAttempts, timeoutMs: c.timeoutMs, clearanceTimeoutMs: c.clearanceTimeoutMs ?? CLEARANCE_TIMEOUT_MS, createdAt: envelope.time }
     }
     case ORCH.plannerAssigned:
       return { ...next, planner: { token: (p as OrchPayloads[typeof ORCH.plannerAssigned]).token, since: envelope.time } }
@@ -155,7 +158,7 @@ export function reduceOrchestration(state: OrchState, envelope: Stored): OrchSta
       return next
     }
     case ORCH.awaitingHuman:
-      pkg((p as OrchPayloads[typeof ORCH.awaitingHuman]).package, { beat: 'awaiting-human' })
+      pkg((p as OrchPayloads[typeof ORCH.awaitingHuman]).package, { beat: 'awaiting-human', since: envelope.time })
       return next
     case ORCH.cleared:
       pkg((p as OrchPayloads[typeof ORCH.cleared]).package, { beat: 'cleared' })

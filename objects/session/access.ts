@@ -4,16 +4,25 @@
  * runs it where the policy lives, turns a denial into the same 404 an unknown
  * session gets, and records denials where the owner can list them — at most
  * `DENIALS_PER_HOUR` a window, so a flood cannot grow storage without limit.
+ *
+ * An orchestration's agent session is its orchestration's to drive: its owner and share holders
+ * read it as any session, but only the owner may prompt, interrupt, configure or truncate it (an
+ * explicit steer, recorded as one by the caller's headers). A share holder trying is refused
+ * `AGENT_STEER_OWNER_ONLY` (403) and nothing is written: the session is one it may see.
  */
-import { type Caller, type Decision, authorize } from '../access/authorize.ts'
+import { type Caller, type Decision, authorize, gateHeaders } from '../access/authorize.ts'
 import { NeuronError } from '../errors.ts'
 import { Chain } from '../ledger/chain.ts'
 import type { Stored } from '../ledger/envelope.ts'
+import type { Header } from '../ledger/headers.ts'
 import type { Ledger } from '../ledger/ledger.ts'
 import type { SessionState } from './projection.ts'
 
 export const DENIALS_PER_HOUR = 100
 const HOUR = 3_600_000
+
+/** What only an agent session's owner may do to it; everything else an allowed caller may do is a read. */
+const STEER_ACTIONS: ReadonlySet<string> = new Set(['prompt', 'interrupt', 'configure', 'truncate'])
 
 export class SessionAccess {
   private window = { start: 0, recorded: -1, suppressed: 0 }
@@ -23,6 +32,8 @@ export class SessionAccess {
     private readonly ledger: Ledger,
     private readonly topic: string,
     private readonly name: () => string,
+    /** Whether the session is an orchestration's agent (its name says so). */
+    private readonly agent = false,
   ) {
     this.log = new Chain(ledger, topic)
   }
@@ -31,9 +42,21 @@ export class SessionAccess {
   check(state: SessionState, caller: Caller, action: string): Decision {
     if (!state.exists) throw notFound(this.name())
     const decision = authorize({ owner: state.owner, share: state.share }, caller)
-    if (decision.decision === 'allow') return decision
+    if (decision.decision === 'allow') {
+      if (this.agent && STEER_ACTIONS.has(action) && decision.rule !== 'owner') throw steerRefused(this.name(), action)
+      return decision
+    }
     this.recordDenial(caller, action, decision)
     throw notFound(this.name())
+  }
+
+  /**
+   * The headers a prompt `caller` may send is admitted with: who asked and why it was allowed; on
+   * an agent session, which only its owner may prompt, marked as the owner's steer.
+   */
+  promptHeaders(state: SessionState, caller: Caller): Header[] {
+    const headers = gateHeaders(caller, this.check(state, caller, 'prompt'))
+    return this.agent ? [...headers, { key: 'steer', value: true }] : headers
   }
 
   /** The denials the owner may list, newest window's overflow counted, not stored. */
@@ -61,6 +84,13 @@ export class SessionAccess {
     }
     return this.window
   }
+}
+
+function steerRefused(id: string, action: string): NeuronError {
+  return new NeuronError('AGENT_STEER_OWNER_ONLY', `session ${id} is an orchestration's agent: it takes prompts from its orchestration, and ${action} from its owner only`, {
+    status: 403,
+    details: { id, action },
+  })
 }
 
 /** The one answer for a session the caller may not see or that does not exist. */

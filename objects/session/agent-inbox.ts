@@ -3,7 +3,10 @@
  * the session (owned as the orchestration is) and prompts it, a `prompt` prompts it, a `cancel`
  * stops its running turn through the same durable interrupt entry a user's interrupt records.
  * Prompts are keyed by message id and cancels by the delivered envelope, so a redelivered
- * envelope is answered as the first was (`duplicate`) and a crash cannot lose one.
+ * envelope is answered as the first was (`duplicate`) and a crash cannot lose one. Each prompt is
+ * admitted as the orchestration's (`principal: orchestration:{id}`), which is how the agent's
+ * inputs later say whose prompt caused them (orchestration/cause.ts). The session's model is
+ * resolved as any session's is, through its owner's stored keys (owner-catalog.ts).
  *
  * The session object hands this module a port (`AgentInboxHost`) with exactly what it needs.
  *
@@ -18,6 +21,7 @@ import { sha256Hex } from '../ledger/hash.ts'
 import { canonicalJson, type Json } from '../ledger/json.ts'
 import type { ResolvedModel } from '../llm/catalog.ts'
 import type { BridgeDraft } from '../orchestration/bridge.ts'
+import { orchestrationPrincipal } from '../orchestration/cause.ts'
 import { parseOrThrow } from '../validate.ts'
 import type { Receipt } from './admission.ts'
 import { type AgentAddress, AgentMessageSchema } from './agent.ts'
@@ -31,21 +35,24 @@ export interface AgentInboxHost {
   /** The orchestration and token this session's name says it serves, or null for an ordinary session. */
   readonly agent: AgentAddress | null
   exists(): boolean
-  resolveModel(ref: string): ResolvedModel
+  /** `ref` as the owner's model calls resolve it. */
+  resolveModel(owner: string, ref: string): Promise<ResolvedModel>
   record(type: typeof EVENT.created, payload: EventPayloads[typeof EVENT.created], headers: Header[]): Stored
   control(by: string, request: z.output<typeof InterruptSchema>, headers: Header[]): InterruptReply
   admitPrompt(input: z.output<typeof PromptSchema>, headers: Header[]): { receipt: Receipt; duplicate: boolean }
 }
 
 /** Validates and acts on one bridge delivery; unknown shapes and strangers get coded refusals. */
-export function receiveAgentMessage(host: AgentInboxHost, draft: BridgeDraft): { duplicate: boolean; answer: Json } {
+export async function receiveAgentMessage(host: AgentInboxHost, draft: BridgeDraft): Promise<{ duplicate: boolean; answer: Json }> {
   const agent = host.agent
   if (!agent) throw new NeuronError('NOT_AN_AGENT', `session ${host.name} is not an orchestration's agent`, { status: 404 })
   const message = parseOrThrow(AgentMessageSchema, draft, 'INVALID_AGENT_MESSAGE')
+  const by = orchestrationPrincipal(agent.orchestration)
+  const headers = [{ key: 'principal', value: by }]
   if (message.type === 'orchestration.agent.cancel') {
     if (!host.exists()) return { duplicate: false, answer: { interrupted: false } }
     const id = `cancel.${sha256Hex(canonicalJson(draft as unknown as Json)).slice(0, 32)}`
-    const reply = host.control(`orchestration:${agent.orchestration}`, { id, reason: message.payload.reason }, [])
+    const reply = host.control(by, { id, reason: message.payload.reason }, headers)
     return { duplicate: reply.duplicate === true, answer: { interrupted: reply.interrupted } }
   }
   if (message.type === 'orchestration.agent.assign' && !host.exists()) {
@@ -53,17 +60,13 @@ export function receiveAgentMessage(host: AgentInboxHost, draft: BridgeDraft): {
     if (orchestration !== agent.orchestration) {
       throw new NeuronError('NOT_YOUR_AGENT', `agent ${host.name} belongs to orchestration ${agent.orchestration}`, { status: 403 })
     }
-    const resolved = host.resolveModel(model)
-    host.record(EVENT.created, { provider: resolved.provider.id, model: resolved.model.id, title: `agent for ${pkg}`, system: null, owner, share }, [byOrchestration(agent)])
+    const resolved = await host.resolveModel(owner, model)
+    // After the only await: a redelivery of the same assign that created the session meanwhile finds it.
+    if (!host.exists()) host.record(EVENT.created, { provider: resolved.provider.id, model: resolved.model.id, title: `agent for ${pkg}`, system: null, owner, share }, headers)
   }
   if (!host.exists()) throw new NeuronError('AGENT_NOT_ASSIGNED', `agent ${host.name} was never assigned`, { status: 409 })
   const { messageId, text } = message.payload
-  // Named as the session's creator: its turns act for the owner the orchestration created it for (authority.ts).
-  const { receipt, duplicate } = host.admitPrompt(parseOrThrow(PromptSchema, { id: messageId, text }, 'INVALID_REQUEST'), [byOrchestration(agent)])
+  const { receipt, duplicate } = host.admitPrompt(parseOrThrow(PromptSchema, { id: messageId, text }, 'INVALID_REQUEST'), headers)
   return { duplicate, answer: { sequence: receipt.sequence } }
 }
 
-/** The principal header of what the orchestration writes into its agent's session. */
-function byOrchestration(agent: AgentAddress): Header {
-  return { key: 'principal', value: `orchestration:${agent.orchestration}` }
-}

@@ -5,16 +5,26 @@
  * and report to the orchestration over the bridge stage, and it tells the
  * orchestration each step's token burn and any halt. It has no tool that
  * creates a session or an orchestration: spawn authority stays central.
+ *
+ * Everything it sends names the running turn: its prompts' ids and the principals who sent them
+ * (`by`), read from their `admitted` events. The orchestration acts only on inputs whose turn it
+ * or its owner prompted (orchestration/cause.ts); the session's access takes prompts on an agent
+ * from its owner only (access.ts). The turn is kept in one storage row, rewritten in the same step
+ * as each `prompted` event, so a wake mid-turn still names it.
  */
 import { z } from 'zod'
+import { current } from '../ledger/headers.ts'
 import type { Json } from '../ledger/json.ts'
+import type { Ledger } from '../ledger/ledger.ts'
 import { INPUT } from '../orchestration/events.ts'
 import { bridge, type BridgeDraft } from '../orchestration/bridge.ts'
+import { orchestrationPrincipal } from '../orchestration/cause.ts'
 import type { OrchestrationObject } from '../orchestration/orchestration-object.ts'
 import { NeuronError } from '../errors.ts'
 import { Tool } from '../tools/tool.ts'
 import { Identifier } from '../validate.ts'
 import { EVENT, type EventPayloads, type EventType } from './events.ts'
+import type { Receipts } from './receipts.ts'
 
 export interface AgentAddress {
   orchestration: string
@@ -32,6 +42,24 @@ const NAME = /^orchestration\.([A-Za-z0-9_:-]+)\.agent\.([A-Za-z0-9_:-]+)$/
 export function agentAddressOf(name: string): AgentAddress | null {
   const match = NAME.exec(name)
   return match ? { orchestration: match[1]!, token: match[2]! } : null
+}
+
+/** Session names only orchestrations give (their agents'); no client may create or fork into one. */
+const RESERVED = /^orchestration\./
+
+/**
+ * Refuses a session id a client asked for inside the agents' namespace (`orchestration.…`):
+ * `SESSION_ID_RESERVED` (403), before anything is registered or written.
+ *
+ * @example
+ * refuseReservedId('orchestration.o1.agent.t7') // throws SESSION_ID_RESERVED
+ * refuseReservedId('notes') // 'notes'
+ */
+export function refuseReservedId(id: string): string {
+  if (RESERVED.test(id)) {
+    throw new NeuronError('SESSION_ID_RESERVED', `session ids starting orchestration. are reserved for orchestrations' agents`, { status: 403, details: { id } })
+  }
+  return id
 }
 
 /** What the orchestration sends an agent session over the bridge. */
@@ -56,13 +84,50 @@ export type AgentMessage = z.infer<typeof AgentMessageSchema>
 /** What the orchestration answered, as the tool's output. */
 const Answer = z.json()
 
+/** The running turn as the agent names it: its prompts' ids (at most 16) and who sent them. */
+export interface AgentTurn {
+  prompts: string[]
+  by: string[]
+}
+
+/** Where an agent keeps its running turn, and how it learns who sent a prompt. */
+export interface AgentTurns {
+  /** The principal whose prompt `messageId` is, as its `admitted` event recorded it; null if unknown. */
+  principalOf(messageId: string): string | null
+  load(): AgentTurn | null
+  save(turn: AgentTurn): void
+}
+
+const TURN_KEY = 'agent:turn'
+
+/**
+ * An agent session's turn store: one KV row, and the prompt's `admitted` event found by the
+ * sequence its receipt holds.
+ *
+ * @example
+ * const turns = agentTurns(ctx.storage.kv, receipts, ledger, `session.${name}`)
+ */
+export function agentTurns(kv: SyncKvStorage, receipts: Receipts, ledger: Ledger, topic: string): AgentTurns {
+  return {
+    principalOf(messageId) {
+      const seq = receipts.get(messageId)?.seq
+      const admitted = seq === undefined ? undefined : ledger.byTopic(topic, { after: seq - 1, limit: 1 }).items[0]
+      if (!admitted || admitted.seq !== seq) return null
+      const principal = current(admitted.headers, 'principal')
+      return typeof principal === 'string' ? principal : null
+    },
+    load: () => kv.get<AgentTurn>(TURN_KEY) ?? null,
+    save: (turn) => kv.put(TURN_KEY, turn),
+  }
+}
+
 /**
  * The agent's link to its orchestration: its two tools and what it reports at step boundaries.
  * The tools speak for the orchestration's owner, so they run only in a turn that acts for the
  * owner (prompted by the orchestration or by the owner; never a share holder's).
  *
  * @example
- * const link = new AgentLink(address, (draft) => bridge.deliver(draft, send))
+ * const link = new AgentLink(address, (draft) => bridge.deliver(draft, send), agentTurns(kv, receipts, ledger, topic))
  * tools.register('declare', link.declare)
  */
 export class AgentLink {
@@ -71,16 +136,17 @@ export class AgentLink {
   /** Only the planner (a token starting `plan-`) is given the `plan` tool. */
   readonly plan: Tool | null
   /**
-   * The prompt ids of the running turn, named on everything the agent sends, so an inline agent
+   * The running turn, named on everything the agent sends: its prompt ids, so an inline agent
    * (several packages, one after another) books each input and each step's burn to the package
-   * whose prompt it answers. Held in memory (one turn's ids); after a wake it is empty until the
-   * next turn and the orchestration falls back to the package the agent holds.
+   * whose prompt it answers, and who sent them, so the orchestration knows whose input it is.
+   * Read from its storage row on first use after a wake.
    */
-  private turn: string[] = []
+  private turn: AgentTurn | null = null
 
   constructor(
     readonly address: AgentAddress,
     private readonly send: (draft: BridgeDraft) => Promise<Json>,
+    private readonly turns: AgentTurns,
   ) {
     this.declare = Tool.make({
       description: 'Declare the resources this work package will read and write (keys such as file:src/a.ts or doc:roadmap). Call it first, once.',
@@ -115,7 +181,13 @@ export class AgentLink {
 
   /** Step boundaries: each step's exact burn, and a halt after a failure, go to the orchestration. */
   observe<T extends EventType>(type: T, payload: EventPayloads[T]): Promise<Json> | null {
-    if (type === EVENT.prompted) this.turn = (payload as EventPayloads[typeof EVENT.prompted]).messageIds.slice(0, 16)
+    if (type === EVENT.prompted) {
+      const prompts = (payload as EventPayloads[typeof EVENT.prompted]).messageIds.slice(0, 16)
+      // A prompt admitted with no principal came through the bridge before prompts carried one.
+      const self = orchestrationPrincipal(this.address.orchestration)
+      this.turn = { prompts, by: [...new Set(prompts.map((id) => this.turns.principalOf(id) ?? self))] }
+      this.turns.save(this.turn)
+    }
     if (type === EVENT.stepEnded) {
       const step = payload as EventPayloads[typeof EVENT.stepEnded]
       const tokens = step.usage ? step.usage.inputTokens + step.usage.outputTokens : 0
@@ -129,7 +201,8 @@ export class AgentLink {
 
   private draft(type: string, payload: Record<string, Json>): BridgeDraft {
     const topic = `orchestration.${this.address.orchestration}.agent.${this.address.token}`
-    return { topic, type, author: `agent:${this.address.token}`, time: Date.now(), payload: { ...payload, prompts: this.turn } }
+    this.turn ??= this.turns.load() ?? { prompts: [], by: [] }
+    return { topic, type, author: `agent:${this.address.token}`, time: Date.now(), payload: { ...payload, prompts: this.turn.prompts, by: this.turn.by } }
   }
 }
 
@@ -139,16 +212,20 @@ export class AgentLink {
  * `deadLetter`, and the tool call fails with the bridge's code).
  *
  * @example
- * const agent = agentLinkOf(sessionName, env.ORCHESTRATIONS, (draft, error) => ledger.append(…))
+ * const agent = agentLinkOf(sessionName, env.ORCHESTRATIONS, (draft, error) => ledger.append(…), turns)
  */
-export function agentLinkOf(name: string, orchestrations: DurableObjectNamespace<OrchestrationObject>, deadLetter: (draft: BridgeDraft, error: unknown) => void): AgentLink | null {
+export function agentLinkOf(name: string, orchestrations: DurableObjectNamespace<OrchestrationObject>, deadLetter: (draft: BridgeDraft, error: unknown) => void, turns: AgentTurns): AgentLink | null {
   const address = agentAddressOf(name)
   if (!address) return null
   const orchestration = orchestrations.getByName(address.orchestration)
   const toOrchestration = bridge({ deadLetter })
-  return new AgentLink(address, async (draft) => {
-    const sent = await toOrchestration.deliver(draft, (d) => orchestration.receive(d))
-    if (!sent.ok) throw new NeuronError(sent.error.code, sent.error.message, { status: 502, details: { tries: sent.error.tries } })
-    return sent.answer.answer
-  })
+  return new AgentLink(
+    address,
+    async (draft) => {
+      const sent = await toOrchestration.deliver(draft, (d) => orchestration.receive(d))
+      if (!sent.ok) throw new NeuronError(sent.error.code, sent.error.message, { status: 502, details: { tries: sent.error.tries } })
+      return sent.answer.answer
+    },
+    turns,
+  )
 }

@@ -6,7 +6,7 @@
  * deleted key stops being used at the next turn and no key is ever recorded.
  */
 import type { Env } from '../env.ts'
-import type { Catalog } from '../llm/catalog.ts'
+import { type Catalog, type ResolvedModel, resolveModelRef } from '../llm/catalog.ts'
 import { composeCatalog, type EnvVars } from '../llm/compose.ts'
 import { CATALOG_SNAPSHOT } from '../llm/catalog-snapshot.ts'
 import type { LlmEvent, LlmRequest } from '../llm/types.ts'
@@ -30,6 +30,19 @@ export class OwnerCatalog {
     if (!owner || !known || known.enabled) return this.base
     const keys = await this.env.CONFIGS.getByName(owner).apiKeys(owner)
     return composeCatalog(this.env as unknown as EnvVars, CATALOG_SNAPSHOT, keys)
+  }
+
+  /**
+   * A `provider/model` reference as `owner`'s model calls will use it: resolved in `catalogFor`'s
+   * catalog, so a provider keyed only by the owner's stored key resolves, and one keyed by
+   * neither is refused `PROVIDER_NOT_CONFIGURED`. Sessions, orchestrations and their agents all
+   * resolve their model here.
+   *
+   * @example
+   * await owned.resolve('user#ada', 'anthropic/claude-sonnet-4-5') // { provider: { id: 'anthropic', … }, model: { id: 'claude-sonnet-4-5', … } }
+   */
+  async resolve(owner: string, ref: string): Promise<ResolvedModel> {
+    return resolveModelRef(await this.catalogFor(owner, ref.split('/')[0]!), ref)
   }
 
   /** The runner's `stream` stage, through `catalogFor` (found when the turn starts). */

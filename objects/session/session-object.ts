@@ -18,7 +18,7 @@ import { current, type Header } from '../ledger/headers.ts'
 import type { Json } from '../ledger/json.ts'
 import { Ledger, migrateLedger } from '../ledger/ledger.ts'
 import type { Page } from '../ledger/page.ts'
-import { type Catalog, resolveModelRef } from '../llm/catalog.ts'
+import type { Catalog } from '../llm/catalog.ts'
 import { composeCatalog, type EnvVars } from '../llm/compose.ts'
 import { answerFailures } from '../rpc.ts'
 import { ToolRegistry } from '../tools/registry.ts'
@@ -51,7 +51,7 @@ import { Subscribers } from './streams.ts'
 import { Watchdog } from './watchdog.ts'
 import { Wakeup } from './wakeup.ts'
 import type { BridgeDraft } from '../orchestration/bridge.ts'
-import type { AgentLink } from './agent.ts'
+import { type AgentLink, agentAddressOf, agentTurns } from './agent.ts'
 import { type AgentInboxHost, receiveAgentMessage } from './agent-inbox.ts'
 import { composeToolset } from './toolset.ts'
 
@@ -98,7 +98,7 @@ export class SessionObject extends DurableObject<Env> {
     this.transcript = new History(this.ledger, this.topic)
     this.catalog = composeCatalog(env as unknown as EnvVars)
     this.owned = new OwnerCatalog(env, this.catalog)
-    this.access = new SessionAccess(this.ledger, `${this.topic}.denials`, () => this.name)
+    this.access = new SessionAccess(this.ledger, `${this.topic}.denials`, () => this.name, agentAddressOf(this.name) !== null)
     this.receipts = new Receipts(ctx.storage.kv)
     this.subscribers = new Subscribers(ctx, this.ledger, this.topic, () => this.state.lastSeq)
     // The session's address is held, so its events are stored before delivery; `.air` is not:
@@ -133,6 +133,7 @@ export class SessionObject extends DurableObject<Env> {
       conversation: (graph, caller) => this.openConversation(graph, caller),
       deadLetter: (draft, error) =>
         void this.ledger.append({ topic: `${this.topic}.dead`, type: 'orchestration.dead-letter', author: 'stage:bridge', payload: { draft, error } }),
+      agentTurns: agentTurns(ctx.storage.kv, this.receipts, this.ledger, this.topic),
     })
     this.mcp = composed.mcp
     this.agent = composed.agent
@@ -151,7 +152,7 @@ export class SessionObject extends DurableObject<Env> {
       hostTools: this.hostTools,
       read: (caller) => void this.access.check(this.state, caller, 'read'),
       // The socket validated the prompt already; HTTP's `prompt` below validates its body.
-      prompt: (caller, input) => admitPrompt(this.intake, input, gateHeaders(caller, this.access.check(this.state, caller, 'prompt'))),
+      prompt: (caller, input) => admitPrompt(this.intake, input, this.access.promptHeaders(this.state, caller)),
       interrupt: (caller, body) => this.interrupt(caller, body),
     }
     this.lineage = {
@@ -178,7 +179,7 @@ export class SessionObject extends DurableObject<Env> {
       name: this.name,
       agent: this.agent?.address ?? null,
       exists: () => this.state.exists,
-      resolveModel: (ref) => resolveModelRef(this.catalog, ref),
+      resolveModel: (owner, ref) => this.owned.resolve(owner, ref),
       record: (type, payload, headers) => this.record(type, payload, headers),
       control: (by, request, headers) => requestInterrupt(this.intake, by, request, headers),
       admitPrompt: (input, headers) => admitPrompt(this.intake, input, headers),
@@ -202,7 +203,7 @@ export class SessionObject extends DurableObject<Env> {
   async create(caller: Caller, input: unknown): Promise<{ session: SessionView; created: boolean }> {
     const body = parseOrThrow(CreateSessionSchema, input, 'INVALID_REQUEST')
     // The only await: everything after it runs as one step, so two creates cannot interleave.
-    const resolved = body.model ? resolveModelRef(await this.owned.catalogFor(caller.id, body.model.split('/')[0]!), body.model) : this.catalog.default()
+    const resolved = body.model ? await this.owned.resolve(caller.id, body.model) : this.catalog.default()
     const wanted = { provider: resolved.provider.id, model: resolved.model.id, title: body.title ?? null, system: body.system ?? null }
     if (this.state.exists) {
       const { provider, model, title, system, owner, share } = this.state
@@ -248,8 +249,8 @@ export class SessionObject extends DurableObject<Env> {
 
   /** Admits a prompt durably and wakes the runner; never waits for execution. */
   prompt(caller: Caller, input: unknown): { receipt: Receipt; duplicate: boolean } {
-    const decision = this.access.check(this.state, caller, 'prompt')
-    return admitPrompt(this.intake, parseOrThrow(PromptSchema, input, 'INVALID_REQUEST'), gateHeaders(caller, decision))
+    const headers = this.access.promptHeaders(this.state, caller)
+    return admitPrompt(this.intake, parseOrThrow(PromptSchema, input, 'INVALID_REQUEST'), headers)
   }
 
   /**
@@ -263,7 +264,7 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /** The bridge's receiving end for an agent session: assign, prompt or cancel (agent-inbox.ts). */
-  receive(draft: BridgeDraft): { duplicate: boolean; answer: Json } {
+  receive(draft: BridgeDraft): Promise<{ duplicate: boolean; answer: Json }> {
     return receiveAgentMessage(this.inbox, draft)
   }
 

@@ -22,7 +22,7 @@ import { wait } from '../tools/builtins/wait.ts'
 import { McpToolset } from '../tools/mcp/toolset.ts'
 import { mcpServersOf } from '../tools/mcp/servers.ts'
 import type { ToolRegistry } from '../tools/registry.ts'
-import { type AgentLink, agentLinkOf } from './agent.ts'
+import { type AgentLink, agentLinkOf, type AgentTurns } from './agent.ts'
 import type { ContextSources } from './context-sources.ts'
 
 /** What the toolset needs of its session. */
@@ -42,6 +42,8 @@ export interface ToolsetHost {
   conversation: MemoryHost['conversation']
   /** Where an agent's undeliverable step boundary goes. */
   deadLetter: (draft: BridgeDraft, error: unknown) => void
+  /** Where an agent keeps its running turn (used only when the session is one). */
+  agentTurns: AgentTurns
 }
 
 /** Registers the session's sources and tools; returns the MCP toolset and the agent link (or null). */
@@ -74,7 +76,7 @@ export function composeToolset(host: ToolsetHost): { mcp: McpToolset; agent: Age
   tools.register('memory_recall', memory.recall)
   tools.register('memory_forget', memory.forget)
   tools.register('wait', wait)
-  const agent = agentLinkOf(host.name, env.ORCHESTRATIONS, host.deadLetter)
+  const agent = agentLinkOf(host.name, env.ORCHESTRATIONS, host.deadLetter, host.agentTurns)
   for (const [name, tool] of agent?.tools() ?? []) tools.register(name, tool)
   return { mcp, agent }
 }

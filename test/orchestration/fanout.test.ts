@@ -3,7 +3,7 @@ import type { Stored } from '../../objects/ledger/envelope.ts'
 import { ORCH, type OrchEvent, type OrchPayloads } from '../../objects/orchestration/events.ts'
 import { COORDINATION_TAX, packageOfAgent, packageOfPrompts, placement } from '../../objects/orchestration/fanout.ts'
 import type { PackageSpec } from '../../objects/orchestration/plan.ts'
-import { type Decision, nextDecision } from '../../objects/orchestration/schedule.ts'
+import { type Decision, nextDecision, tickActions } from '../../objects/orchestration/schedule.ts'
 import { emptyOrchestration, type OrchState, reduceOrchestration } from '../../objects/orchestration/state.ts'
 
 /** A fold driven by hand: record decisions as the object would, minting agent tokens T1, T2, …. */
@@ -129,5 +129,27 @@ describe('the fan-out rule', () => {
     expect(h.advance()).toEqual([{ kind: 'assign', package: 'b' }])
     expect(h.agentOf('b')).toBe('T2')
     expect(h.state().packages.get('b')!.inline).toBeNull()
+  })
+})
+
+describe("the tick's work", () => {
+  it('re-delivers to at most a turn of active packages per tick, a different window each tick, covering all; deadlines are always applied', () => {
+    const h = harness(Array.from({ length: 40 }, (_, i) => ({ id: `w${i}` })))
+    h.advance()
+    h.record(ORCH.awaitingHuman, { package: 'w0' })
+    const active = h.state().packages.size - 1
+    const now = h.state().lastSeq + 1
+    const seen = new Set<string>()
+    for (let tick = 0; tick < Math.ceil(active / 16); tick++) {
+      const actions = tickActions(h.state(), now, tick)
+      const again = actions.filter((a) => a.kind === 'redeliver')
+      expect(again.length).toBeLessThanOrEqual(16)
+      for (const a of again) seen.add(a.package)
+    }
+    expect(seen.size).toBe(active)
+    // A clearance past its deadline and a timed-out package end on every tick, whatever the window.
+    const late = { ...h.state(), clearanceTimeoutMs: 0, timeoutMs: 1_000_000 }
+    for (let tick = 0; tick < 3; tick++) expect(tickActions(late, now + 1, tick).filter((a) => a.kind === 'expire').map((a) => a.package)).toEqual(['w0'])
+    expect(tickActions({ ...h.state(), timeoutMs: 0 }, now + 1, 7).filter((a) => a.kind === 'timeout')).toHaveLength(active)
   })
 })

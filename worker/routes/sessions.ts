@@ -6,6 +6,7 @@
  * addressed: an unknown id is 404 without creating the object's storage.
  */
 import { Hono } from 'hono'
+import { refuseReservedId } from '../../objects/session/agent.ts'
 import { ForkSchema } from '../../objects/session/fork.ts'
 import { PageQuery, StreamQuery } from '../../objects/session/schemas.ts'
 import { CALLER_HEADER, TICKET_HEADER } from '../../objects/session/ws-protocol.ts'
@@ -61,8 +62,8 @@ export const sessions = new Hono<AppEnv>()
     const body = await readJson(c.req.raw)
     await sessionStub(c.env, c.req.param('id'))
     const { id = crypto.randomUUID() } = parseOrThrow(ForkSchema, body, 'INVALID_REQUEST')
-    // Registered before the new object's first write, like a created session.
-    await register(c.env, `session:${id}`)
+    // Registered before the new object's first write, like a created session; never into an agent's name.
+    await register(c.env, `session:${refuseReservedId(id)}`)
     const fork = await settled(c.env.SESSIONS.getByName(id)).forkFrom(callerOf(c), c.req.param('id'), body)
     await listSession(c.env, fork.owner, { ...listingOf(fork), forkedFrom: c.req.param('id') })
     return c.json(fork, 201)

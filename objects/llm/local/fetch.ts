@@ -3,6 +3,7 @@
  * `POST …/chat/completions` in-process with a streaming `Response`, so the
  * real OpenAI-compatible dialect sends to it and parses its bytes like any vendor's.
  */
+import { laterTurn } from '../../event-loop.ts'
 import { planTurn, type ChatBody } from './reply.ts'
 import { sseEvents } from './wire.ts'
 
@@ -25,7 +26,7 @@ export async function localFetch(input: RequestInfo | URL, init?: RequestInit): 
   // Answer on a later turn of the event loop, as a network peer would: without it an
   // in-process turn could run to the end inside one task, holding back every output
   // (replies, events) the object's output gate releases only when that task yields.
-  await new Promise((resolve) => setTimeout(resolve, 0))
+  await laterTurn()
   let body: ChatBody
   try {
     body = (await request.json()) as ChatBody
