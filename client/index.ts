@@ -26,6 +26,7 @@ export type { ClientOptions } from './http.ts'
 export type { OrchestrationFrame, OrchestrationHandle } from './orchestration.ts'
 export type { SessionHandle } from './session.ts'
 export { LiveTranscript, type StepView } from './live.ts'
+export { type InterruptTarget, ShownTurn } from './shown-turn.ts'
 export type { SessionSocket, SocketOptions } from './socket.ts'
 export type * from './types.ts'
 

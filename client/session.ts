@@ -6,6 +6,7 @@
 import { NeuronApiError } from './errors.ts'
 import { follow } from './follow.ts'
 import { backoffMs, type Http, sleep } from './http.ts'
+import type { InterruptTarget } from './shown-turn.ts'
 import type { FollowOptions, InterruptResult, Page, PromptInput, PromptResult, SessionFrame, SessionMcpServer, SessionView, Stored } from './types.ts'
 
 
@@ -35,11 +36,18 @@ export class SessionHandle {
   async prompt(input: string | PromptInput, options: { retries?: number; signal?: AbortSignal } = {}): Promise<PromptResult> {
     const body: PromptInput = typeof input === 'string' ? { text: input } : { ...input }
     body.id ??= crypto.randomUUID()
+    return this.#retrying(options, async (signal) => {
+      const res = await this.#http.send('POST', `${this.#path}/prompt`, body, signal ? { signal } : {})
+      return { receipt: await res.json(), duplicate: res.status === 200 } as PromptResult
+    })
+  }
+
+  /** Runs `send` again after a retryable failure (network, 5xx, 429), at most `retries` times, with backoff. */
+  async #retrying<T>(options: { retries?: number; signal?: AbortSignal }, send: (signal?: AbortSignal) => Promise<T>): Promise<T> {
     const retries = options.retries ?? 5
     for (let attempt = 0; ; attempt++) {
       try {
-        const res = await this.#http.send('POST', `${this.#path}/prompt`, body, options.signal ? { signal: options.signal } : {})
-        return { receipt: await res.json(), duplicate: res.status === 200 } as PromptResult
+        return await send(options.signal)
       } catch (error) {
         if (!(error instanceof NeuronApiError) || !error.retryable || attempt >= retries) throw error
         await sleep(backoffMs(attempt), options.signal)
@@ -52,9 +60,23 @@ export class SessionHandle {
     return (await this.#http.json<{ items: SessionMcpServer[] }>('GET', `${this.#path}/mcp`)).items
   }
 
-  /** Stops the running turn; pending prompts stay admitted. */
-  interrupt(): Promise<InterruptResult> {
-    return this.#http.json('POST', `${this.#path}/interrupt`)
+  /**
+   * Stops the running turn; pending prompts stay admitted. The interrupt names its target: the
+   * turn you show (`ShownTurn.target()`, or an event's `step`; `null` when none is shown) and an
+   * id. Without a target it names the turn the view shows running now, so neither a retry nor a
+   * late arrival reaches a turn that started after the call. Network failures, 5xx and 429 are
+   * retried with the same id and step, so the server records it once. `interrupted: false` with
+   * a `step` means that turn had already ended.
+   *
+   * @example
+   * const shown = new ShownTurn() // fed every frame you show
+   * const reply = await session.interrupt(shown.target())
+   * if (!reply.interrupted) console.log(reply.message) // "turn … is not running (it ended, or never started)"
+   */
+  async interrupt(target: Partial<InterruptTarget> = {}, options: { retries?: number; signal?: AbortSignal } = {}): Promise<InterruptResult> {
+    const step = target.step === undefined ? (await this.view()).step : target.step
+    const body = { id: target.id ?? crypto.randomUUID(), ...(step === null ? {} : { step }), ...(target.reason === undefined ? {} : { reason: target.reason }) }
+    return this.#retrying(options, async (signal) => (await this.#http.send('POST', `${this.#path}/interrupt`, body, signal ? { signal } : {})).json() as Promise<InterruptResult>)
   }
 
   /** One page of durable events after `after`. */

@@ -1,12 +1,14 @@
 /**
  * `neuron chat`: a REPL on one session. Each line is a prompt; the answer
  * streams as it arrives; tool calls and results show on one line each. Ctrl-C
- * interrupts the running turn, a second Ctrl-C exits. The event stream
+ * interrupts the turn on screen (and says so when it had already ended), a
+ * second Ctrl-C exits. The event stream
  * reconnects by itself after a network drop and resumes where it stopped.
  */
 import { createInterface } from 'node:readline'
 import { NeuronApiError } from '../errors.ts'
 import type { SessionHandle } from '../session.ts'
+import { ShownTurn } from '../shown-turn.ts'
 import { Renderer, type Style } from './render.ts'
 
 export async function chat(session: SessionHandle, style: Style): Promise<number> {
@@ -14,6 +16,8 @@ export async function chat(session: SessionHandle, style: Style): Promise<number
   const renderer = new Renderer(style, (text) => out.write(text))
   const stop = new AbortController()
   let busy = false
+  /** The turn on screen: what Ctrl-C interrupts. */
+  const shown = new ShownTurn()
   /** Prompts sent whose turn has not started yet (by message id). */
   const waiting = new Set<string>()
   let armed = false
@@ -35,6 +39,7 @@ export async function chat(session: SessionHandle, style: Style): Promise<number
   const follow = (async () => {
     for await (const frame of session.events({ after: lastSequence, signal: stop.signal, onReconnect: () => renderer.note('connection lost; reconnecting…') })) {
       renderer.frame(frame)
+      shown.apply(frame)
       if (frame.kind === 'event' && frame.envelope.type === 'session.next.prompted') {
         for (const id of (frame.envelope.payload as { messageIds: string[] }).messageIds) waiting.delete(id)
       }
@@ -71,7 +76,14 @@ export async function chat(session: SessionHandle, style: Style): Promise<number
     armed = true
     if (!busy) return renderer.note('(Ctrl-C again to exit)'), rl.prompt()
     renderer.note('^C interrupting the turn (Ctrl-C again to exit)')
-    session.interrupt().catch(() => {})
+    // The turn on screen, not whatever runs when the request lands (a queued prompt's turn may have started).
+    session.interrupt(shown.target()).then(
+      (reply) => {
+        if (reply.interrupted) return
+        renderer.note(reply.step === null ? 'the interrupt arrived when nothing was running' : 'the interrupt arrived after the turn had ended')
+      },
+      (error: unknown) => renderer.note(style.red(`interrupt failed: ${error instanceof NeuronApiError ? `${error.code}: ${error.message}` : String(error)}`)),
+    )
   })
   // End of input (Ctrl-D, or a pipe that ran out): wait for the running turn, then leave.
   rl.on('close', () => {
