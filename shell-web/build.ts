@@ -3,7 +3,7 @@
  * every app and fixture page (one IIFE bundle each: sandboxed opaque-origin
  * frames cannot load module scripts without CORS), the `_headers` file
  * that gives app pages their sandbox CSP even when opened directly, and the
- * demo apps as app packages (`packages/<id>.json`).
+ * demo apps and the sample counter as app packages (`packages/<id>.json`).
  *
  * Writes are atomic and skip unchanged files, so several `wrangler dev`
  * processes building at once never serve a half-written file.
@@ -15,7 +15,8 @@ import { build } from 'esbuild'
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { APP_CSP } from '../objects/apps/frame-policy.ts'
-import { appPackage, framePage } from './apps/packages.ts'
+import { COUNTER_APP, COUNTER_BACKEND, COUNTER_INTERFACE } from './apps/counter/app.ts'
+import { appPackage, framePage, type ShellApp } from './apps/packages.ts'
 import { DEMO_APPS } from './apps/registry.ts'
 
 const SRC = import.meta.dirname
@@ -99,5 +100,8 @@ changed += +put(join(OUT, '_headers'), HEADERS)
 // The demo apps as ordinary packages, which a signed-in shell installs through the API.
 const bundle = (path: string) => Buffer.from(result.outputFiles.find((f) => f.path === join(OUT, path))!.contents).toString()
 const css = readFileSync(join(SRC, 'apps/app.css'), 'utf8')
-for (const app of DEMO_APPS) changed += +put(join(OUT, `packages/${app.id}.json`), JSON.stringify(appPackage(app, { script: (kind) => bundle(`apps/${app.id}/${kind}.js`), css })))
-console.log(`shell: ${result.outputFiles.length + frames.length + DEMO_APPS.length + 7} files in ${relative(process.cwd(), OUT) || OUT}, ${changed} changed, ${Math.round(performance.now() - started)} ms`)
+const read = (app: ShellApp) => ({ script: (kind: string) => bundle(`apps/${app.id}/${kind}.js`), css })
+for (const app of DEMO_APPS) changed += +put(join(OUT, `packages/${app.id}.json`), JSON.stringify(appPackage(app, read(app))))
+// The README's sample app with a backend, installed by whoever wants it (not a demo app).
+changed += +put(join(OUT, 'packages/counter.json'), JSON.stringify({ ...appPackage(COUNTER_APP, read(COUNTER_APP)), backend: COUNTER_BACKEND, interface: COUNTER_INTERFACE }))
+console.log(`shell: ${result.outputFiles.length + frames.length + DEMO_APPS.length + 8} files in ${relative(process.cwd(), OUT) || OUT}, ${changed} changed, ${Math.round(performance.now() - started)} ms`)
