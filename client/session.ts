@@ -7,7 +7,8 @@ import { NeuronApiError } from './errors.ts'
 import { follow } from './follow.ts'
 import { backoffMs, type Http, sleep } from './http.ts'
 import type { InterruptTarget } from './shown-turn.ts'
-import type { FollowOptions, InterruptResult, Page, PromptInput, PromptResult, SessionFrame, SessionMcpServer, SessionView, Stored } from './types.ts'
+import { Turn } from './turn.ts'
+import type { FollowOptions, InterruptResult, Page, PromptInput, Receipt, SessionFrame, SessionMcpServer, SessionView, Stored } from './types.ts'
 
 
 export class SessionHandle {
@@ -28,17 +29,20 @@ export class SessionHandle {
 
   /**
    * Admits a prompt. Network failures, 5xx and 429 are retried with the same
-   * message id, so the server admits it once whatever happens on the way.
+   * message id, so the server admits it once whatever happens on the way. The
+   * answer is the receipt and the turn to follow (turn.ts): `stream()` from the
+   * admission to the end of the loop that answered it, `text()` its answer.
    *
    * @example
-   * const { receipt } = await session.prompt('What is 2+3?')
+   * const turn = await session.prompt('What is 2+3?')
+   * for await (const text of turn.text()) process.stdout.write(text)
    */
-  async prompt(input: string | PromptInput, options: { retries?: number; signal?: AbortSignal } = {}): Promise<PromptResult> {
+  async prompt(input: string | PromptInput, options: { retries?: number; signal?: AbortSignal } = {}): Promise<Turn> {
     const body: PromptInput = typeof input === 'string' ? { text: input } : { ...input }
     body.id ??= crypto.randomUUID()
     return this.#retrying(options, async (signal) => {
       const res = await this.#http.send('POST', `${this.#path}/prompt`, body, signal ? { signal } : {})
-      return { receipt: await res.json(), duplicate: res.status === 200 } as PromptResult
+      return new Turn(this, (await res.json()) as Receipt, res.status === 200)
     })
   }
 

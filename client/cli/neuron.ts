@@ -43,7 +43,7 @@ Commands:
   mcp        your MCP servers: list them, authorize one with OAuth, forget its tokens
 
 Options for every command:
-  --url URL  the server (default: the one you logged in to last, else ${DEFAULT_URL})
+  --url URL  the server (default: $NEURON_URL, else the one you logged in to last, else ${DEFAULT_URL})
   --json     machine-readable output
   -h, --help this help; \`neuron <command> --help\` for a command's
 
@@ -71,7 +71,7 @@ Prints every durable event of the session. With --json, one envelope per line (N
   run: `Usage: neuron run PLAN.json [--json] [--url URL]
 
 Starts an orchestration from PLAN.json (the body of POST /v1/orchestrations: "goal", and a
-"plan" of packages, or none for a planning turn) and prints one line per package each time its
+"plan" of packages, or none for a planning turn; docs/examples/plan.json is one) and prints one line per package each time its
 beat or burn changes, until it ends. With --json, one JSON object per line. Exit 0 when it
 completed, 1 when it failed or was cancelled. Ctrl-C cancels it; a second Ctrl-C exits and leaves
 it running.`,
@@ -120,7 +120,7 @@ async function main(argv: string[]): Promise<number> {
   const json = values.json === true
   const style = styleFor(process.stdout)
   const config = readConfig()
-  const url = normalize(typeof values.url === 'string' ? values.url : (config.current ?? DEFAULT_URL))
+  const url = normalize(typeof values.url === 'string' ? values.url : (process.env.NEURON_URL || (config.current ?? DEFAULT_URL)))
   const max = command === 'mcp' ? 2 : command === 'chat' || command === 'sessions' || command === 'login' ? (command === 'chat' ? 1 : 0) : 1
   if (positionals.length > max) throw new UsageError(`too many arguments: ${positionals.join(' ')}`)
 

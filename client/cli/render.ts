@@ -3,6 +3,7 @@
  * results on one line each, failures in red. Colour only on a TTY (and never
  * with NO_COLOR).
  */
+import { TextOnce } from '../text-once.ts'
 import type { SessionFrame, Stored } from '../types.ts'
 
 export interface Style {
@@ -29,12 +30,12 @@ const short = (value: unknown, max = 60): string => {
  * Turns frames into terminal text. Text deltas are printed as they come; a
  * `snapshot` (after a reconnect) prints the open step's text the deltas missed;
  * the durable `text` event then prints only what neither printed, so text is
- * neither lost nor doubled.
+ * neither lost nor doubled (text-once.ts).
  */
 export class Renderer {
   readonly #style: Style
   readonly #write: (text: string) => void
-  readonly #printed = new Map<string, number>()
+  readonly #once = new TextOnce()
   #atLineStart = true
 
   constructor(style: Style, write: (text: string) => void) {
@@ -43,18 +44,8 @@ export class Renderer {
   }
 
   frame(frame: SessionFrame): void {
-    if (frame.kind === 'delta') {
-      if (frame.delta.type !== 'text-delta') return
-      this.#printed.set(frame.delta.step, (this.#printed.get(frame.delta.step) ?? 0) + frame.delta.text.length)
-      return this.#text(frame.delta.text)
-    }
-    if (frame.kind === 'snapshot') {
-      const { step, text } = frame.snapshot
-      const printed = this.#printed.get(step) ?? 0
-      if (text.length <= printed) return
-      this.#printed.set(step, text.length)
-      return this.#text(text.slice(printed))
-    }
+    const added = this.#once.next(frame)
+    if (added) this.#text(added.text)
     if (frame.kind === 'event') this.event(frame.envelope)
   }
 
@@ -62,13 +53,6 @@ export class Renderer {
     const p = (event.payload ?? {}) as Record<string, unknown>
     const s = this.#style
     switch (event.type) {
-      case 'session.next.text': {
-        const text = String(p.text ?? '')
-        const rest = text.slice(this.#printed.get(String(p.step)) ?? 0)
-        this.#printed.delete(String(p.step))
-        if (rest) this.#text(rest)
-        return
-      }
       case 'session.next.tool.called':
         return this.#line(s.cyan(`⚙ ${p.name}(${short(p.input)})`))
       case 'session.next.tool.succeeded':

@@ -48,6 +48,50 @@ describe('typed client against a real wrangler dev', () => {
     expect((await everything(session.id)).map((e) => e.seq)).toEqual(events.map((e) => e.seq))
   })
 
+  /** Polls the view until the session is idle. */
+  async function idle(id: string): Promise<void> {
+    for (let i = 0; i < 200 && (await neuron.session(id).view()).status !== 'idle'; i++) await new Promise((r) => setTimeout(r, 50))
+  }
+  /** The durable text of every step that came after the admission at `after`. */
+  async function storedText(id: string, after: number): Promise<string> {
+    return (await everything(id)).filter((e) => e.seq > after && e.type === 'session.next.text').map((e) => (e.payload as { text: string }).text).join('')
+  }
+
+  it('prompt() answers the turn to follow: its text whole, even when the turn ended before anyone subscribed', async () => {
+    const session = await neuron.createSession({ model: 'local/echo-1' })
+    const turn = await session.prompt('what is 6*7?')
+    await idle(session.id) // text deltas are live-only: a subscriber from now would have missed every one
+    let text = ''
+    for await (const chunk of turn.text()) text += chunk
+    expect(text).toBe('Echo: what is 6*7?')
+    const types: string[] = []
+    for await (const frame of turn.stream()) if (frame.kind === 'event') types.push(frame.envelope.type)
+    expect(types[0]).toBe('session.next.admitted')
+    expect(types.at(-1)).toBe('session.next.step.ended')
+  })
+
+  it('turn.text() while the turn streams: deltas, then nothing twice when the durable text arrives', async () => {
+    const session = await neuron.createSession()
+    const turn = await session.prompt('/tokens 120\n/slow 15')
+    const chunks: string[] = []
+    for await (const chunk of turn.text()) chunks.push(chunk)
+    expect(chunks.length).toBeGreaterThan(5) // streamed, not one piece at the end
+    expect(chunks.join('')).toBe(await storedText(session.id, turn.receipt.sequence))
+  })
+
+  it('a queued prompt\'s turn is only its own: text of the turn before it is not part of it', async () => {
+    const session = await neuron.createSession()
+    const first = await session.prompt('/tool wait {"ms":600}')
+    const second = await session.prompt('the second prompt')
+    let text = ''
+    for await (const chunk of second.text()) text += chunk
+    expect(text).toBe('Echo: the second prompt')
+    let firstText = ''
+    for await (const chunk of first.text()) firstText += chunk
+    expect(firstText).toContain('Tool results: wait returned')
+    expect(firstText).not.toContain('second prompt')
+  })
+
   it('a prompt whose response is lost is retried with the same id and admitted once', async () => {
     let lost = 0
     const flaky = new NeuronClient({
