@@ -19,7 +19,7 @@ import { Ledger, migrateLedger } from '../ledger/ledger.ts'
 import type { Page } from '../ledger/page.ts'
 import { type Catalog, resolveModelRef } from '../llm/catalog.ts'
 import { composeCatalog, type EnvVars } from '../llm/compose.ts'
-import { Subscribers } from '../session/streams.ts'
+import { answerClose, Subscribers } from '../session/streams.ts'
 import { parseOrThrow } from '../validate.ts'
 import { AgentChannel } from './agents.ts'
 import type { BridgeDraft } from './bridge.ts'
@@ -236,7 +236,7 @@ export class OrchestrationObject extends DurableObject<Env> {
 
   override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
     this.subscribers.socketsChanged()
-    ws.close(code === 1005 ? 1000 : code, 'closing')
+    answerClose(ws, code)
   }
 
   override async webSocketError(): Promise<void> {
