@@ -28,6 +28,8 @@ export interface Env {
   /** Loads app backends into their own isolates (Dynamic Workers). */
   LOADER: WorkerLoader
   NEURON_ENV?: string
+  /** `log` / `off`: the per-request audit lines (worker/gate/audit.ts); default: on when deployed, off in development. */
+  NEURON_AUDIT?: string
   AUTH_ISSUER?: string
   AUTH_AUDIENCE?: string
   AUTH_JWKS?: string

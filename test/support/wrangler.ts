@@ -97,7 +97,8 @@ async function startOn(port: number, inspectorPort: number, persistTo: string, o
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     detached: true,
-    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: 'true', NO_COLOR: '1' },
+    // No `Request.cf` lookup (Neuron never reads it; offline it prints a DNS stack trace), as `npm start`.
+    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: 'true', NO_COLOR: '1', CLOUDFLARE_CF_FETCH_ENABLED: 'false' },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let log = ''
@@ -185,7 +186,7 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
 }
 
 /** `count` distinct ports that were free a moment ago. */
-async function freePorts(count: number): Promise<number[]> {
+export async function freePorts(count: number): Promise<number[]> {
   const ports = new Set<number>()
   while (ports.size < count) ports.add(await freePort())
   return [...ports]
