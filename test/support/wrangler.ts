@@ -98,7 +98,9 @@ async function startOn(port: number, inspectorPort: number, persistTo: string, o
     cwd: ROOT,
     detached: true,
     // No `Request.cf` lookup (Neuron never reads it; offline it prints a DNS stack trace), as `npm start`.
-    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: 'true', NO_COLOR: '1', CLOUDFLARE_CF_FETCH_ENABLED: 'false' },
+    // The shell's build serves its test fixtures' pages only when asked (shell-web/build.ts): every
+    // test server asks, so builds of one test run never disagree about them.
+    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: 'true', NO_COLOR: '1', CLOUDFLARE_CF_FETCH_ENABLED: 'false', NEURON_SHELL_FIXTURES: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let log = ''
