@@ -1,9 +1,11 @@
 /**
- * `neuron chat`: a REPL on one session. Each line is a prompt; the answer
- * streams as it arrives; tool calls and results show on one line each. Ctrl-C
+ * `neuron chat`: a REPL on one session. Each line is a prompt (a line ending in
+ * `\` goes on with the next; a line `"""` starts a block, pasted or typed,
+ * that the next `"""` ends); the answer streams as it arrives; tool calls and
+ * results show on one line each, a running tool's progress in place. Ctrl-C
  * interrupts the turn on screen (and says so when it had already ended), a
- * second Ctrl-C exits. The event stream
- * reconnects by itself after a network drop and resumes where it stopped.
+ * second Ctrl-C exits. The event stream reconnects by itself after a network
+ * drop and resumes where it stopped.
  */
 import { createInterface } from 'node:readline'
 import { NeuronApiError } from '../errors.ts'
@@ -13,7 +15,7 @@ import { Renderer, type Style } from './render.ts'
 
 export async function chat(session: SessionHandle, style: Style): Promise<number> {
   const out = process.stdout
-  const renderer = new Renderer(style, (text) => out.write(text))
+  const renderer = new Renderer(style, (text) => out.write(text), { live: Boolean(out.isTTY) })
   const stop = new AbortController()
   let busy = false
   /** The turn on screen: what Ctrl-C interrupts. */
@@ -34,8 +36,9 @@ export async function chat(session: SessionHandle, style: Style): Promise<number
 
   const { lastSequence } = await session.view()
   // Created after every await: readline starts reading at once, and a piped line must not be lost.
-  const rl = createInterface({ input: process.stdin, output: out, prompt: style.bold('› ') })
-  out.write(style.dim(`session ${session.id} · Ctrl-C interrupts a turn, twice exits\n`))
+  const PROMPT = style.bold('› ')
+  const rl = createInterface({ input: process.stdin, output: out, prompt: PROMPT })
+  out.write(style.dim(`session ${session.id} · \\ at a line's end or """ … """ for more lines · Ctrl-C interrupts a turn, twice exits\n`))
   const follow = (async () => {
     for await (const frame of session.events({ after: lastSequence, signal: stop.signal, onReconnect: () => renderer.note('connection lost; reconnecting…') })) {
       renderer.frame(frame)
@@ -56,9 +59,26 @@ export async function chat(session: SessionHandle, style: Style): Promise<number
     finish(1)
   })
 
+  /** Lines of a prompt still being typed: after a line ending in `\`, or inside `"""` … `"""`. */
+  let lines: string[] | null = null
+  let pasting = false
+  const more = () => (rl.setPrompt(style.dim('… ')), rl.prompt())
   rl.on('line', (line) => {
-    const text = line.trim()
     armed = false
+    if (pasting) {
+      if (line.trim() !== '"""') return void (lines!.push(line), more())
+      pasting = false
+    } else if (lines === null && line.trim() === '"""') {
+      pasting = true
+      lines = []
+      return more()
+    } else if (line.endsWith('\\')) {
+      ;(lines ??= []).push(line.slice(0, -1))
+      return more()
+    } else (lines ??= []).push(line)
+    const text = lines.join('\n').trim()
+    lines = null
+    rl.setPrompt(PROMPT)
     if (!text) return void (busy || rl.prompt())
     busy = true
     const id = crypto.randomUUID()

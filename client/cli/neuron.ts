@@ -58,8 +58,10 @@ from this checkout's .dev.vars (what \`npm run -s token\` prints).`,
 Lists your sessions on the server (oldest first), with status and model.`,
   chat: `Usage: neuron chat [ID] [--model PROVIDER/MODEL] [--title TEXT] [--url URL]
 
-Each line you type is a prompt; the answer streams as it arrives, tool calls and results show
-on one line each. Ctrl-C interrupts the running turn; a second Ctrl-C exits. A dropped
+Each line you type is a prompt; end a line with \\ to go on with the next, or put a block
+(pasted or typed) between two lines of """. The answer streams as it arrives, tool calls and
+results show on one line each, a running tool's progress on one line redrawn in place. Ctrl-C
+interrupts the turn on screen (and says when it had already ended); a second Ctrl-C exits. A dropped
 connection is resumed where it stopped. Without ID a new session is created.`,
   tail: `Usage: neuron tail ID [--after N] [--json] [--url URL]
 
@@ -157,7 +159,7 @@ async function main(argv: string[]): Promise<number> {
       if (!Number.isInteger(after) || after < 0) throw new UsageError('--after must be a non-negative integer')
       const stop = new AbortController()
       process.once('SIGINT', () => stop.abort())
-      const renderer = new Renderer(style, (text) => process.stdout.write(text))
+      const renderer = new Renderer(style, (text) => process.stdout.write(text), { live: Boolean(process.stdout.isTTY) })
       for await (const frame of client.session(id).events({ after, signal: stop.signal, onReconnect: () => json || renderer.note('connection lost; reconnecting…') })) {
         if (json) process.stdout.write(`${JSON.stringify(frame)}\n`)
         else if (frame.kind === 'event') {

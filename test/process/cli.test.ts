@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { NeuronClient } from '../../client/index.ts'
 import { CLI, runCli } from '../support/cli.ts'
+import { startMcpServer } from '../support/mcp-server.ts'
 import { type Proxy, startProxy } from '../support/proxy.ts'
 import { devToken, startWrangler, type Wrangler } from '../support/wrangler.ts'
 
@@ -142,6 +143,46 @@ describe('neuron CLI against a real server', () => {
     expect(history).not.toContain('session.next.interrupt.requested')
     tmux('send-keys', '-t', 'lag', 'C-d')
     await until('the exit', (t) => t.includes('EXIT=0'), 30_000, 'lag')
+  })
+
+  it('chat takes multi-line prompts (a trailing \\, a """ block) and shows an MCP tool\'s progress in place', async () => {
+    const mcp = await startMcpServer()
+    try {
+      const token = await devToken('cli')
+      const neuron = new NeuronClient({ url: dev.url, token })
+      const session = await neuron.createSession({ title: 'multi-line' })
+      const put = await fetch(`${dev.url}/v1/sessions/${session.id}/config`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ mcpServers: [{ name: 'test', url: `${mcp.url}/sse/mcp` }] }) })
+      expect(put.status).toBe(200)
+      const script = join(tmpdir(), `neuron-chat-lines-${process.pid}.sh`)
+      writeFileSync(script, `#!/bin/sh\nNEURON_CONFIG='${config}' '${process.execPath}' '${CLI}' chat ${session.id}\necho "EXIT=$?"\nsleep 60\n`, { mode: 0o755 })
+      tmux('new-session', '-d', '-s', 'lines', '-x', '120', '-y', '40', script)
+      await until('the prompt', (t) => t.includes('›'), 30_000, 'lines')
+
+      tmux('send-keys', '-t', 'lines', '-l', 'add these\\')
+      tmux('send-keys', '-t', 'lines', 'Enter')
+      tmux('send-keys', '-t', 'lines', '-l', '/tool calculator {"expression":"6*7"}')
+      tmux('send-keys', '-t', 'lines', 'Enter')
+      await until('the continued prompt to be answered', (t) => t.includes('✓ 6*7 = 42') && prompting(t), 30_000, 'lines')
+      for (const line of ['"""', 'a pasted block', '/tool calculator {"expression":"1+1"}', '"""']) {
+        tmux('send-keys', '-t', 'lines', '-l', line)
+        tmux('send-keys', '-t', 'lines', 'Enter')
+      }
+      await until('the block to be answered', (t) => t.includes('✓ 1+1 = 2') && prompting(t), 30_000, 'lines')
+      const admitted = (await session.history({ limit: 500 })).items.filter((e) => e.type === 'session.next.admitted').map((e) => (e.payload as { text: string }).text)
+      expect(admitted).toEqual(['add these\n/tool calculator {"expression":"6*7"}', 'a pasted block\n/tool calculator {"expression":"1+1"}'])
+
+      tmux('send-keys', '-t', 'lines', '-l', '/tool mcp.test.slow {"ms":3000}')
+      tmux('send-keys', '-t', 'lines', 'Enter')
+      const during = await until('the progress line', (t) => /⋯ step \d+ of 30 {2}\d+\/30/.test(t), 30_000, 'lines')
+      const final = await until('the slow call to end', (t) => t.includes('✓ slept 3000 ms') && prompting(t), 30_000, 'lines')
+      // One line redrawn in place: the finished screen holds no progress line at all.
+      expect(final).not.toMatch(/⋯ step/)
+      console.log(`progress, while it ran:\n${during}`)
+      tmux('send-keys', '-t', 'lines', 'C-d')
+      await until('the exit', (t) => t.includes('EXIT=0'), 30_000, 'lines')
+    } finally {
+      await mcp.close()
+    }
   })
 })
 
