@@ -59,25 +59,24 @@ export async function chat(session: SessionHandle, style: Style): Promise<number
     finish(1)
   })
 
-  /** Lines of a prompt still being typed: after a line ending in `\`, or inside `"""` … `"""`. */
-  let lines: string[] | null = null
+  /** Lines of the prompt being typed: after a line ending in `\`, or inside `"""` … `"""`. */
+  let lines: string[] = []
   let pasting = false
   const more = () => (rl.setPrompt(style.dim('… ')), rl.prompt())
   rl.on('line', (line) => {
     armed = false
     if (pasting) {
-      if (line.trim() !== '"""') return void (lines!.push(line), more())
+      if (line.trim() !== '"""') return void (lines.push(line), more())
       pasting = false
-    } else if (lines === null && line.trim() === '"""') {
+    } else if (lines.length === 0 && line.trim() === '"""') {
       pasting = true
-      lines = []
       return more()
     } else if (line.endsWith('\\')) {
-      ;(lines ??= []).push(line.slice(0, -1))
+      lines.push(line.slice(0, -1))
       return more()
-    } else (lines ??= []).push(line)
+    } else lines.push(line)
     const text = lines.join('\n').trim()
-    lines = null
+    lines = []
     rl.setPrompt(PROMPT)
     if (!text) return void (busy || rl.prompt())
     busy = true
