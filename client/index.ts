@@ -4,8 +4,8 @@
  * @example
  * const neuron = new NeuronClient({ url: 'http://127.0.0.1:8787', token })
  * const session = await neuron.createSession({ model: 'local/echo-1' })
- * await session.prompt('hello')
- * for await (const frame of session.events()) if (frame.kind === 'event') console.log(frame.envelope.type)
+ * const turn = await session.prompt('hello')
+ * for await (const text of turn.text()) process.stdout.write(text)
  */
 import { AppsClient } from './apps.ts'
 import { ConfigClient, OwnerConfigClient } from './config.ts'
@@ -26,6 +26,9 @@ export type { ClientOptions } from './http.ts'
 export type { OrchestrationFrame, OrchestrationHandle } from './orchestration.ts'
 export type { SessionHandle } from './session.ts'
 export { LiveTranscript, type StepView } from './live.ts'
+export { type InterruptTarget, ShownTurn } from './shown-turn.ts'
+export { TextOnce } from './text-once.ts'
+export type { Turn } from './turn.ts'
 export type { SessionSocket, SocketOptions } from './socket.ts'
 export type * from './types.ts'
 

@@ -6,7 +6,9 @@
 import { NeuronApiError } from './errors.ts'
 import { follow } from './follow.ts'
 import { backoffMs, type Http, sleep } from './http.ts'
-import type { FollowOptions, InterruptResult, Page, PromptInput, PromptResult, SessionFrame, SessionMcpServer, SessionView, Stored } from './types.ts'
+import type { InterruptTarget } from './shown-turn.ts'
+import { Turn } from './turn.ts'
+import type { FollowOptions, InterruptResult, Page, PromptInput, Receipt, SessionFrame, SessionMcpServer, SessionView, Stored } from './types.ts'
 
 
 export class SessionHandle {
@@ -27,19 +29,29 @@ export class SessionHandle {
 
   /**
    * Admits a prompt. Network failures, 5xx and 429 are retried with the same
-   * message id, so the server admits it once whatever happens on the way.
+   * message id, so the server admits it once whatever happens on the way. The
+   * answer is the receipt and the turn to follow (turn.ts): `stream()` from the
+   * admission to the end of the loop that answered it, `text()` its answer.
    *
    * @example
-   * const { receipt } = await session.prompt('What is 2+3?')
+   * const turn = await session.prompt('What is 2+3?')
+   * for await (const text of turn.text()) process.stdout.write(text)
    */
-  async prompt(input: string | PromptInput, options: { retries?: number; signal?: AbortSignal } = {}): Promise<PromptResult> {
+  async prompt(input: string | PromptInput, options: { retries?: number; signal?: AbortSignal } = {}): Promise<Turn> {
     const body: PromptInput = typeof input === 'string' ? { text: input } : { ...input }
     body.id ??= crypto.randomUUID()
+    return this.#retrying(options, async (signal) => {
+      const res = await this.#http.send('POST', `${this.#path}/prompt`, body, signal ? { signal } : {})
+      return new Turn(this, (await res.json()) as Receipt, res.status === 200)
+    })
+  }
+
+  /** Runs `send` again after a retryable failure (network, 5xx, 429), at most `retries` times, with backoff. */
+  async #retrying<T>(options: { retries?: number; signal?: AbortSignal }, send: (signal?: AbortSignal) => Promise<T>): Promise<T> {
     const retries = options.retries ?? 5
     for (let attempt = 0; ; attempt++) {
       try {
-        const res = await this.#http.send('POST', `${this.#path}/prompt`, body, options.signal ? { signal: options.signal } : {})
-        return { receipt: await res.json(), duplicate: res.status === 200 } as PromptResult
+        return await send(options.signal)
       } catch (error) {
         if (!(error instanceof NeuronApiError) || !error.retryable || attempt >= retries) throw error
         await sleep(backoffMs(attempt), options.signal)
@@ -52,9 +64,23 @@ export class SessionHandle {
     return (await this.#http.json<{ items: SessionMcpServer[] }>('GET', `${this.#path}/mcp`)).items
   }
 
-  /** Stops the running turn; pending prompts stay admitted. */
-  interrupt(): Promise<InterruptResult> {
-    return this.#http.json('POST', `${this.#path}/interrupt`)
+  /**
+   * Stops the running turn; pending prompts stay admitted. The interrupt names its target: the
+   * turn you show (`ShownTurn.target()`, or an event's `step`; `null` when none is shown) and an
+   * id. Without a target it names the turn the view shows running now, so neither a retry nor a
+   * late arrival reaches a turn that started after the call. Network failures, 5xx and 429 are
+   * retried with the same id and step, so the server records it once. `interrupted: false` with
+   * a `step` means that turn had already ended.
+   *
+   * @example
+   * const shown = new ShownTurn() // fed every frame you show
+   * const reply = await session.interrupt(shown.target())
+   * if (!reply.interrupted) console.log(reply.message) // "turn … is not running (it ended, or never started)"
+   */
+  async interrupt(target: Partial<InterruptTarget> = {}, options: { retries?: number; signal?: AbortSignal } = {}): Promise<InterruptResult> {
+    const step = target.step === undefined ? (await this.view()).step : target.step
+    const body = { id: target.id ?? crypto.randomUUID(), ...(step === null ? {} : { step }), ...(target.reason === undefined ? {} : { reason: target.reason }) }
+    return this.#retrying(options, async (signal) => (await this.#http.send('POST', `${this.#path}/interrupt`, body, signal ? { signal } : {})).json() as Promise<InterruptResult>)
   }
 
   /**

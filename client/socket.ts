@@ -8,11 +8,13 @@
  * (receipt, interrupt, host.offered, error, pong) are matched to requests
  * first-in, first-out. Host tools (a browser offering its tools to the
  * session's model): `offerHost` after every `open` frame, answer each `host`
- * frame with `hostProgress` / `hostResult`.
+ * frame with `hostProgress` / `hostResult`. An interrupt names the turn the
+ * frames handed out show running (shown-turn.ts).
  */
 import { NeuronApiError } from './errors.ts'
 import { backoffMs, sleep } from './http.ts'
 import type { SessionHandle } from './session.ts'
+import { type InterruptTarget, ShownTurn } from './shown-turn.ts'
 import type { HostMessage, HostOffered, HostTool, InterruptResult, PromptInput, PromptResult, SocketFrame, Stored } from './types.ts'
 
 type Reply = { resolve: (value: unknown) => void; reject: (error: unknown) => void; kind: string }
@@ -36,6 +38,9 @@ export class SessionSocket {
   #queue: SocketFrame[] = []
   #wake: (() => void) | null = null
   #opening: Promise<void> | null = null
+  readonly #shown = new ShownTurn()
+  /** Whether `frames()` has handed out a whole replay, so `#shown` is what the consumer shows. */
+  #shownReady = false
 
   constructor(session: SessionHandle, options: SocketOptions) {
     this.#session = session
@@ -65,10 +70,28 @@ export class SessionSocket {
     }
   }
 
-  /** Stops the running turn. */
-  async interrupt(): Promise<InterruptResult> {
-    const { type: _type, ...result } = (await this.#request({ type: 'interrupt' }, 'interrupt')) as InterruptResult & { type: string }
-    return result
+  /**
+   * Stops the running turn this socket's `frames()` has shown (see shown-turn.ts): it names that
+   * turn and an id kept while the turn is shown, so a double click or a retry never stops the
+   * turn that started after it. Before its first `replay-end` it names the turn the view shows.
+   * A drop before the answer retries with the same id and step.
+   *
+   * @example
+   * button.onclick = () => socket.interrupt() // while something iterates socket.frames()
+   */
+  async interrupt(target?: Partial<InterruptTarget>): Promise<InterruptResult> {
+    const shown = target ?? (this.#shownReady ? this.#shown.target() : {})
+    const step = shown.step === undefined ? (await this.#session.view()).step : shown.step
+    const message = { type: 'interrupt', id: shown.id ?? crypto.randomUUID(), ...(step === null ? {} : { step }), ...(shown.reason === undefined ? {} : { reason: shown.reason }) }
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const { type: _type, ...result } = (await this.#request(message, 'interrupt')) as InterruptResult & { type: string }
+        return result
+      } catch (error) {
+        if (!(error instanceof NeuronApiError) || !error.retryable || attempt >= 5 || this.#closed) throw error
+        await sleep(backoffMs(attempt))
+      }
+    }
   }
 
   /**
@@ -95,7 +118,12 @@ export class SessionSocket {
     await this.open()
     while (!this.#closed || this.#queue.length > 0) {
       const frame = this.#queue.shift()
-      if (frame) yield frame
+      if (frame) {
+        // What the consumer has been handed is what it shows: the turn an interrupt names.
+        if (frame.kind === 'event' || frame.kind === 'delta' || frame.kind === 'snapshot') this.#shown.apply(frame)
+        if (frame.kind === 'replay-end') this.#shownReady = true
+        yield frame
+      }
       else await new Promise<void>((resolve) => (this.#wake = resolve))
     }
   }

@@ -11,6 +11,7 @@ import type { Receipt } from '../objects/session/admission.ts'
 import type { Frame } from '../objects/session/frames.ts'
 import type { SessionView } from '../objects/session/projection.ts'
 import type { CreateSessionSchema, PromptSchema } from '../objects/session/schemas.ts'
+import type { InterruptReply } from '../objects/session/control.ts'
 import type { ConfigSchema } from '../objects/config/schema.ts'
 import type { ConfigVersion, CredentialInfo, McpHeaderInfo, McpOAuthInfo } from '../objects/config/views.ts'
 import type { SessionListing } from '../objects/directory/listing.ts'
@@ -91,11 +92,12 @@ export interface PromptResult {
   /** True when the server had already admitted this message id (a retry). */
   duplicate: boolean
 }
-export interface InterruptResult {
-  interrupted: boolean
-  pending: number
-  message: string
-}
+/**
+ * The answer to an interrupt: `interrupted`, the `step` it targeted (null when nothing ran), the
+ * control entry's id (`request`), `pending` prompts, a `message`, and `duplicate` for a retry.
+ * `interrupted: false` with a `step`: that turn had already ended when the interrupt arrived.
+ */
+export type InterruptResult = InterruptReply
 
 export interface FollowOptions {
   /** Yield durable events after this sequence (default 0: from the start). */

@@ -30,6 +30,8 @@ export interface Env {
   /** Development only: the local sandbox process app backends run in (`npm start` sets it; objects/apps/run.ts). */
   BACKEND_SANDBOX?: string
   NEURON_ENV?: string
+  /** `log` / `off`: the per-request audit lines (worker/gate/audit.ts); default: on when deployed, off in development. */
+  NEURON_AUDIT?: string
   AUTH_ISSUER?: string
   AUTH_AUDIENCE?: string
   AUTH_JWKS?: string

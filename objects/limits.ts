@@ -7,6 +7,14 @@
 /** Session request bodies (create, prompt) and each WebSocket message: 1 MiB of UTF-8. */
 export const MAX_BODY_BYTES = 1024 * 1024
 
+/**
+ * A body over its route's limit is read to its end and discarded before the 413 leaves
+ * (worker/body-limit.ts), at most this many bytes and this long. 100 MiB is the largest body
+ * Cloudflare lets reach a worker on its Free and Pro plans.
+ */
+export const DRAIN_MAX_BYTES = 100 * 1024 * 1024
+export const DRAIN_MAX_MS = 30_000
+
 /** The largest page any query returns (`?limit=`). */
 export const MAX_PAGE = 1000
 

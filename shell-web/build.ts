@@ -2,8 +2,9 @@
  * Builds the static shell into dist/shell (git-ignored): the trusted page,
  * every app and fixture page (one IIFE bundle each: sandboxed opaque-origin
  * frames cannot load module scripts without CORS), the `_headers` file
- * that gives app pages their sandbox CSP even when opened directly, and the
- * demo apps as app packages (`packages/<id>.json`).
+ * that gives app pages their sandbox CSP even when opened directly, the
+ * `.assetsignore` that keeps source maps and test fixtures out of a deployment, and the
+ * demo apps and the sample counter as app packages (`packages/<id>.json`).
  *
  * Writes are atomic and skip unchanged files, so several `wrangler dev`
  * processes building at once never serve a half-written file.
@@ -15,7 +16,8 @@ import { build } from 'esbuild'
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { APP_CSP } from '../objects/apps/frame-policy.ts'
-import { appPackage, framePage } from './apps/packages.ts'
+import { COUNTER_APP, COUNTER_BACKEND, COUNTER_INTERFACE } from './apps/counter/app.ts'
+import { appPackage, framePage, type ShellApp } from './apps/packages.ts'
 import { DEMO_APPS } from './apps/registry.ts'
 
 const SRC = import.meta.dirname
@@ -63,6 +65,15 @@ function pages(folder: 'apps' | 'fixtures'): { entry: string; out: string; html:
     )
 }
 
+/**
+ * What wrangler neither uploads nor serves from dist/shell: source maps (nothing runs them) and,
+ * unless the test suites ask for them (`NEURON_SHELL_FIXTURES=1`, set by test/support/wrangler.ts),
+ * the test fixtures' pages. A deployment ships only what runs.
+ */
+function assetsIgnore(fixtures: boolean): string {
+  return ['# written by shell-web/build.ts', '*.map', ...(fixtures ? [] : ['fixtures/']), ''].join('\n')
+}
+
 /** Writes only when the bytes differ, via a temp file and rename. */
 function put(path: string, contents: string | Uint8Array): boolean {
   const bytes = typeof contents === 'string' ? Buffer.from(contents) : Buffer.from(contents)
@@ -96,8 +107,12 @@ changed += +put(join(OUT, 'orchestration.css'), readFileSync(join(SRC, 'orchestr
 changed += +put(join(OUT, 'apps/app.css'), readFileSync(join(SRC, 'apps/app.css')))
 for (const f of frames) changed += +put(join(OUT, `${f.out}.html`), f.html)
 changed += +put(join(OUT, '_headers'), HEADERS)
+changed += +put(join(OUT, '.assetsignore'), assetsIgnore(process.env.NEURON_SHELL_FIXTURES === '1'))
 // The demo apps as ordinary packages, which a signed-in shell installs through the API.
 const bundle = (path: string) => Buffer.from(result.outputFiles.find((f) => f.path === join(OUT, path))!.contents).toString()
 const css = readFileSync(join(SRC, 'apps/app.css'), 'utf8')
-for (const app of DEMO_APPS) changed += +put(join(OUT, `packages/${app.id}.json`), JSON.stringify(appPackage(app, { script: (kind) => bundle(`apps/${app.id}/${kind}.js`), css })))
-console.log(`shell: ${result.outputFiles.length + frames.length + DEMO_APPS.length + 7} files in ${relative(process.cwd(), OUT) || OUT}, ${changed} changed, ${Math.round(performance.now() - started)} ms`)
+const read = (app: ShellApp) => ({ script: (kind: string) => bundle(`apps/${app.id}/${kind}.js`), css })
+for (const app of DEMO_APPS) changed += +put(join(OUT, `packages/${app.id}.json`), JSON.stringify(appPackage(app, read(app))))
+// The README's sample app with a backend, installed by whoever wants it (not a demo app).
+changed += +put(join(OUT, 'packages/counter.json'), JSON.stringify({ ...appPackage(COUNTER_APP, read(COUNTER_APP)), backend: COUNTER_BACKEND, interface: COUNTER_INTERFACE }))
+console.log(`shell: ${result.outputFiles.length + frames.length + DEMO_APPS.length + 9} files in ${relative(process.cwd(), OUT) || OUT}, ${changed} changed, ${Math.round(performance.now() - started)} ms`)

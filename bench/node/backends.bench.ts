@@ -5,11 +5,12 @@
  * the isolate (`GET /v1/apps/installs/{app}`: gate → installation object → one
  * latest-row read → back). Same process, same run, interleaved; target ≤ 1.5×.
  */
-import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, it } from 'vitest'
+import { COUNTER as COUNTER_PACKAGE } from '../../test/fixtures/apps/packages.ts'
 import { devToken, startWrangler, type Wrangler } from '../../test/support/wrangler.ts'
 
-const COUNTER = readFileSync(new URL('../../docs/examples/counter-app.json', import.meta.url), 'utf8')
+/** The README sample's backend and interface (test/fixtures/apps/packages.ts). */
+const COUNTER = JSON.stringify(COUNTER_PACKAGE)
 const N = 400
 const WARMUP = 50
 

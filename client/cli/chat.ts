@@ -1,19 +1,25 @@
 /**
- * `neuron chat`: a REPL on one session. Each line is a prompt; the answer
- * streams as it arrives; tool calls and results show on one line each. Ctrl-C
- * interrupts the running turn, a second Ctrl-C exits. The event stream
- * reconnects by itself after a network drop and resumes where it stopped.
+ * `neuron chat`: a REPL on one session. Each line is a prompt (a line ending in
+ * `\` goes on with the next; a line `"""` starts a block, pasted or typed,
+ * that the next `"""` ends); the answer streams as it arrives; tool calls and
+ * results show on one line each, a running tool's progress in place. Ctrl-C
+ * interrupts the turn on screen (and says so when it had already ended), a
+ * second Ctrl-C exits. The event stream reconnects by itself after a network
+ * drop and resumes where it stopped.
  */
 import { createInterface } from 'node:readline'
 import { NeuronApiError } from '../errors.ts'
 import type { SessionHandle } from '../session.ts'
+import { ShownTurn } from '../shown-turn.ts'
 import { Renderer, type Style } from './render.ts'
 
 export async function chat(session: SessionHandle, style: Style): Promise<number> {
   const out = process.stdout
-  const renderer = new Renderer(style, (text) => out.write(text))
+  const renderer = new Renderer(style, (text) => out.write(text), { live: Boolean(out.isTTY) })
   const stop = new AbortController()
   let busy = false
+  /** The turn on screen: what Ctrl-C interrupts. */
+  const shown = new ShownTurn()
   /** Prompts sent whose turn has not started yet (by message id). */
   const waiting = new Set<string>()
   let armed = false
@@ -30,11 +36,13 @@ export async function chat(session: SessionHandle, style: Style): Promise<number
 
   const { lastSequence } = await session.view()
   // Created after every await: readline starts reading at once, and a piped line must not be lost.
-  const rl = createInterface({ input: process.stdin, output: out, prompt: style.bold('› ') })
-  out.write(style.dim(`session ${session.id} · Ctrl-C interrupts a turn, twice exits\n`))
+  const PROMPT = style.bold('› ')
+  const rl = createInterface({ input: process.stdin, output: out, prompt: PROMPT })
+  out.write(style.dim(`session ${session.id} · \\ at a line's end or """ … """ for more lines · Ctrl-C interrupts a turn, twice exits\n`))
   const follow = (async () => {
     for await (const frame of session.events({ after: lastSequence, signal: stop.signal, onReconnect: () => renderer.note('connection lost; reconnecting…') })) {
       renderer.frame(frame)
+      shown.apply(frame)
       if (frame.kind === 'event' && frame.envelope.type === 'session.next.prompted') {
         for (const id of (frame.envelope.payload as { messageIds: string[] }).messageIds) waiting.delete(id)
       }
@@ -51,9 +59,25 @@ export async function chat(session: SessionHandle, style: Style): Promise<number
     finish(1)
   })
 
+  /** Lines of the prompt being typed: after a line ending in `\`, or inside `"""` … `"""`. */
+  let lines: string[] = []
+  let pasting = false
+  const more = () => (rl.setPrompt(style.dim('… ')), rl.prompt())
   rl.on('line', (line) => {
-    const text = line.trim()
     armed = false
+    if (pasting) {
+      if (line.trim() !== '"""') return void (lines.push(line), more())
+      pasting = false
+    } else if (lines.length === 0 && line.trim() === '"""') {
+      pasting = true
+      return more()
+    } else if (line.endsWith('\\')) {
+      lines.push(line.slice(0, -1))
+      return more()
+    } else lines.push(line)
+    const text = lines.join('\n').trim()
+    lines = []
+    rl.setPrompt(PROMPT)
     if (!text) return void (busy || rl.prompt())
     busy = true
     const id = crypto.randomUUID()
@@ -71,7 +95,14 @@ export async function chat(session: SessionHandle, style: Style): Promise<number
     armed = true
     if (!busy) return renderer.note('(Ctrl-C again to exit)'), rl.prompt()
     renderer.note('^C interrupting the turn (Ctrl-C again to exit)')
-    session.interrupt().catch(() => {})
+    // The turn on screen, not whatever runs when the request lands (a queued prompt's turn may have started).
+    session.interrupt(shown.target()).then(
+      (reply) => {
+        if (reply.interrupted) return
+        renderer.note(reply.step === null ? 'the interrupt arrived when nothing was running' : 'the interrupt arrived after the turn had ended')
+      },
+      (error: unknown) => renderer.note(style.red(`interrupt failed: ${error instanceof NeuronApiError ? `${error.code}: ${error.message}` : String(error)}`)),
+    )
   })
   // End of input (Ctrl-D, or a pipe that ran out): wait for the running turn, then leave.
   rl.on('close', () => {

@@ -43,7 +43,7 @@ Commands:
   mcp        your MCP servers: list them, authorize one with OAuth, forget its tokens
 
 Options for every command:
-  --url URL  the server (default: the one you logged in to last, else ${DEFAULT_URL})
+  --url URL  the server (default: $NEURON_URL, else the one you logged in to last, else ${DEFAULT_URL})
   --json     machine-readable output
   -h, --help this help; \`neuron <command> --help\` for a command's
 
@@ -58,8 +58,10 @@ from this checkout's .dev.vars (what \`npm run -s token\` prints).`,
 Lists your sessions on the server (oldest first), with status and model.`,
   chat: `Usage: neuron chat [ID] [--model PROVIDER/MODEL] [--title TEXT] [--url URL]
 
-Each line you type is a prompt; the answer streams as it arrives, tool calls and results show
-on one line each. Ctrl-C interrupts the running turn; a second Ctrl-C exits. A dropped
+Each line you type is a prompt; end a line with \\ to go on with the next, or put a block
+(pasted or typed) between two lines of """. The answer streams as it arrives, tool calls and
+results show on one line each, a running tool's progress on one line redrawn in place. Ctrl-C
+interrupts the turn on screen (and says when it had already ended); a second Ctrl-C exits. A dropped
 connection is resumed where it stopped. Without ID a new session is created.`,
   tail: `Usage: neuron tail ID [--after N] [--json] [--url URL]
 
@@ -71,7 +73,7 @@ Prints every durable event of the session. With --json, one envelope per line (N
   run: `Usage: neuron run PLAN.json [--json] [--url URL]
 
 Starts an orchestration from PLAN.json (the body of POST /v1/orchestrations: "goal", and a
-"plan" of packages, or none for a planning turn) and prints one line per package each time its
+"plan" of packages, or none for a planning turn; docs/examples/plan.json is one) and prints one line per package each time its
 beat or burn changes, until it ends. With --json, one JSON object per line. Exit 0 when it
 completed, 1 when it failed or was cancelled. Ctrl-C cancels it; a second Ctrl-C exits and leaves
 it running.`,
@@ -120,7 +122,7 @@ async function main(argv: string[]): Promise<number> {
   const json = values.json === true
   const style = styleFor(process.stdout)
   const config = readConfig()
-  const url = normalize(typeof values.url === 'string' ? values.url : (config.current ?? DEFAULT_URL))
+  const url = normalize(typeof values.url === 'string' ? values.url : (process.env.NEURON_URL || (config.current ?? DEFAULT_URL)))
   const max = command === 'mcp' ? 2 : command === 'chat' || command === 'sessions' || command === 'login' ? (command === 'chat' ? 1 : 0) : 1
   if (positionals.length > max) throw new UsageError(`too many arguments: ${positionals.join(' ')}`)
 
@@ -157,7 +159,7 @@ async function main(argv: string[]): Promise<number> {
       if (!Number.isInteger(after) || after < 0) throw new UsageError('--after must be a non-negative integer')
       const stop = new AbortController()
       process.once('SIGINT', () => stop.abort())
-      const renderer = new Renderer(style, (text) => process.stdout.write(text))
+      const renderer = new Renderer(style, (text) => process.stdout.write(text), { live: Boolean(process.stdout.isTTY) })
       for await (const frame of client.session(id).events({ after, signal: stop.signal, onReconnect: () => json || renderer.note('connection lost; reconnecting…') })) {
         if (json) process.stdout.write(`${JSON.stringify(frame)}\n`)
         else if (frame.kind === 'event') {

@@ -1,8 +1,10 @@
 /**
  * How the CLI shows a session: streamed text as it arrives, tool calls and
- * results on one line each, failures in red. Colour only on a TTY (and never
- * with NO_COLOR).
+ * results on one line each, failures in red, and on a terminal a running
+ * tool's progress as one line redrawn in place. Colour only on a TTY (and
+ * never with NO_COLOR).
  */
+import { TextOnce } from '../text-once.ts'
 import type { SessionFrame, Stored } from '../types.ts'
 
 export interface Style {
@@ -29,32 +31,28 @@ const short = (value: unknown, max = 60): string => {
  * Turns frames into terminal text. Text deltas are printed as they come; a
  * `snapshot` (after a reconnect) prints the open step's text the deltas missed;
  * the durable `text` event then prints only what neither printed, so text is
- * neither lost nor doubled.
+ * neither lost nor doubled (text-once.ts).
  */
 export class Renderer {
   readonly #style: Style
   readonly #write: (text: string) => void
-  readonly #printed = new Map<string, number>()
+  readonly #live: boolean
+  readonly #once = new TextOnce()
   #atLineStart = true
+  /** The progress line drawn in place (live only), until the next output replaces it. */
+  #status = false
 
-  constructor(style: Style, write: (text: string) => void) {
+  /** `live`: a terminal, where a running tool's progress is one line redrawn in place. */
+  constructor(style: Style, write: (text: string) => void, options: { live?: boolean } = {}) {
     this.#style = style
     this.#write = write
+    this.#live = options.live ?? false
   }
 
   frame(frame: SessionFrame): void {
-    if (frame.kind === 'delta') {
-      if (frame.delta.type !== 'text-delta') return
-      this.#printed.set(frame.delta.step, (this.#printed.get(frame.delta.step) ?? 0) + frame.delta.text.length)
-      return this.#text(frame.delta.text)
-    }
-    if (frame.kind === 'snapshot') {
-      const { step, text } = frame.snapshot
-      const printed = this.#printed.get(step) ?? 0
-      if (text.length <= printed) return
-      this.#printed.set(step, text.length)
-      return this.#text(text.slice(printed))
-    }
+    if (frame.kind === 'delta' && frame.delta.type === 'tool-progress') return this.#progress(frame.delta)
+    const added = this.#once.next(frame)
+    if (added) this.#text(added.text)
     if (frame.kind === 'event') this.event(frame.envelope)
   }
 
@@ -62,13 +60,6 @@ export class Renderer {
     const p = (event.payload ?? {}) as Record<string, unknown>
     const s = this.#style
     switch (event.type) {
-      case 'session.next.text': {
-        const text = String(p.text ?? '')
-        const rest = text.slice(this.#printed.get(String(p.step)) ?? 0)
-        this.#printed.delete(String(p.step))
-        if (rest) this.#text(rest)
-        return
-      }
       case 'session.next.tool.called':
         return this.#line(s.cyan(`⚙ ${p.name}(${short(p.input)})`))
       case 'session.next.tool.succeeded':
@@ -95,11 +86,28 @@ export class Renderer {
 
   /** Ends the current line, if text is open on it. */
   endLine(): void {
+    this.#clearStatus()
     if (!this.#atLineStart) this.#write('\n')
     this.#atLineStart = true
   }
 
+  /** A running tool's progress (MCP `notifications/progress`, a host tool's): `⋯ message  3/10`, redrawn in place. */
+  #progress(delta: { progress: unknown; total?: number; message?: string }): void {
+    if (!this.#live) return
+    this.endLine()
+    const count = typeof delta.progress === 'number' ? `${delta.progress}${delta.total === undefined ? '' : `/${delta.total}`}` : short(delta.progress, 40)
+    this.#write(this.#style.dim(`⋯ ${delta.message ? `${short(delta.message, 60)}  ` : ''}${count}`))
+    this.#status = true
+  }
+
+  #clearStatus(): void {
+    if (!this.#status) return
+    this.#write('\r\x1b[2K')
+    this.#status = false
+  }
+
   #text(text: string): void {
+    this.#clearStatus()
     this.#write(text)
     this.#atLineStart = text.endsWith('\n')
   }

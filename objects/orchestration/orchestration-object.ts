@@ -29,7 +29,7 @@ import type { Page } from '../ledger/page.ts'
 import { ORCHESTRATION_DECISIONS_PER_TURN } from '../limits.ts'
 import { composeCatalog, type EnvVars } from '../llm/compose.ts'
 import { OwnerCatalog } from '../session/owner-catalog.ts'
-import { Subscribers } from '../session/streams.ts'
+import { answerClose, Subscribers } from '../session/streams.ts'
 import { parseOrThrow } from '../validate.ts'
 import { AgentChannel } from './agents.ts'
 import type { BridgeDraft } from './bridge.ts'
@@ -189,7 +189,7 @@ export class OrchestrationObject extends DurableObject<Env> {
 
   override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
     this.subscribers.socketsChanged()
-    ws.close(code === 1005 ? 1000 : code, 'closing')
+    answerClose(ws, code)
   }
 
   override async webSocketError(): Promise<void> {

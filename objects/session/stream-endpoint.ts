@@ -20,7 +20,7 @@ import type { Receipt } from './admission.ts'
 import type { InterruptReply } from './control.ts'
 import type { HostTools } from './host-tools.ts'
 import type { PromptInput } from './schemas.ts'
-import type { Subscribers } from './streams.ts'
+import { answerClose, type Subscribers } from './streams.ts'
 import { spendTicket } from './tickets.ts'
 import { afterOf, CALLER_HEADER, ClientMessageSchema, readMessage, TICKET_HEADER } from './ws-protocol.ts'
 
@@ -94,5 +94,5 @@ export function socketMessage(host: StreamHost, ws: WebSocket, message: string |
 export function socketGone(host: StreamHost, ws: WebSocket, code?: number): void {
   host.subscribers.socketsChanged()
   host.hostTools.closed(ws)
-  if (code !== undefined) ws.close(code === 1005 ? 1000 : code, 'closing')
+  if (code !== undefined) answerClose(ws, code)
 }

@@ -25,6 +25,24 @@ import { type Frame, wsFrame } from './frames.ts'
 import { OpenStep } from './open-step.ts'
 import { SseTail } from './sse-tail.ts'
 
+/**
+ * Answers a client's close with its own code where the protocol lets an endpoint send that code,
+ * else 1000. A client that vanished without a close frame reaches `webSocketClose` as 1006, one
+ * that sent no code as 1005: reserved codes, and `ws.close` throws on them ("Invalid WebSocket
+ * close code", uncaught).
+ *
+ * @example
+ * override async webSocketClose(ws: WebSocket, code: number) { answerClose(ws, code) }
+ */
+export function answerClose(ws: WebSocket, code: number): void {
+  ws.close(sendableCloseCode(code) ? code : 1000, 'closing')
+}
+
+/** RFC 6455 §7.4: what an endpoint may send (1004–1006 and 1015 are reserved, 1016–2999 unassigned). */
+export function sendableCloseCode(code: number): boolean {
+  return (code >= 1000 && code <= 1003) || (code >= 1007 && code <= 1014) || (code >= 3000 && code <= 4999)
+}
+
 /** Per-socket state kept across hibernation (well under the 16 KiB attachment cap). */
 export interface SocketAttachment {
   subscribed: boolean

@@ -3,7 +3,10 @@
  * events become lines once each (by sequence, so a reconnect that replays
  * after the last one seen adds nothing twice and skips nothing), text deltas
  * grow the running step's line until its durable `text` replaces it, and tool
- * progress updates its call's line. Bounded: the newest 500 lines are kept.
+ * progress updates its call's line. A call's lines are keyed by its step and
+ * id: a provider's call ids are unique within a step only (the local model
+ * numbers them per turn, so an interrupted turn and the next one share them).
+ * Bounded: the newest 500 lines are kept.
  *
  * @example
  * const transcript = new Transcript()
@@ -28,6 +31,7 @@ export class Transcript {
   /** The last durable sequence folded in. */
   last = 0
   #byKey = new Map<string, Line>()
+  #notes = 0
 
   /** Folds one frame in; true when the lines changed. */
   apply(frame: SessionFrame): boolean {
@@ -43,13 +47,13 @@ export class Transcript {
       case `${P}text`:
         return this.#add({ key: `text:${p.step}`, kind: 'model', text: String(p.text) }, true)
       case `${P}tool.called`:
-        return this.#add({ key: `tool:${p.toolCallId}`, kind: 'tool', text: `${p.name} ${JSON.stringify(p.input)}` })
+        return this.#add({ key: `tool:${p.step}:${p.toolCallId}`, kind: 'tool', text: `${p.name} ${JSON.stringify(p.input)}` })
       case `${P}tool.succeeded`:
-        return this.#add({ key: `result:${p.toolCallId}`, kind: 'result', text: String(p.content) })
+        return this.#add({ key: `result:${p.step}:${p.toolCallId}`, kind: 'result', text: String(p.content) })
       case `${P}tool.failed`:
-        return this.#add({ key: `result:${p.toolCallId}`, kind: 'error', text: `${p.error?.code}: ${p.error?.message}` })
+        return this.#add({ key: `result:${p.step}:${p.toolCallId}`, kind: 'error', text: `${p.error?.code}: ${p.error?.message}` })
       case `${P}tool.cancelled`:
-        return this.#add({ key: `result:${p.toolCallId}`, kind: 'note', text: `cancelled: ${p.reason}` })
+        return this.#add({ key: `result:${p.step}:${p.toolCallId}`, kind: 'note', text: `cancelled: ${p.reason}` })
       case `${P}step.failed`:
         return this.#add({ key: `failed:${seq}`, kind: 'error', text: `${p.error?.code}: ${p.error?.message}` })
       case `${P}interrupted`:
@@ -59,6 +63,11 @@ export class Transcript {
     }
   }
 
+  /** A line of the panel's own (not from the session), e.g. that an interrupt came after its turn ended. */
+  note(text: string): void {
+    this.#add({ key: `note:${++this.#notes}`, kind: 'note', text })
+  }
+
   #delta(delta: { type: string; step?: string; text?: string; toolCallId?: string; progress?: unknown }): boolean {
     if (delta.type === 'text-delta' && delta.step) {
       const line = this.#byKey.get(`text:${delta.step}`)
@@ -66,7 +75,7 @@ export class Transcript {
       return this.#add({ key: `text:${delta.step}`, kind: 'model', text: delta.text ?? '' })
     }
     if (delta.type === 'tool-progress' && delta.toolCallId) {
-      const line = this.#byKey.get(`tool:${delta.toolCallId}`)
+      const line = this.#byKey.get(`tool:${delta.step}:${delta.toolCallId}`)
       if (!line) return false
       line.progress = JSON.stringify(delta.progress).slice(0, 200)
       return true

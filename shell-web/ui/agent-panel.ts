@@ -135,9 +135,15 @@ export class AgentPanel {
         if (!text) return
         input.value = ''
         void this.#try(() => open.socket.prompt(text))
-      } }, input, h('button', { type: 'submit' }, 'Send'), h('button', { type: 'button', 'data-action': 'interrupt', onclick: () => void this.#try(() => open.socket.interrupt()) }, 'Interrupt')),
+      } }, input, h('button', { type: 'submit' }, 'Send'), h('button', { type: 'button', 'data-action': 'interrupt', onclick: () => void this.#try(() => this.#interrupt(open)) }, 'Interrupt')),
     )
     return { root, status, list }
+  }
+
+  /** Interrupts the turn the transcript shows (the socket names it); says so when it had already ended. */
+  async #interrupt(open: Open) {
+    const reply = await open.socket.interrupt()
+    if (!reply.interrupted) open.transcript.note(reply.step === null ? 'nothing was running' : 'the interrupt arrived after the turn had ended')
   }
 
   #signedOut() {

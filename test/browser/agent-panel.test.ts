@@ -116,6 +116,26 @@ describe('the shell talks to sessions, and a session calls a live app', () => {
     expect(await lines('tool')).toHaveLength(3)
   })
 
+  it('a double click on Interrupt stops the turn shown, never the queued prompt behind it', async () => {
+    await prompt('/tool wait {"ms":20000}')
+    await prompt('/tool wait {"ms":600}')
+    await expect.poll(() => lines('tool'), { timeout: 30_000 }).toContain('wait {"ms":20000}')
+    await page().evaluate(async () => {
+      const button = document.querySelector<HTMLButtonElement>('#agent-panel [data-action=interrupt]')!
+      button.click()
+      await new Promise((r) => setTimeout(r, 40))
+      button.click()
+    })
+    await expect.poll(() => lines('result'), { timeout: 30_000 }).toContain('{"waitedMs":600}')
+    const events = await history()
+    expect(events.filter((e) => e.type === 'session.next.interrupt.requested')).toHaveLength(1)
+    expect(events.filter((e) => e.type === 'session.next.tool.cancelled')).toHaveLength(1)
+    // Once nothing runs, the panel says so instead of sending a bare stop that could reach a later turn.
+    await expect.poll(async () => (await history()).at(-1)?.type, { timeout: 30_000 }).toBe('session.next.drain.ended')
+    await panel().locator('[data-action=interrupt]').click()
+    await expect.poll(() => lines('note')).toContain('nothing was running')
+  })
+
   it('signing out closes the socket, ends Agent Mode and removes every endpoint; signing in brings the apps back', async () => {
     await panel().locator('[data-action=sign-out]').click()
     await panel().locator('[data-action=dev-sign-in]').waitFor()

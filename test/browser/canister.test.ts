@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { NeuronClient } from '../../client/index.ts'
 import { type EncryptedKey, wrappingKey } from '../../objects/apps/vetkeys.ts'
 import { COUNTER, pkg } from '../fixtures/apps/packages.ts'
-import { audit, frameOf, install, openShell, openTile, type Shell, waitForEndpoint } from './support/shell.ts'
+import { audit, frameOf, install, openShell, openTile, type Shell, signInOverInstalls, waitForEndpoint } from './support/shell.ts'
 
 /** The shell's side of the two apps: pages that use the SDK (`fixture.sdk`) or send raw actions (`fixture.raw`). */
 const COUNTER_APP = { id: 'counter', version: '1.0.0', title: 'Counter', entries: { tile: '/fixtures/backend/tile', background: '/fixtures/backend/background' }, tools: [], vetkeys: ['notes/v1'] }
@@ -76,22 +76,9 @@ async function runFixtures() {
   await Promise.all([counterTile, counterBg, rivalTile].map((f) => f.evaluate(() => (globalThis as any).fixture.ready)))
 }
 
-/**
- * Signs the dev person in. Signed in, the shell runs the person's installs from the server (the
- * test packages' own placeholder pages); once they are up, the tests put the fixtures' frontends
- * back in the kernel over the same installed backends, as a developer running a local frontend would.
- */
+/** Signs the dev person in, then runs the fixtures' frontends over the installed backends (support/shell.ts). */
 async function signIn() {
-  await shell.page.click('[data-action="dev-sign-in"]')
-  await shell.page.waitForFunction(() => (window as any).neutron.panel.connection, undefined, { timeout: 30_000 })
-  await shell.page.waitForFunction(() => ['counter', 'rival'].every((app) => JSON.stringify((window as any).neutron.kernel.manifest(app)?.entries ?? {}).includes('/app-frames/')), undefined, { timeout: 30_000 })
-  await shell.page.evaluate(() => {
-    const { kernel, workspaces } = (window as any).neutron
-    for (const app of ['counter', 'rival']) {
-      workspaces.forget(app)
-      kernel.uninstall(app)
-    }
-  })
+  await signInOverInstalls(shell.page, ['counter', 'rival'])
   await runFixtures()
 }
 

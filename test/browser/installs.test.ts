@@ -120,7 +120,7 @@ describe('installs per signed-in person', () => {
       const post = (path: string, body: unknown) => fetch(path, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
       const { hash } = await (await post('/v1/apps/packages', pkg)).json()
       return (await post('/v1/apps/installs', { package: hash })).status
-    }, COUNTER)
+    }, JSON.parse(bundle('packages/counter.json')))
     expect(fromTerminal).toBe(201)
     await panel().locator('[data-action=dev-sign-in]').click()
     await panel().locator('[data-action=sign-out]').waitFor()
@@ -130,9 +130,15 @@ describe('installs per signed-in person', () => {
     expect((await identity('notes')).scope).toMatch(/^person:/)
     const installs = await serverInstalls()
     expect(installs.map((i) => i.app)).toEqual(['counter', 'notes', 'planner'])
-    expect((await kernelApp('counter')).entries.tile).toMatch(/^\/app-frames\/[0-9a-f]{64}\.[^/]+\/index\.html$/)
+    expect((await kernelApp('counter')).entries.tile).toMatch(/^\/app-frames\/[0-9a-f]{64}\.[^/]+\/tile\.html$/)
     await page().locator('#launcher [data-open=counter]').click()
-    await expect.poll(() => page().frameLocator('section.tile[data-app="counter"] iframe').locator('body').innerText(), { timeout: 30_000 }).toContain('A counter with a backend.')
+    // The sample's tile joins the bus (its endpoint replaces "connecting…") and reads its backend.
+    const counterTile = page().frameLocator('section.tile[data-app="counter"] iframe')
+    await expect.poll(() => counterTile.locator('body').innerText(), { timeout: 30_000 }).toContain('A counter with a backend.')
+    await expect.poll(() => page().locator('section.tile[data-app="counter"] .endpoint').innerText(), { timeout: 30_000 }).toMatch(/^app:counter:tile:/)
+    await expect.poll(() => counterTile.locator('output.count').innerText(), { timeout: 30_000 }).toBe('0')
+    await counterTile.locator('button.increment').click()
+    await expect.poll(() => counterTile.locator('output.count').innerText(), { timeout: 30_000 }).toBe('1')
     // The same bytes the build wrote, content-addressed.
     expect(installs[1]!.hash).toBe(hashOf(JSON.parse(bundle('packages/notes.json'))))
     // The frame's document came from the package, with the same CSP as every app page; no token needed.

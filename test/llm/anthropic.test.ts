@@ -69,6 +69,19 @@ describe('anthropic dialect: recorded streams', () => {
     ])
   })
 
+  it('thinking tokens: message_delta.usage.output_tokens_details.thinking_tokens is the reasoning count, as the official SDK reads it', async () => {
+    // The recorded thinking turn, its final usage as the API now sends it (with the details object).
+    const sse = rec['thinking.sse'].replace('"output_tokens":264}', '"output_tokens":264,"output_tokens_details":{"thinking_tokens":187}}')
+    expect(sse).toContain('thinking_tokens')
+    const usage = parseOk(anthropic, sse).find((e) => e.type === 'usage')
+    expect(usage).toEqual({ type: 'usage', inputTokens: 2372, outputTokens: 264, cachedInputTokens: 2048, reasoningTokens: 187, cacheWriteTokens: 312 })
+    const { default: Anthropic } = await import('@anthropic-ai/sdk')
+    const sdk = new Anthropic({ apiKey: 'test', fetch: async () => new Response(sse, { headers: { 'content-type': 'text/event-stream' } }) })
+    const message = await sdk.messages.stream({ model: 'claude-sonnet-4-6', max_tokens: 1024, messages: [{ role: 'user', content: 'x' }] }).finalMessage()
+    expect(message.usage.output_tokens_details?.thinking_tokens).toBe((usage as { reasoningTokens: number }).reasoningTokens)
+    expect(message.usage.output_tokens).toBe((usage as { outputTokens: number }).outputTokens)
+  }, 30_000)
+
   it('max_tokens finishes with length', () => {
     expect(parseOk(anthropic, rec['max-tokens.sse']).at(-1)).toEqual({ type: 'finish', reason: 'length' })
   })

@@ -1,6 +1,6 @@
 /**
  * App backends under a real `wrangler dev` (the README's path): the sample
- * counter from docs/examples installs and answers; its state survives a
+ * counter the shell build writes (dist/shell/packages/counter.json) installs and answers; its state survives a
  * restart of the process; the outbound gate refuses an ungranted origin and
  * passes a granted one (a loopback HTTP server on this machine).
  */
@@ -10,7 +10,8 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, describe, expect, it } from 'vitest'
 import { devToken, startWrangler, tempPersistDir, type Wrangler } from '../support/wrangler.ts'
 
-const COUNTER = readFileSync(new URL('../../docs/examples/counter-app.json', import.meta.url), 'utf8')
+/** The README's sample, as `wrangler dev` (its build step) writes it. */
+const counter = () => readFileSync(new URL('../../dist/shell/packages/counter.json', import.meta.url), 'utf8')
 const PROBE = {
   manifest: { app: 'probe', version: '1', name: 'Probe', entry: 'index.html' },
   files: { 'index.html': '<p>probe</p>' },
@@ -39,7 +40,7 @@ describe('app backends (real wrangler dev)', () => {
     const auth = { authorization: `Bearer ${await devToken('apps-user')}`, 'content-type': 'application/json' }
     const post = (path: string, body: string) => fetch(`${dev!.url}${path}`, { method: 'POST', headers: auth, body })
 
-    const stored = await post('/v1/apps/packages', COUNTER)
+    const stored = await post('/v1/apps/packages', counter())
     expect(stored.status).toBe(201)
     const { hash } = (await stored.json()) as { hash: string }
     expect((await post('/v1/apps/installs', JSON.stringify({ package: hash }))).status).toBe(201)

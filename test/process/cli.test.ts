@@ -10,7 +10,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { NeuronClient } from '../../client/index.ts'
 import { CLI, runCli } from '../support/cli.ts'
+import { startMcpServer } from '../support/mcp-server.ts'
 import { type Proxy, startProxy } from '../support/proxy.ts'
 import { devToken, startWrangler, type Wrangler } from '../support/wrangler.ts'
 
@@ -24,12 +26,12 @@ describe('neuron CLI against a real server', () => {
   const cli = (args: string[], input = '') => runCli(args, { env, input })
   const run = (...args: string[]) => cli(args)
   const tmux = (...args: string[]) => execFileSync('tmux', [...TMUX, ...args], { encoding: 'utf8' })
-  const screen = () => tmux('capture-pane', '-p', '-t', 'chat')
+  const screen = (pane = 'chat') => tmux('capture-pane', '-p', '-t', pane)
 
-  async function until(what: string, check: (text: string) => boolean, timeoutMs = 30_000): Promise<string> {
+  async function until(what: string, check: (text: string) => boolean, timeoutMs = 30_000, pane = 'chat'): Promise<string> {
     const deadline = Date.now() + timeoutMs
     for (;;) {
-      const text = screen()
+      const text = screen(pane)
       if (check(text)) return text
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; screen:\n${text}`)
       await new Promise((r) => setTimeout(r, 100))
@@ -109,4 +111,85 @@ describe('neuron CLI against a real server', () => {
     console.log(`chat screen:\n${final}`)
     expect(final).not.toMatch(/at .*\.ts:\d+/)
   })
+
+  it('Ctrl-C interrupts the turn on screen: when the screen lags, the queued prompt that started meanwhile runs, and the CLI says the turn had ended', async () => {
+    const script = join(tmpdir(), `neuron-chat-lag-${process.pid}.sh`)
+    writeFileSync(script, `#!/bin/sh\nNEURON_CONFIG='${config}' '${process.execPath}' '${CLI}' chat\necho "EXIT=$?"\nsleep 60\n`, { mode: 0o755 })
+    tmux('new-session', '-d', '-s', 'lag', '-x', '120', '-y', '40', script)
+    const started = await until('the prompt', (t) => t.includes('›'), 30_000, 'lag')
+    const id = /session (\S+) ·/.exec(started)![1]!
+    // Straight to the server: the proxy holds its connections below.
+    const session = new NeuronClient({ url: dev.url, token: await devToken('cli') }).session(id)
+
+    tmux('send-keys', '-t', 'lag', '/tool wait {"ms":1500}', 'Enter')
+    await until('the first wait to start', (t) => t.includes('⚙ wait({"ms":1500})'), 30_000, 'lag')
+    const first = (await session.view()).step
+    expect(first).not.toBeNull()
+    tmux('send-keys', '-t', 'lag', '/tool wait {"ms":4000}', 'Enter')
+    await poll('the second prompt admitted', async () => (await session.view()).pending === 1)
+    // The server goes on; the terminal stops hearing of it: it still shows the first turn running.
+    expect(proxy.hold()).toBeGreaterThan(0)
+    await poll('the queued turn to start', async () => {
+      const { step } = await session.view()
+      return step !== null && step !== first
+    })
+    tmux('send-keys', '-t', 'lag', 'C-c')
+    await until('the interrupt to be sent', (t) => t.includes('^C interrupting the turn'), 30_000, 'lag')
+    await new Promise((r) => setTimeout(r, 500))
+    proxy.release()
+    const final = await until('the queued turn to finish', (t) => t.includes('the interrupt arrived after the turn had ended') && (t.match(/Tool results: wait returned/g) ?? []).length === 2 && prompting(t), 30_000, 'lag')
+    expect(final).not.toMatch(/\ninterrupted\n/)
+    const history = (await session.history({ limit: 500 })).items.map((e) => e.type)
+    expect(history).not.toContain('session.next.interrupt.requested')
+    tmux('send-keys', '-t', 'lag', 'C-d')
+    await until('the exit', (t) => t.includes('EXIT=0'), 30_000, 'lag')
+  })
+
+  it('chat takes multi-line prompts (a trailing \\, a """ block) and shows an MCP tool\'s progress in place', async () => {
+    const mcp = await startMcpServer()
+    try {
+      const token = await devToken('cli')
+      const neuron = new NeuronClient({ url: dev.url, token })
+      const session = await neuron.createSession({ title: 'multi-line' })
+      const put = await fetch(`${dev.url}/v1/sessions/${session.id}/config`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ mcpServers: [{ name: 'test', url: `${mcp.url}/sse/mcp` }] }) })
+      expect(put.status).toBe(200)
+      const script = join(tmpdir(), `neuron-chat-lines-${process.pid}.sh`)
+      writeFileSync(script, `#!/bin/sh\nNEURON_CONFIG='${config}' '${process.execPath}' '${CLI}' chat ${session.id}\necho "EXIT=$?"\nsleep 60\n`, { mode: 0o755 })
+      tmux('new-session', '-d', '-s', 'lines', '-x', '120', '-y', '40', script)
+      await until('the prompt', (t) => t.includes('›'), 30_000, 'lines')
+
+      tmux('send-keys', '-t', 'lines', '-l', 'add these\\')
+      tmux('send-keys', '-t', 'lines', 'Enter')
+      tmux('send-keys', '-t', 'lines', '-l', '/tool calculator {"expression":"6*7"}')
+      tmux('send-keys', '-t', 'lines', 'Enter')
+      await until('the continued prompt to be answered', (t) => t.includes('✓ 6*7 = 42') && prompting(t), 30_000, 'lines')
+      for (const line of ['"""', 'a pasted block', '/tool calculator {"expression":"1+1"}', '"""']) {
+        tmux('send-keys', '-t', 'lines', '-l', line)
+        tmux('send-keys', '-t', 'lines', 'Enter')
+      }
+      await until('the block to be answered', (t) => t.includes('✓ 1+1 = 2') && prompting(t), 30_000, 'lines')
+      const admitted = (await session.history({ limit: 500 })).items.filter((e) => e.type === 'session.next.admitted').map((e) => (e.payload as { text: string }).text)
+      expect(admitted).toEqual(['add these\n/tool calculator {"expression":"6*7"}', 'a pasted block\n/tool calculator {"expression":"1+1"}'])
+
+      tmux('send-keys', '-t', 'lines', '-l', '/tool mcp.test.slow {"ms":3000}')
+      tmux('send-keys', '-t', 'lines', 'Enter')
+      const during = await until('the progress line', (t) => /⋯ step \d+ of 30 {2}\d+\/30/.test(t), 30_000, 'lines')
+      const final = await until('the slow call to end', (t) => t.includes('✓ slept 3000 ms') && prompting(t), 30_000, 'lines')
+      // One line redrawn in place: the finished screen holds no progress line at all.
+      expect(final).not.toMatch(/⋯ step/)
+      console.log(`progress, while it ran:\n${during}`)
+      tmux('send-keys', '-t', 'lines', 'C-d')
+      await until('the exit', (t) => t.includes('EXIT=0'), 30_000, 'lines')
+    } finally {
+      await mcp.close()
+    }
+  })
 })
+
+async function poll(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}

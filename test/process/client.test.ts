@@ -5,7 +5,7 @@
  * with no durable event skipped or yielded twice.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { NeuronApiError, NeuronClient, type SessionFrame, type SocketFrame, type Stored } from '../../client/index.ts'
+import { NeuronApiError, NeuronClient, type SessionFrame, ShownTurn, type SocketFrame, type Stored } from '../../client/index.ts'
 import { type Proxy, startProxy } from '../support/proxy.ts'
 import { devToken, startWrangler, type Wrangler } from '../support/wrangler.ts'
 
@@ -46,6 +46,50 @@ describe('typed client against a real wrangler dev', () => {
     const text = events.find((e) => e.type === 'session.next.text')
     expect((text?.payload as { text: string }).text).toBe('Echo: hello from the client')
     expect((await everything(session.id)).map((e) => e.seq)).toEqual(events.map((e) => e.seq))
+  })
+
+  /** Polls the view until the session is idle. */
+  async function idle(id: string): Promise<void> {
+    for (let i = 0; i < 200 && (await neuron.session(id).view()).status !== 'idle'; i++) await new Promise((r) => setTimeout(r, 50))
+  }
+  /** The durable text of every step that came after the admission at `after`. */
+  async function storedText(id: string, after: number): Promise<string> {
+    return (await everything(id)).filter((e) => e.seq > after && e.type === 'session.next.text').map((e) => (e.payload as { text: string }).text).join('')
+  }
+
+  it('prompt() answers the turn to follow: its text whole, even when the turn ended before anyone subscribed', async () => {
+    const session = await neuron.createSession({ model: 'local/echo-1' })
+    const turn = await session.prompt('what is 6*7?')
+    await idle(session.id) // text deltas are live-only: a subscriber from now would have missed every one
+    let text = ''
+    for await (const chunk of turn.text()) text += chunk
+    expect(text).toBe('Echo: what is 6*7?')
+    const types: string[] = []
+    for await (const frame of turn.stream()) if (frame.kind === 'event') types.push(frame.envelope.type)
+    expect(types[0]).toBe('session.next.admitted')
+    expect(types.at(-1)).toBe('session.next.step.ended')
+  })
+
+  it('turn.text() while the turn streams: deltas, then nothing twice when the durable text arrives', async () => {
+    const session = await neuron.createSession()
+    const turn = await session.prompt('/tokens 120\n/slow 15')
+    const chunks: string[] = []
+    for await (const chunk of turn.text()) chunks.push(chunk)
+    expect(chunks.length).toBeGreaterThan(5) // streamed, not one piece at the end
+    expect(chunks.join('')).toBe(await storedText(session.id, turn.receipt.sequence))
+  })
+
+  it('a queued prompt\'s turn is only its own: text of the turn before it is not part of it', async () => {
+    const session = await neuron.createSession()
+    const first = await session.prompt('/tool wait {"ms":600}')
+    const second = await session.prompt('the second prompt')
+    let text = ''
+    for await (const chunk of second.text()) text += chunk
+    expect(text).toBe('Echo: the second prompt')
+    let firstText = ''
+    for await (const chunk of first.text()) firstText += chunk
+    expect(firstText).toContain('Tool results: wait returned')
+    expect(firstText).not.toContain('second prompt')
   })
 
   it('a prompt whose response is lost is retried with the same id and admitted once', async () => {
@@ -147,5 +191,107 @@ describe('typed client against a real wrangler dev', () => {
     } finally {
       socket.close()
     }
+  })
+
+  /**
+   * A turn with a queued prompt behind it, interrupted twice 40 ms apart (a double click, or a
+   * retry) by a client naming the turn its frames show. Returns whether the queued prompt's turn
+   * ran to its end (it must: the second interrupt is for the turn that already ended).
+   */
+  async function doubleInterrupt(follow: AsyncIterable<SessionFrame>, interrupt: () => Promise<unknown>, prompt: (text: string) => Promise<unknown>): Promise<{ queuedRan: boolean; requested: number }> {
+    await prompt('/tool wait {"ms":20000}')
+    await prompt('/tool wait {"ms":600}')
+    let clicks: Promise<unknown> | null = null
+    let queuedRan = false
+    let requested = 0
+    for await (const frame of follow) {
+      if (frame.kind !== 'event') continue
+      const { type, payload } = frame.envelope as Stored & { payload: { name?: string; input?: { ms?: number }; content?: string } }
+      if (type === 'session.next.interrupt.requested') requested++
+      if (type === 'session.next.tool.called' && payload.input?.ms === 20000) {
+        clicks = (async () => {
+          const first = interrupt()
+          await new Promise((r) => setTimeout(r, 40))
+          await Promise.all([first, interrupt()])
+        })()
+      }
+      if (type === 'session.next.tool.succeeded' && payload.content?.includes('"waitedMs":600')) queuedRan = true
+      if (type === DONE) break
+    }
+    await clicks
+    return { queuedRan, requested }
+  }
+
+  it('interrupts name the turn shown: two 40 ms apart never stop the queued prompt (typed client, 5 of 5)', async () => {
+    const lost: number[] = []
+    for (let trial = 0; trial < 5; trial++) {
+      const session = await neuron.createSession()
+      const shown = new ShownTurn()
+      const stop = new AbortController()
+      const frames = (async function* () {
+        for await (const frame of session.events({ signal: stop.signal })) {
+          shown.apply(frame)
+          yield frame
+        }
+      })()
+      const { queuedRan, requested } = await doubleInterrupt(frames, () => session.interrupt(shown.target()), (text) => session.prompt(text))
+      stop.abort()
+      if (!queuedRan) lost.push(trial)
+      expect(requested).toBe(1)
+    }
+    expect(lost).toEqual([])
+  })
+
+  it('interrupts name the turn shown: two 40 ms apart never stop the queued prompt (socket client, 5 of 5)', async () => {
+    const lost: number[] = []
+    for (let trial = 0; trial < 5; trial++) {
+      const { id } = await neuron.createSession()
+      const socket = neuron.socket(id)
+      try {
+        const frames = (async function* () {
+          for await (const frame of socket.frames()) if (frame.kind === 'event' || frame.kind === 'delta' || frame.kind === 'snapshot' || frame.kind === 'replay-end') yield frame as SessionFrame
+        })()
+        const { queuedRan, requested } = await doubleInterrupt(frames, () => socket.interrupt(), (text) => socket.prompt(text))
+        if (!queuedRan) lost.push(trial)
+        expect(requested).toBe(1)
+      } finally {
+        socket.close()
+      }
+    }
+    expect(lost).toEqual([])
+  })
+
+  it('a retried interrupt keeps its id and step: a lost answer never reaches the next turn', async () => {
+    let lostAnswers = 0
+    const flaky = new NeuronClient({
+      url: proxy.url,
+      token: await devToken('client'),
+      fetch: async (input, init) => {
+        const res = await fetch(input, init)
+        // The server recorded it; the answer never arrives, and the retry comes after the turn ended.
+        if (String(input).endsWith('/interrupt') && lostAnswers++ === 0) {
+          await new Promise((r) => setTimeout(r, 1500))
+          throw new TypeError('fetch failed: socket hang up')
+        }
+        return res
+      },
+    })
+    const session = await flaky.createSession()
+    await session.prompt('/tool wait {"ms":20000}')
+    await session.prompt('/tool wait {"ms":2500}')
+    const stop = new AbortController()
+    const types: string[] = []
+    let answer: unknown
+    for await (const frame of session.events({ signal: stop.signal })) {
+      if (frame.kind !== 'event') continue
+      types.push(frame.envelope.type)
+      const p = frame.envelope.payload as { input?: { ms?: number } }
+      if (frame.envelope.type === 'session.next.tool.called' && p.input?.ms === 20000) void session.interrupt().then((a) => (answer = a))
+      if (frame.envelope.type === DONE) break
+    }
+    expect(lostAnswers).toBe(2)
+    expect(answer).toMatchObject({ interrupted: true, duplicate: true })
+    expect(types.filter((t) => t === 'session.next.interrupt.requested')).toHaveLength(1)
+    expect(types.filter((t) => t === 'session.next.tool.succeeded')).toHaveLength(1)
   })
 })

@@ -7,7 +7,10 @@
  *   /paged/mcp  the SDK's low-level Server: tools/list in pages of two (`nextCursor`)
  *   /flood/mcp  the low-level Server, hostile: `?tools=N` lists N tools (with `?pad=B` bytes of
  *               description each, `?pattern=P` on an input property); a call answers `bytes` characters
- *   /__calls    JSON: how many requests each endpoint got, by JSON-RPC method (`"/sse/mcp tools/list": 2`)
+ *   /__calls    JSON: how many requests each endpoint got, by JSON-RPC method (`"/sse/mcp tools/list": 2`),
+ *               by HTTP method for those without one (`"/sse/mcp DELETE": 1`), sessions opened and
+ *               closed (`"/sse/mcp session.initialized"`, `"… session.closed"`), and tool calls whose
+ *               `extra.signal` aborted (`"/sse/mcp aborted hang"`: the client's cancellation arrived)
  *
  * Tools: `echo` (fast), `slow` (sends progress, then answers), `hang` (silent until it answers),
  * `fail` (an `isError` result),
@@ -33,8 +36,8 @@ export interface TestMcpServer {
   close(): Promise<void>
 }
 
-/** The `McpServer` every endpoint but `/paged` serves. */
-export function toolServer(): McpServer {
+/** The `McpServer` every endpoint but `/paged` serves; `note` hears of a tool call whose signal aborted (`aborted <tool>`). */
+export function toolServer(note: (event: string) => void = () => {}): McpServer {
   const server = new McpServer({ name: 'neuron-test', version: '1.0.0' })
   server.registerTool('echo', { description: 'Echo the text back', inputSchema: { text: z.string() } }, async ({ text }) => ({
     content: [{ type: 'text', text: `echo: ${text}` }],
@@ -47,7 +50,10 @@ export function toolServer(): McpServer {
       const steps = Math.max(1, Math.floor(ms / 100))
       for (let i = 1; i <= steps; i++) {
         await new Promise((resolve) => setTimeout(resolve, ms / steps).unref())
-        if (extra.signal.aborted) return { content: [{ type: 'text', text: 'cancelled' }], isError: true }
+        if (extra.signal.aborted) {
+          note('aborted slow')
+          return { content: [{ type: 'text', text: 'cancelled' }], isError: true }
+        }
         if (token !== undefined) {
           await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: steps, message: `step ${i} of ${steps}` } })
         }
@@ -58,7 +64,7 @@ export function toolServer(): McpServer {
   server.registerTool('hang', { description: 'Answer after `ms` milliseconds, silently', inputSchema: { ms: z.number().int().min(0).max(120_000) } }, async ({ ms }, extra) => {
     await new Promise((resolve) => {
       const timer = setTimeout(resolve, ms).unref()
-      extra.signal.addEventListener('abort', () => (clearTimeout(timer), resolve(null)), { once: true })
+      extra.signal.addEventListener('abort', () => (note('aborted hang'), clearTimeout(timer), resolve(null)), { once: true })
     })
     return { content: [{ type: 'text', text: `hung ${ms} ms` }] }
   })
@@ -130,24 +136,30 @@ export async function startMcpServer(port = 0): Promise<TestMcpServer> {
     const body: unknown = text ? JSON.parse(text) : undefined
     const path = (req.url ?? '').split('?')[0]
     if (path === '/__calls') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(counts))
+    const count = (what: string) => void (counts[`${path} ${what}`] = (counts[`${path} ${what}`] ?? 0) + 1)
+    if (req.method === 'DELETE') count('DELETE')
     for (const message of [body].flat()) {
       const method = (message as { method?: string } | undefined)?.method
-      if (method) counts[`${path} ${method}`] = (counts[`${path} ${method}`] ?? 0) + 1
+      if (method) count(method)
     }
     if (path === '/sse/mcp') {
       const id = req.headers['mcp-session-id']
       let transport = typeof id === 'string' ? sessions.get(id) : undefined
       if (!transport) {
         if (typeof id === 'string') return void res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }))
-        transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sid) => void sessions.set(sid, transport!) })
-        await toolServer().connect(transport)
+        transport = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (sid) => void (sessions.set(sid, transport!), count('session.initialized')),
+          onsessionclosed: (sid) => void (sessions.delete(sid), count('session.closed')),
+        })
+        await toolServer(count).connect(transport)
       }
       return transport.handleRequest(req, res, body)
     }
     if (path === '/json/mcp' || path === '/paged/mcp' || path === '/flood/mcp') {
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
       const query = new URLSearchParams((req.url ?? '').split('?')[1] ?? '')
-      await (path === '/json/mcp' ? toolServer() : path === '/paged/mcp' ? pagedServer() : floodServer(query)).connect(transport)
+      await (path === '/json/mcp' ? toolServer(count) : path === '/paged/mcp' ? pagedServer() : floodServer(query)).connect(transport)
       res.on('close', () => void transport.close())
       return transport.handleRequest(req, res, body)
     }

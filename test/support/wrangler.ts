@@ -98,7 +98,10 @@ async function startOn(port: number, inspectorPort: number, persistTo: string, o
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     detached: true,
-    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: 'true', NO_COLOR: '1' },
+    // No `Request.cf` lookup (Neuron never reads it; offline it prints a DNS stack trace), as `npm start`.
+    // The shell's build serves its test fixtures' pages only when asked (shell-web/build.ts): every
+    // test server asks, so builds of one test run never disagree about them.
+    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: 'true', NO_COLOR: '1', CLOUDFLARE_CF_FETCH_ENABLED: 'false', NEURON_SHELL_FIXTURES: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let log = ''
@@ -187,7 +190,7 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
 }
 
 /** `count` distinct ports that were free a moment ago. */
-async function freePorts(count: number): Promise<number[]> {
+export async function freePorts(count: number): Promise<number[]> {
   const ports = new Set<number>()
   while (ports.size < count) ports.add(await freePort())
   return [...ports]

@@ -122,6 +122,8 @@ interface WireUsage {
   output_tokens?: number | null
   cache_read_input_tokens?: number | null
   cache_creation_input_tokens?: number | null
+  /** Of `output_tokens`, those the model spent thinking (`thinking_tokens`, delimiters included). */
+  output_tokens_details?: { thinking_tokens?: number | null } | null
 }
 
 // The bulk of a stream, read without JSON.parse when exactly this shape (see fast-path.ts); a
@@ -250,8 +252,10 @@ class AnthropicParser implements DialectParser {
   #addUsage(usage: WireUsage | undefined): void {
     // message_delta usage is cumulative: a field it carries replaces message_start's.
     for (const [key, value] of Object.entries(usage ?? {})) {
-      if (typeof value === 'number') this.#usage[key as keyof WireUsage] = value
+      if (typeof value === 'number') (this.#usage as Record<string, number>)[key] = value
     }
+    const thinking = usage?.output_tokens_details?.thinking_tokens
+    if (typeof thinking === 'number') this.#usage.output_tokens_details = { thinking_tokens: thinking }
   }
 }
 
@@ -263,7 +267,7 @@ function usageEvent(usage: WireUsage): LlmEvent {
     inputTokens: count(usage.input_tokens) + cacheRead + cacheWrite,
     outputTokens: count(usage.output_tokens),
     cachedInputTokens: cacheRead,
-    reasoningTokens: 0,
+    reasoningTokens: count(usage.output_tokens_details?.thinking_tokens),
     cacheWriteTokens: cacheWrite,
   } satisfies { type: 'usage' } & Usage
 }

@@ -7,7 +7,11 @@
  * policy (outbound/policy.ts) before anything is sent, every hop of it, and
  * every answer is read as a bounded stream (outbound/fetch.ts). Every request is bounded in
  * time, and every failure is a `NeuronError` with an `MCP_*` code. A failed
- * connection is dropped, so the next use initializes a new one.
+ * connection is dropped, so the next use initializes a new one. An aborted
+ * call (an interrupt) keeps the connection: the SDK's `notifications/cancelled`
+ * is a POST on it, and closing would abort that POST before it left, so the
+ * server's handler would run on. Closing ends the server's session with the
+ * `DELETE` the transport defines, bounded like every request.
  *
  * Authorization is a named stage in front of the transport's fetch
  * (`authorizing`): it adds the owner's OAuth access token when there is a grant,
@@ -33,6 +37,8 @@ import { MCP_CALL_MAX_MS, MCP_CALL_TIMEOUT_MS, type McpServerConfig } from './se
 export const MCP_LIST_TIMEOUT_MS = 10_000
 /** Pages of `tools/list` read at most: a server cannot make a session read forever. */
 export const MCP_MAX_LIST_PAGES = 16
+/** How long closing waits for the server to acknowledge the end of its session (`DELETE`). */
+export const MCP_CLOSE_TIMEOUT_MS = 5_000
 
 /** A tool as the server listed it. */
 export interface McpListedTool {
@@ -54,7 +60,7 @@ export interface Progress {
  * const text = await server.callTool('search', { q: 'x' }, { signal, progress: (p) => show(p) })
  */
 export class McpConnection {
-  private client: Promise<Client> | null = null
+  private client: Promise<{ client: Client; transport: StreamableHTTPClientTransport }> | null = null
 
   constructor(
     readonly server: McpServerConfig,
@@ -67,7 +73,7 @@ export class McpConnection {
 
   /** Every tool the server lists, across pages. */
   async listTools(): Promise<McpListedTool[]> {
-    return this.use(async (client) => {
+    return this.use(null, async (client) => {
       const tools: McpListedTool[] = []
       let bytes = 0
       let patterns = 0
@@ -90,7 +96,7 @@ export class McpConnection {
 
   /** Calls `tool`; its result as text, or `MCP_TOOL_ERROR` with the server's text when it reports an error. */
   async callTool(tool: string, input: unknown, options: { signal: AbortSignal; progress?(update: Progress): void }): Promise<string> {
-    const result = (await this.use((client) =>
+    const result = (await this.use(options.signal, (client) =>
       client.callTool({ name: tool, arguments: (input ?? {}) as Record<string, unknown> }, undefined, {
         signal: options.signal,
         timeout: this.server.timeoutMs ?? MCP_CALL_TIMEOUT_MS,
@@ -106,25 +112,40 @@ export class McpConnection {
     return text
   }
 
-  /** Closes the connection (ends the server's session when it has one). */
+  /**
+   * Retires the connection: ends the server's session when it has one (`DELETE` with its
+   * `Mcp-Session-Id`; a stateless server has none), waiting at most `MCP_CLOSE_TIMEOUT_MS`, then
+   * closes the transport.
+   */
   async close(): Promise<void> {
-    const client = this.client
+    const connected = this.client
     this.client = null
-    await client?.then((c) => c.close()).catch(() => {})
+    const open = await connected?.catch(() => null)
+    if (!open) return
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, MCP_CLOSE_TIMEOUT_MS)))
+    await Promise.race([open.transport.terminateSession().catch(() => {}), bound])
+    clearTimeout(timer)
+    await open.client.close().catch(() => {})
   }
 
-  /** Runs `work` on a connected client; a failure that is the connection's drops it and is coded. */
-  private async use<T>(work: (client: Client) => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` on a connected client; a failure that is the connection's drops it and is coded.
+   * A call its caller aborted fails with the abort's reason and keeps the connection (the SDK
+   * reports an abort as a timeout, which would otherwise close it).
+   */
+  private async use<T>(signal: AbortSignal | null, work: (client: Client) => Promise<T>): Promise<T> {
     try {
-      return await work(await this.connect())
+      return await work((await this.connect()).client)
     } catch (error) {
+      if (signal?.aborted) throw signal.reason ?? error
       const coded = this.coded(error)
       if (coded.code !== 'MCP_TOOL_ERROR' && coded.code !== 'MCP_ERROR') void this.close()
       throw coded
     }
   }
 
-  private connect(): Promise<Client> {
+  private connect(): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
     this.client ??= (async () => {
       const send = outboundFetch(this.policy, { refused: 'MCP_URL_REFUSED', tooLarge: 'MCP_RESPONSE_TOO_LARGE', maxBytes: MAX_MCP_RESPONSE_BYTES })
       const transport = new StreamableHTTPClientTransport(checkOutboundUrl(this.server.url, this.policy, 'MCP_URL_REFUSED'), {
@@ -139,7 +160,7 @@ export class McpConnection {
         if (/SSE stream disconnected/.test(error.message)) void this.close()
       }
       await client.connect(transport, { timeout: MCP_LIST_TIMEOUT_MS })
-      return client
+      return { client, transport }
     })()
     this.client.catch(() => (this.client = null))
     return this.client

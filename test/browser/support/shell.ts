@@ -68,6 +68,29 @@ export const HOSTILE = {
   agentEntrypoints: ['slow', 'whoami'],
 }
 
+/**
+ * Signs the dev person in and waits until the shell runs their server installs of `apps` (it
+ * replaces whatever the kernel ran under those ids once they arrive), then takes those apps out
+ * of the kernel, so a test can run its fixture frontends over the same installed backends, as a
+ * developer running a local frontend would.
+ *
+ * @example
+ * await signInOverInstalls(shell.page, ['counter'])
+ * await install(shell.page, { id: 'counter', version: '1.0.0', title: 'Counter', entries: { tile: '/fixtures/backend/tile' }, tools: [] })
+ */
+export async function signInOverInstalls(page: Page, apps: string[]): Promise<void> {
+  await page.click('[data-action="dev-sign-in"]')
+  await page.waitForFunction(() => (window as any).neutron.panel.connection, undefined, { timeout: 30_000 })
+  await page.waitForFunction((apps) => apps.every((app) => JSON.stringify((window as any).neutron.kernel.manifest(app)?.entries ?? {}).includes('/app-frames/')), apps, { timeout: 30_000 })
+  await page.evaluate((apps) => {
+    const { kernel, workspaces } = (window as any).neutron
+    for (const app of apps) {
+      workspaces.forget(app)
+      kernel.uninstall(app)
+    }
+  }, apps)
+}
+
 export async function install(page: Page, manifest: object): Promise<void> {
   await page.evaluate((m) => (window as any).neutron.install(m), manifest)
 }

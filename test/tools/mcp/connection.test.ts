@@ -10,6 +10,16 @@ import { MAX_MCP_LIST_BYTES, MAX_MCP_PATTERN_COST, MAX_MCP_RESPONSE_BYTES, MAX_M
 
 const base = inject('mcpServerUrl')
 const dev = { development: true }
+const calls = async () => (await (await fetch(`${base}/__calls`)).json()) as Record<string, number>
+/** Polls the test server's counters until `check` holds (its notifications arrive after the call settles). */
+async function until(check: (counts: Record<string, number>) => boolean): Promise<Record<string, number>> {
+  const deadline = Date.now() + 3000
+  for (;;) {
+    const counts = await calls()
+    if (check(counts) || Date.now() > deadline) return counts
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
 
 async function failure(promise: Promise<unknown>): Promise<NeuronError> {
   const error = await promise.then(() => null, (thrown: unknown) => thrown)
@@ -90,4 +100,36 @@ describe('McpConnection (the SDK client in workerd)', () => {
     await expect(call).rejects.toBeTruthy()
     expect(Date.now() - started).toBeLessThan(2000)
   })
+
+  it('an aborted call reaches the server as notifications/cancelled: its signal aborts, and the connection stays usable', async () => {
+    const server = new McpConnection({ name: 'test', url: `${base}/sse/mcp` }, {}, dev)
+    await server.listTools()
+    const before = await calls()
+    const stop = new AbortController()
+    const call = server.callTool('hang', { ms: 20_000 }, { signal: stop.signal })
+    await until((c) => (c['/sse/mcp tools/call'] ?? 0) > (before['/sse/mcp tools/call'] ?? 0))
+    stop.abort(new Error('interrupted by the test'))
+    await expect(call).rejects.toThrow()
+    const after = await until((c) => (c['/sse/mcp aborted hang'] ?? 0) > (before['/sse/mcp aborted hang'] ?? 0))
+    expect((after['/sse/mcp notifications/cancelled'] ?? 0) - (before['/sse/mcp notifications/cancelled'] ?? 0)).toBe(1)
+    expect((after['/sse/mcp aborted hang'] ?? 0) - (before['/sse/mcp aborted hang'] ?? 0)).toBe(1)
+    // Same session: no new initialize.
+    expect(await server.callTool('echo', { text: 'still here' }, { signal: new AbortController().signal })).toBe('echo: still here')
+    expect((await calls())['/sse/mcp initialize']).toBe(after['/sse/mcp initialize'])
+    await server.close()
+  }, 15_000)
+
+  it('closing a connection ends its MCP session (DELETE); a stateless server is sent none', async () => {
+    const before = await calls()
+    const server = new McpConnection({ name: 'test', url: `${base}/sse/mcp` }, {}, dev)
+    await server.listTools()
+    await server.close()
+    const after = await until((c) => (c['/sse/mcp session.closed'] ?? 0) > (before['/sse/mcp session.closed'] ?? 0))
+    const delta = (key: string) => (after[key] ?? 0) - (before[key] ?? 0)
+    expect([delta('/sse/mcp session.initialized'), delta('/sse/mcp DELETE'), delta('/sse/mcp session.closed')]).toEqual([1, 1, 1])
+    const stateless = new McpConnection({ name: 'test', url: `${base}/json/mcp` }, {}, dev)
+    await stateless.listTools()
+    await stateless.close()
+    expect((await calls())['/json/mcp DELETE'] ?? 0).toBe(0)
+  }, 15_000)
 })

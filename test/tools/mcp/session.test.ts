@@ -71,8 +71,9 @@ describe('MCP tools in a session', () => {
     expect((await events(id)).some((e) => e.type === 'session.next.step.ended')).toBe(true)
   })
 
-  it('an interrupt stops a running MCP call: cancelled, never a result', async () => {
+  it('an interrupt stops a running MCP call: cancelled, never a result, and the server is told (its signal aborts)', async () => {
     const { id } = await mcpSession('mcp-interrupt')
+    const before = await calls()
     expect((await postJson(`/v1/sessions/${id}/prompt`, { text: '/tool mcp.test.slow {"ms":20000}' })).status).toBe(202)
     await waitFor(id, 'session.next.tool.called')
     const started = Date.now()
@@ -82,6 +83,31 @@ describe('MCP tools in a session', () => {
     const log = await events(id)
     expect(log.some((e) => e.type === 'session.next.tool.cancelled')).toBe(true)
     expect(log.some((e) => e.type === 'session.next.tool.succeeded')).toBe(false)
+    const delta = (counts: Record<string, number>, key: string) => (counts[key] ?? 0) - (before[key] ?? 0)
+    let after = await calls()
+    for (let i = 0; i < 40 && delta(after, '/sse/mcp aborted slow') === 0; i++) {
+      await new Promise((r) => setTimeout(r, 50))
+      after = await calls()
+    }
+    expect([delta(after, '/sse/mcp notifications/cancelled'), delta(after, '/sse/mcp aborted slow')]).toEqual([1, 1])
+  })
+
+  it('a server dropped from the config has its MCP session ended (DELETE)', async () => {
+    const { id } = await mcpSession('mcp-retire')
+    const before = await calls()
+    expect((await postJson(`/v1/sessions/${id}/prompt`, { text: '/tool mcp.test.echo {"text":"once"}' })).status).toBe(202)
+    await waitIdle(id)
+    await api(`/v1/sessions/${id}/config`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mcpServers: [] }) })
+    const seen = (await events(id)).length
+    expect((await postJson(`/v1/sessions/${id}/prompt`, { text: 'no servers now' })).status).toBe(202)
+    await waitFor(id, 'session.next.drain.ended', seen)
+    const delta = (counts: Record<string, number>, key: string) => (counts[key] ?? 0) - (before[key] ?? 0)
+    let after = await calls()
+    for (let i = 0; i < 40 && delta(after, '/sse/mcp session.closed') === 0; i++) {
+      await new Promise((r) => setTimeout(r, 50))
+      after = await calls()
+    }
+    expect([delta(after, '/sse/mcp session.initialized'), delta(after, '/sse/mcp DELETE'), delta(after, '/sse/mcp session.closed')]).toEqual([1, 1, 1])
   })
 
   it('a server that is down offers no tools; calling one is TOOL_NOT_FOUND, and the session works on', async () => {
