@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { MAX_JSON_DEPTH } from '../../objects/limits.ts'
 import { parseJson } from '../../objects/parse-json.ts'
-import { api, newSession, ownerCaller, postJson } from '../support/session.ts'
+import { api, newSession, ownerCaller, postJson, waitIdle } from '../support/session.ts'
 import { openSocket } from '../support/streams.ts'
 import { uniqueName } from '../support/ledger.ts'
 
@@ -73,5 +73,7 @@ describe('JSON nesting limit', () => {
     socket.close()
     expect((await stub.view(ownerCaller)).counts.prompts).toBe(0)
     expect((await postJson(`/v1/sessions/${id}/prompt`, { text: 'fine' })).status).toBe(202)
+    // The turn ends before the file does: work left running when the isolate is torn down fails the run.
+    await waitIdle(id)
   })
 })
