@@ -242,6 +242,41 @@ describe('calls made for the agent', () => {
     await revoke(page(), 'hostile', 'target')
   })
 
+  it('one table: every kernel tool and private action, and whether a call made for the agent may reach it', async () => {
+    // true: it puts something in front of the person (a dialog, a tile) or acts as them, so a call
+    // made for the agent is refused with OWNER_REQUIRED; a private action never runs under a capability.
+    const KERNEL_TOOLS: Record<string, boolean> = {
+      'apps.list': false, 'apps.describe': false, 'endpoints.list': false, 'permissions.request': true, 'audit.list': false,
+      'workspace.open_tile': true, 'attachments.delegate': false, 'apps.install_offer': true, 'canister.schema': false,
+      'canister.call_dialog': true, 'backend_calls.request': true, 'backend_calls.list': false,
+    }
+    const PRIVATE_ACTIONS: Record<string, boolean> = {
+      'tools.expose': false, 'tools.remove': false, 'app.state.publish': false, 'tray.set_state': false, 'tray.dismiss': false,
+      'clipboard.write_text': true, 'ethereum_provider.connect': true, 'ethereum_provider.request': true, 'ethereum_provider.disconnect': true,
+      'agent.mode.request': true, 'agent.mode.status': false, 'agent.mode.disable': false, 'canister.query_self': false, 'canister.update_self': false,
+      'connections.get': false, 'connections.set': false, 'connections.list': false, 'connections.delete': false, 'vetkeys.derive': false,
+    }
+    const before = (await capabilities()).length
+    await startAgentCall('table', 'slow', { ms: 20_000 })
+    await expect.poll(async () => (await capabilities()).length).toBe(before + 1)
+    const capability = (await capabilities()).at(-1)!
+    const reached: Record<string, string> = {}
+    for (const [name, owner] of Object.entries(KERNEL_TOOLS)) {
+      const code = (await bgExec('tools.call', { target: 'kernel', name, arguments: {} }, capability)).error?.code ?? 'ok'
+      reached[name] = code
+      if (owner) expect(code, name).toBe('OWNER_REQUIRED')
+      else expect(code, name).not.toBe('OWNER_REQUIRED')
+    }
+    for (const name of Object.keys(PRIVATE_ACTIONS)) expect((await bgExec(name, {}, capability)).error?.code, name).toBe('INVOCATION_INVALID')
+    // The table names every kernel tool and private action there is, and the kernel says the same of each.
+    const listed = (await bgExec('tools.list', { target: 'kernel' })).ok.tools.map((t: { name: string }) => t.name)
+    expect(listed.sort()).toEqual(Object.keys(KERNEL_TOOLS).sort())
+    const table = await page().evaluate(() => (window as any).neutron.kernel.ownerTable())
+    expect(table).toEqual({ kernelTools: KERNEL_TOOLS, privateActions: PRIVATE_ACTIONS })
+    await stop('table')
+    expect((await done('table')).error).toMatchObject({ code: 'CANCELLED' })
+  })
+
   it("nested provenance: the agent calls app A, A's handler calls app B through context.kernel, and B's audit entry names the root", async () => {
     await grant(page(), 'x', 'target', 'hostile', 'session')
     const since = await lastSeq(page())

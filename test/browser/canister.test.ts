@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { NeuronClient } from '../../client/index.ts'
 import { type EncryptedKey, wrappingKey } from '../../objects/apps/vetkeys.ts'
 import { COUNTER, pkg } from '../fixtures/apps/packages.ts'
+import { gestures } from './support/gestures.ts'
 import { audit, frameOf, install, openShell, openTile, type Shell, waitForEndpoint } from './support/shell.ts'
 
 /** The shell's side of the two apps: pages that use the SDK (`fixture.sdk`) or send raw actions (`fixture.raw`). */
@@ -179,6 +180,42 @@ describe('app backends from the shell', () => {
     expect(await count()).toBe(before + 5)
     expect(await dialog().count()).toBe(0)
   })
+
+  it('canister.call_dialog naming another app, looped by a background with no gesture in its app: the dialog never opens', async () => {
+    const g = await gestures(shell.page)
+    try {
+      await counterBg.evaluate(() => {
+        const f = (globalThis as any).fixture
+        f.loop = undefined
+        setTimeout(async () => {
+          const counts: Record<string, number> = {}
+          for (const until = performance.now() + 5_000; performance.now() < until; await new Promise((r) => setTimeout(r, 5))) {
+            const o = await f.raw('tools.call', { target: 'kernel', name: 'canister.call_dialog', arguments: { app: 'rival', method: 'keep', input: { name: 'n', attachment: 'AA' } } })
+            const code = o.error?.code ?? 'ok'
+            counts[code] = (counts[code] ?? 0) + 1
+          }
+          f.loop = counts
+        }, 6_500)
+      })
+      await g.quiet()
+      const opened: number[] = []
+      const started = Date.now()
+      while (Date.now() - started < 8_000) {
+        if (await g.value<boolean>("document.querySelector('#backend-dialog').open")) {
+          opened.push(Date.now() - started)
+          await shell.page.keyboard.press('Escape')
+        }
+        await new Promise((r) => setTimeout(r, 20))
+      }
+      await expect.poll(() => counterBg.evaluate(() => (globalThis as any).fixture.loop), { timeout: 15_000 }).toBeTruthy()
+      const counts = await counterBg.evaluate(() => (globalThis as any).fixture.loop)
+      console.log(`[figures] canister.call_dialog looped by a background for 5 s without a gesture: dialog opened ${opened.length} times; answers ${JSON.stringify(counts)}`)
+      expect(opened).toEqual([])
+      expect(Object.keys(counts)).toEqual(['USER_ACTIVATION_REQUIRED'])
+    } finally {
+      await g.close()
+    }
+  }, 60_000)
 
   it('backend_calls.request reserves an origin after consent and releases it without; backend_calls.list shows the app its own', async () => {
     await startKernelTool(counterTile, 'backend_calls.request', { origin: 'https://api.example.com/v1/x' })

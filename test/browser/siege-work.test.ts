@@ -1,0 +1,149 @@
+/**
+ * Hardening probes, part four (harness: `support/siege.ts`): work an app can make the trusted page
+ * do that no check bounded, and things it can hold or flush. Payloads cheap to send and costly to
+ * read; a flood of actions that all succeed; attachments held by calls that never end; colluding
+ * apps drawing denials by the hundred; frames nested deeper than the kernel looked. Each runs
+ * while the witness app and a trusted-page probe measure how long ordinary work waits; the figures
+ * are printed after the file.
+ */
+import { beforeAll, describe, expect, it } from 'vitest'
+import { audit, auditSince, frameOf, install, lastSeq, liveEndpoints, openTile, waitForEndpoint } from './support/shell.ts'
+import { MiB, SIEGE_BG, WITNESS_BG, assertNothingSmuggled, colluder, duringAttack, figures, reloadSiegeBackground, reloadSiegeTile, run, s, setupSiege, shell, siegeBg, siegeTile, w } from './support/siege.ts'
+
+setupSiege()
+
+const COLLUDERS = ['siege2', 'siege3', 'siege4']
+const colluderTiles: Record<string, string> = {}
+
+beforeAll(async () => {
+  for (const id of COLLUDERS) {
+    await install(shell.page, colluder(id))
+    await waitForEndpoint(shell.page, `app:${id}:background`)
+    colluderTiles[id] = await openTile(shell.page, id)
+    await (await frameOf(shell.page, colluderTiles[id]!)).evaluate(() => (globalThis as any).siege.ready)
+  }
+})
+
+const flooded = async (since: number, caller: string) => (await auditSince(shell.page, since)).filter((e) => e.caller === caller && e.code === 'FLOODED')
+
+describe('payloads cheap to send and costly to read', () => {
+  it.each([
+    ['objects', '349,000 empty objects'],
+    ['zeros', '500,000 zeros'],
+  ] as const)('one message of %s is refused for its node count (PAYLOAD_TOO_LARGE), before the kernel walks it all', async (kind, what) => {
+    try {
+      const { value } = await duringAttack(`one kernel call whose arguments are ${what} (under 1 MiB)`, () => run<{ counts: Record<string, number> }>('costly', kind, 0, 1), { guard: false })
+      figures.push(`  answers: ${JSON.stringify(value.counts)}`)
+      expect(Object.keys(value.counts)).toEqual(['PAYLOAD_TOO_LARGE'])
+    } finally {
+      if (!(await liveEndpoints(shell.page)).includes(siegeTile)) await reloadSiegeTile()
+    }
+  })
+
+  it.each([
+    ['objects', '349,000 empty objects'],
+    ['zeros', '500,000 zeros'],
+  ] as const)('%s looped for 8 s: the sender is disconnected once what it costs the page is past its share; the witness keeps being answered', async (kind, what) => {
+    const since = await lastSeq(shell.page)
+    try {
+      const { value, max, roundTrip } = await duringAttack(`kernel calls with ${what}, looped for 8 s, 2 at a time`, () => run<{ counts: Record<string, number>; sent: number }>('costly', kind, 8_000, 2), { guard: false })
+      figures.push(`  sent ${value.sent}; answers ${JSON.stringify(value.counts)}; page queue worst ${max} ms, witness worst ${roundTrip} ms`)
+      expect(value.counts.ok ?? 0).toBe(0)
+      expect(await flooded(since, siegeTile)).toHaveLength(1)
+      // The loop ends when its port is closed: far fewer messages were read than the 8 s allowed.
+      expect(value.sent).toBeLessThan(40)
+    } finally {
+      await reloadSiegeTile()
+    }
+  }, 60_000)
+})
+
+describe('a flood of actions that all succeed', () => {
+  it('20,000 tray.set_state from one background: disconnected (FLOODED), and an idle app is answered meanwhile', async () => {
+    const since = await lastSeq(shell.page)
+    try {
+      const { value: counts, max, roundTrip } = await duringAttack('20,000 tray.set_state sent at once by one background', () => siegeBg.evaluate(() => (globalThis as any).trayFlood(20_000)), { guard: false })
+      figures.push(`  answers: ${JSON.stringify(counts)}; page queue worst ${max} ms, witness worst ${roundTrip} ms`)
+      expect(await flooded(since, SIEGE_BG)).toHaveLength(1)
+      expect(counts.ok ?? 0).toBeLessThan(5_000)
+      // The victim's calls are never stuck behind the whole flood (it took 5–7 s before).
+      expect(roundTrip).toBeLessThan(2_000)
+    } finally {
+      await reloadSiegeBackground()
+    }
+  }, 60_000)
+})
+
+describe('attachments held by calls that never end', () => {
+  const holds = (frame: typeof s) => frame.evaluate(() => (globalThis as any).siege.clicks.holds as { ok?: unknown; error?: { code: string; retryAfterMs?: number } }[])
+
+  it('two apps holding the whole 64 MiB cannot starve a third: over their share, their oldest holds are ended and the third is served', async () => {
+    const other = await frameOf(shell.page, colluderTiles.siege2!)
+    try {
+      for (const [frame, app] of [[s, 'siege'], [other, 'siege2']] as const) {
+        for (let i = 0; i < 2; i++) await frame.evaluate(([bg]) => (globalThis as any).siege.hold(bg, 16 * 1024 * 1024, 300), [`app:${app}:background`] as const)
+      }
+      await expect.poll(() => shell.page.evaluate(() => (window as any).neutron.kernel.calls.attachments.held()), { timeout: 20_000 }).toBe(64 * MiB)
+      const outcomes: unknown[] = []
+      for (let i = 0; i < 3; i++) outcomes.push(await w.evaluate(() => (globalThis as any).witness.sendBytes(16 * 1024 * 1024)))
+      figures.push(`attachments: two apps holding 64 MiB, the third sends 3 × 16 MiB: ${JSON.stringify(outcomes)}`)
+      expect(outcomes).toEqual(Array(3).fill({ ok: { bytes: 16 * MiB } }))
+      const ended = [...(await holds(s)), ...(await holds(other))]
+      expect(ended.length).toBeGreaterThan(0)
+      expect(ended.every((o) => o.error?.code === 'ATTACHMENT_BUDGET'), JSON.stringify(ended)).toBe(true)
+    } finally {
+      // End the rest (the tiles reload): nothing stays held.
+      await reloadSiegeTile()
+      await other.evaluate(() => void setTimeout(() => location.reload(), 0))
+      await expect.poll(() => shell.page.evaluate(() => (window as any).neutron.kernel.calls.attachments.held()), { timeout: 20_000 }).toBe(0)
+    }
+  }, 90_000)
+
+  it('retryAfterMs is true: refused over its own budget, an endpoint is told when its held bytes are released, and is served then', async () => {
+    for (let i = 0; i < 2; i++) await s.evaluate(() => (globalThis as any).siege.hold('app:siege:background', 16 * 1024 * 1024, 4))
+    await expect.poll(() => shell.page.evaluate(() => (window as any).neutron.kernel.calls.attachments.held()), { timeout: 20_000 }).toBe(32 * MiB)
+    const started = Date.now()
+    const refused = await run<{ error?: { code: string; retryAfterMs?: number } }>('attach', SIEGE_BG, 'hold', 16 * 1024 * 1024, 1)
+    figures.push(`attachments: over its own 32 MiB, refused with ${JSON.stringify(refused.error)} (its holds end 4 s after they began)`)
+    expect(refused.error?.code).toBe('ATTACHMENT_BUDGET')
+    expect(refused.error!.retryAfterMs!).toBeGreaterThan(2_000)
+    expect(refused.error!.retryAfterMs!).toBeLessThan(4_500)
+    await new Promise((r) => setTimeout(r, Math.max(0, refused.error!.retryAfterMs! - (Date.now() - started)) + 200))
+    expect(await shell.page.evaluate(() => (window as any).neutron.kernel.calls.attachments.held())).toBe(0)
+  }, 60_000)
+})
+
+describe('the audit keeps what matters', () => {
+  it("four colluding apps drawing 240 denials do not flush another app's denials", async () => {
+    await w.evaluate(async (target) => {
+      for (let i = 0; i < 62; i++) await (globalThis as any).witness.call(target, 'inspect', {})
+    }, SIEGE_BG)
+    const mine = () => audit(shell.page).then((entries) => entries.filter((e) => e.callerApp === 'witness' && e.code === 'GRANT_REQUIRED'))
+    const before = await mine()
+    expect(before.length).toBeGreaterThanOrEqual(60)
+    const started = Date.now()
+    await Promise.all(['siege', ...COLLUDERS].map(async (app) => {
+      const frame = app === 'siege' ? s : await frameOf(shell.page, colluderTiles[app]!)
+      return frame.evaluate((target) => (globalThis as any).siege.repeat(60, target, 'inspect', {}), WITNESS_BG)
+    }))
+    const after = await mine()
+    figures.push(`audit: 4 apps drew 240 denials in ${Date.now() - started} ms; the witness kept ${after.length} of its ${before.length} denials (its first kept: ${after.some((e) => e.seq === before[0]!.seq)}, its latest: ${after.some((e) => e.seq === before.at(-1)!.seq)})`)
+    expect(after.map((e) => e.seq)).toEqual(before.map((e) => e.seq))
+    // Each colluder keeps its latest denial too.
+    const entries = await audit(shell.page)
+    for (const app of ['siege', ...COLLUDERS]) expect(entries.some((e) => e.callerApp === app && e.code === 'GRANT_REQUIRED')).toBe(true)
+  }, 60_000)
+
+  it('a frame nested 17 levels deep is attributed to the app whose frame it is nested in', async () => {
+    const since = await lastSeq(shell.page)
+    await s.evaluate(() => (globalThis as any).siege.nestedDeep(17))
+    await expect.poll(async () => (await auditSince(shell.page, since)).filter((e) => e.code === 'UNKNOWN_SOURCE').length, { timeout: 20_000 }).toBeGreaterThan(0)
+    const entries = (await auditSince(shell.page, since)).filter((e) => e.code === 'UNKNOWN_SOURCE')
+    figures.push(`nesting: a window message from 17 levels deep was recorded as ${JSON.stringify(entries.map((e) => [e.caller, e.callerApp]))}`)
+    expect(entries.every((e) => e.caller === `${siegeTile}>nested` && e.callerApp === 'siege')).toBe(true)
+  })
+})
+
+describe('after every attack', () => {
+  it('nothing non-JSON or over 1 MiB reached any siege or witness frame, and the page raised no errors', assertNothingSmuggled)
+})
