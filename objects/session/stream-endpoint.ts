@@ -22,7 +22,7 @@ import type { HostTools } from './host-tools.ts'
 import type { PromptInput } from './schemas.ts'
 import type { Subscribers } from './streams.ts'
 import { spendTicket } from './tickets.ts'
-import { afterOf, CALLER_HEADER, ClientMessageSchema, readMessage, TICKET_HEADER } from './ws-protocol.ts'
+import { afterOf, AUTH_EXPIRY_HEADER, CALLER_HEADER, ClientMessageSchema, readMessage, TICKET_HEADER } from './ws-protocol.ts'
 
 /** What the stream endpoint needs of the session object. */
 export interface StreamHost {
@@ -51,7 +51,9 @@ export function openStream(host: StreamHost, request: Request): Response {
         throw new NeuronError('UPGRADE_REQUIRED', 'this endpoint speaks WebSocket', { status: 426 })
       }
       spendTicket(host.kv, request.headers.get(TICKET_HEADER))
-      return host.subscribers.accept(caller)
+      // The socket lives no longer than the credential it was opened with (absent: a caller of the object's own).
+      const authExp = Number(request.headers.get(AUTH_EXPIRY_HEADER) ?? Infinity)
+      return host.subscribers.accept(caller, Number.isFinite(authExp) ? authExp * 1000 : null)
     }
     if (url.pathname.endsWith('/events')) {
       const after = afterOf(request, url)
@@ -67,6 +69,7 @@ export function openStream(host: StreamHost, request: Request): Response {
 /** One client message on a session socket; every failure is answered on the socket as an `error` frame. */
 export function socketMessage(host: StreamHost, ws: WebSocket, message: string | ArrayBuffer): void {
   try {
+    if (host.subscribers.expire(ws)) return // its credential expired: refused, and the socket closed
     const caller = host.subscribers.callerOf(ws)
     const msg = parseOrThrow(ClientMessageSchema, readMessage(message), 'INVALID_MESSAGE')
     if (msg.type === 'ping') return ws.send(JSON.stringify({ type: 'pong', data: msg.data ?? '' }))

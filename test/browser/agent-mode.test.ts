@@ -7,6 +7,7 @@
  */
 import type { Frame } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type PageGestures, gestures } from './support/gestures.ts'
 import { HOSTILE, TARGET, type AuditRow, auditSince, fixtureState, frameOf, grant, install, lastSeq, openShell, openTile, revoke, type Shell, waitForEndpoint } from './support/shell.ts'
 
 const TARGET_BG = 'app:target:background'
@@ -16,7 +17,9 @@ const TRAY_APP = { id: 'traytest', version: '1.0.0', title: 'Tray test', entries
 
 type Outcome = { ok?: any; error?: { code: string; message: string; retryAfterMs?: number } }
 let shell: Shell
+let g: PageGestures
 let h: Frame
+let hostileTile: string
 let hostileBg: Frame
 let target: Frame
 
@@ -58,11 +61,11 @@ const enable = (app: string, entrypoint: string) =>
 const liveInvocations = (): Promise<number> => page().evaluate(() => (window as any).neutron.kernel.invocations.size)
 const setLimits = (limits: Record<string, number>) => page().evaluate((l) => Object.assign((window as any).neutron.kernel.agentMode.limits, l), limits)
 const dialogOpen = (): Promise<boolean> => page().evaluate(() => (document.querySelector('#agent-dialog') as HTMLDialogElement).open)
-/** Clicks the hostile tile's #agent button (a real click: focus and transient activation) and returns the outcome's index. */
-async function clickAgentButton(frame: Frame, entrypoint: string): Promise<number> {
+/** A person's click on the #agent button of the tile of endpoint `id` (a raw click: see support/gestures.ts); returns the outcome's index. */
+async function clickAgentButton(frame: Frame, entrypoint: string, id = hostileTile): Promise<number> {
   await frame.evaluate((e) => (globalThis as any).hostile.armAgentButton(e), entrypoint)
   const index = await frame.evaluate(() => (globalThis as any).hostile.agentOutcomes.length)
-  await frame.click('#agent')
+  await g.clickIn(frame, id, '#agent')
   // the click reached the button (nothing modal was in the way)
   await expect.poll(() => frame.evaluate(() => (globalThis as any).hostile.agentOutcomes.length)).toBe(index + 1)
   return index
@@ -90,23 +93,26 @@ beforeAll(async () => {
   await install(page(), HOSTILE)
   await waitForEndpoint(page(), TARGET_BG, TARGET.tools)
   await waitForEndpoint(page(), HOSTILE_BG, HOSTILE.tools)
-  const tile = await openTile(page(), 'hostile')
-  h = await frameOf(page(), tile)
+  hostileTile = await openTile(page(), 'hostile')
+  h = await frameOf(page(), hostileTile)
+  g = await gestures(page())
   await h.evaluate(() => (globalThis as any).hostile.ready)
   hostileBg = await frameOf(page(), HOSTILE_BG)
   target = await frameOf(page(), TARGET_BG)
 })
-afterAll(() => shell?.close())
+afterAll(async () => {
+  await g?.close()
+  await shell?.close()
+})
 
 describe('the owner enables an entrypoint', () => {
-  it('without a click it is OWNER_REQUIRED; a click in the focused tile opens the trusted dialog, and Allow enables that exact version', async () => {
+  it('without a click it is USER_ACTIVATION_REQUIRED; a click in the tile opens the trusted dialog, and Allow enables that exact version', async () => {
     const since = await lastSeq(page())
     const refused = await hostile('requestAgentModeNow', 'whoami')
-    expect(refused.error).toMatchObject({ code: 'OWNER_REQUIRED' })
-    expect(refused.error!.retryAfterMs).toBeGreaterThan(0)
+    expect(refused.error).toMatchObject({ code: 'USER_ACTIVATION_REQUIRED' })
     expect(await dialogOpen()).toBe(false)
     // recorded for the person, never readable by apps (a private action)
-    expect(one(await auditSince(page(), since), { code: 'OWNER_REQUIRED' })).toMatchObject({ tool: 'agent.mode.request', callerApp: 'hostile' })
+    expect(one(await auditSince(page(), since), { code: 'USER_ACTIVATION_REQUIRED' })).toMatchObject({ tool: 'agent.mode.request', callerApp: 'hostile' })
 
     const index = await clickAgentButton(h, 'whoami')
     await page().waitForSelector('#agent-dialog[open]')
@@ -128,7 +134,7 @@ describe('the owner enables an entrypoint', () => {
     const trayHandle = await page().waitForSelector('.popover iframe[data-endpoint^="app:traytest:tray:"]', { state: 'attached' })
     const tray = (await trayHandle.contentFrame())!
     await tray.evaluate(() => (globalThis as any).hostile.ready)
-    const index = await clickAgentButton(tray, 'echo') // a real click: focus and activation, still refused
+    const index = await clickAgentButton(tray, 'echo', (await trayHandle.getAttribute('data-endpoint'))!) // a real click: focus and activation, still refused
     expect((await agentOutcome(tray, index)).error).toMatchObject({ code: 'PERMISSION_DENIED' })
     expect(await dialogOpen()).toBe(false)
   })
@@ -141,6 +147,11 @@ describe('the owner enables an entrypoint', () => {
     expect(busy.error!.retryAfterMs).toBeGreaterThan(0)
     await decideInDialog('deny')
     expect((await agentOutcome(h, denied)).error).toMatchObject({ code: 'AGENT_CONSENT_DENIED' })
+    // Denied, remembered: asked again at once, refused without a dialog.
+    const again = await clickAgentButton(h, 'slow')
+    expect((await agentOutcome(h, again)).error).toMatchObject({ code: 'AGENT_CONSENT_DENIED', message: expect.stringMatching(/dismissed/), retryAfterMs: expect.any(Number) })
+    expect(await dialogOpen()).toBe(false)
+    await page().evaluate(() => (window as any).neutron.kernel.dialogs.forget('hostile')) // the back-off has passed
 
     await setLimits({ consentTimeoutMs: 600 })
     const timedOut = await clickAgentButton(h, 'slow')

@@ -65,8 +65,8 @@ describe('the end of a sign-in', () => {
     expect(await page().evaluate(() => (window as any).neutron.kernel.agentMode.enabled().length)).toBe(0)
     expect(await page().evaluate(() => !!(window as any).neutron.panel.connection)).toBe(false)
     await expect.poll(() => page().evaluate(() => (window as any).__sockets.filter((s: WebSocket) => s.readyState !== WebSocket.CLOSED).length)).toBe(0)
-    await expect(panel().locator('[role=alert]')).toContainText(/expired/i)
-    await expect(panel().locator('[data-action=dev-sign-in]')).toBeVisible()
+    await expect.poll(() => panel().locator('[role=alert]').textContent()).toMatch(/expired/i)
+    expect(await panel().locator('[data-action=dev-sign-in]').isVisible()).toBe(true)
     expect(await page().evaluate(() => sessionStorage.getItem('neuron.shell.token'))).toBeNull()
   }, 150_000)
 

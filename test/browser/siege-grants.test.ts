@@ -4,6 +4,7 @@
  * target reload), and handshake races.
  */
 import { describe, expect, it } from 'vitest'
+import { gestures } from './support/gestures.ts'
 import { type AuditRow, audit, auditSince, fixtureState, grant, lastSeq, liveEndpoints } from './support/shell.ts'
 import { SIEGE_BG, WITNESS_BG, assertNothingSmuggled, duringAttack, one, reloadSiegeBackground, run, s, setupSiege, shell, siegeBg, siegeTile, w, witnessTile } from './support/siege.ts'
 
@@ -40,8 +41,8 @@ describe('grants and the person', () => {
     const since = await lastSeq(shell.page)
     const { value: counts } = await duringAttack('8 lanes asking for a grant and withdrawing it, 1.5 s', () => run<Record<string, number>>('permissionSpam', 1_500))
     expect(counts.ok ?? 0).toBe(0)
-    // Refusals only: withdrawn, too many pending, or (under load) over the app's share of the page's time.
-    expect(Object.keys(counts).filter((code) => !['CANCELLED', 'UI_BUSY', 'VALIDATION_BUDGET'].includes(code)), JSON.stringify(counts)).toEqual([])
+    // Refusals only: no gesture in the app (nobody clicked it), withdrawn, too many pending, or (under load) over the app's share of the page's time.
+    expect(Object.keys(counts).filter((code) => !['USER_ACTIVATION_REQUIRED', 'CANCELLED', 'UI_BUSY', 'VALIDATION_BUDGET'].includes(code)), JSON.stringify(counts)).toEqual([])
     await expect.poll(() => shell.page.evaluate(() => (window as any).neutron.kernel.grants.pending().length)).toBe(0)
     expect(await shell.page.evaluate(() => (window as any).neutron.kernel.grants.sessions())).toEqual([])
     // The dialog closes on the render after its last request went away.
@@ -50,6 +51,11 @@ describe('grants and the person', () => {
   })
 
   it('a request an app swaps in is never drawn with armed buttons, in the dialog or in the pending list', async () => {
+    // The person is using the siege tile: its app may ask (dialog-gate.ts).
+    const g = await gestures(shell.page)
+    await g.quiet()
+    await g.clickFrame(siegeTile)
+    await g.close()
     const abort = s.evaluate(() => {
       const x = (globalThis as any).siege
       const first = new AbortController()
