@@ -14,10 +14,11 @@
  *   went into, or that it is near several, or none.
  *
  * The rules. A fresh activation belongs to the page if the page saw its own interaction, else to
- * the frame that holds focus once it rose — if the pointer went into that frame's box and no other
- * frame's: a click that moved focus there, or one in it, or a key press in it. Elsewhere it is
- * nobody's (a frame can take focus back within a millisecond of losing it to a click in another
- * frame, faster than any sampling, so focus alone never says where a click landed). When focus
+ * the frame that holds focus once it rose — if focus moved there with it (the click that moved it),
+ * or the pointer went into that frame's box and no other frame's (a click or key press in it).
+ * Otherwise it is nobody's: a frame can take focus back within a millisecond of losing it to a
+ * click in another frame, faster than any sampling, so focus that did not move never says where
+ * a click landed. When focus
  * moves into a frame while an activation is live — the person clicked
  * that frame, or the frame took focus itself (`input.focus()` on a timer) — the frame only
  * *claims* the gesture: the live activation may still be the page's or the previous frame's. The
@@ -61,6 +62,8 @@ export class Attention<F> {
   #attended: F | null = null
   #lastPage = -Infinity
   #pageSinceObserved = false
+  /** When the live activation rose (a fresh one, not a refresh). */
+  #rose = -Infinity
   /** When each frame last stopped holding focus (a frame may receive key presses until then). */
   #focusEnded = new Map<F, number>()
 
@@ -68,6 +71,8 @@ export class Attention<F> {
     private readonly now: () => number,
     readonly lifespanMs: number = LIMITS.activationLifespanMs,
     readonly marginMs: number = LIMITS.activationMarginMs,
+    /** How far apart the browser's activation and focus updates of one click may reach the page. */
+    readonly settleMs: number = 2 * LIMITS.attentionSampleMs,
   ) {}
 
   /** The person pressed a pointer or a key on the trusted page itself (not inside an app frame). */
@@ -91,9 +96,15 @@ export class Attention<F> {
       this.#owner = 'page'
       this.#claim = undefined
     } else if (!this.#active) {
-      // A fresh activation with no interaction of the page's own: a click that moved focus, or a
-      // click or key press where focus is — if the pointer went there. Otherwise nobody's we can name.
-      this.#owner = focused !== null && pointer === focused ? focused : 'unknown'
+      // A fresh activation with no interaction of the page's own: the click that moved focus into a
+      // frame, or a click or key press in the frame that has focus — if the pointer went there (a
+      // frame can take focus back faster than any sample, so focus that did not move proves nothing).
+      this.#owner = focused !== null && (moved || pointer === focused) ? focused : 'unknown'
+      this.#claim = undefined
+      this.#rose = now
+    } else if (moved && focused !== null && this.#owner === 'unknown' && pointer === focused && now - this.#rose <= this.settleMs) {
+      // The same click, its focus update arriving a sample after its activation: the frame the pointer went into.
+      this.#owner = focused
       this.#claim = undefined
     } else if (moved) {
       this.#claim = focused === null ? undefined : { frame: focused, since: now, resolveAt: this.#othersLastRefresh(focused) + this.lifespanMs + this.marginMs }

@@ -82,6 +82,8 @@ export class FrameHost {
   mount(spec: FrameSpec): FrameRecord {
     const iframe = document.createElement('iframe')
     iframe.setAttribute('sandbox', SANDBOX[spec.kind])
+    // Where the browser supports it, the frame cannot take focus by itself (only after the person's gesture in it).
+    iframe.setAttribute('allow', "focus-without-user-activation 'none'")
     iframe.title = spec.title
     iframe.dataset.app = spec.app
     iframe.dataset.kind = spec.kind

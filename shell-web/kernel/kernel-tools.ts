@@ -94,10 +94,13 @@ export function createKernelTools(deps: KernelToolDeps): Map<string, KernelTool>
         const verdict = decideGrantRequest({ sourceApp: caller.app, targetApp: app, declared, targetInstalled: !!find(app) })
         if (!verdict.ask) return { error: fail(verdict.code, verdict.message) }
         if (deps.grants.view(caller.id, caller.app, app).session) return { ok: { granted: true, scope: 'session' } }
+        const busy = () => ({ error: fail('UI_BUSY', 'too many grant requests are waiting for the person', LIMITS.uiBusyRetryAfterMs) })
+        // Said first: with a dialog open for it nobody can be using the app, so the gesture check would only hide why.
+        if (deps.grants.busy({ endpoint: caller.id, app: caller.app }, app)) return busy()
         const refused = await deps.gate.admit(caller.app)
         if (refused) return { error: refused.code === 'BACKING_OFF' ? fail('PERMISSION_DENIED', refused.message, refused.retryAfterMs) : refused }
         const pending = deps.grants.request({ endpoint: caller.id, app: caller.app }, app, scope, reason ?? '', signal)
-        if (pending === 'UI_BUSY') return { error: fail('UI_BUSY', 'too many grant requests are waiting for the person', LIMITS.uiBusyRetryAfterMs) }
+        if (pending === 'UI_BUSY') return busy()
         const decision = await pending
         if (decision !== 'withdrawn') deps.gate.answered(caller.app, decision !== 'deny')
         if (decision === 'deny') return { error: fail('PERMISSION_DENIED', 'the person declined') }

@@ -39,7 +39,7 @@ export const LIMITS = {
    * and whether it succeeds; measured by a probe through the page's queue, backlog.ts). Past it the
    * endpoint is disconnected: closing its port discards the rest, which other apps would wait behind.
    */
-  maxQueuedPerEndpoint: 1_024,
+  maxQueuedPerEndpoint: 512,
   /** A refused message that cost the trusted page this long to read and check disconnects its sender (it was sent to cost). */
   maxRefusedMessageMs: 100,
   maxResidentBackgrounds: 32,

@@ -279,13 +279,13 @@ describe('calls made for the agent', () => {
       else expect(code, name).not.toBe('OWNER_REQUIRED')
     }
     for (const name of Object.keys(PRIVATE_ACTIONS)) expect((await bgExec(name, {}, capability)).error?.code, name).toBe('INVOCATION_INVALID')
+    await stop('table')
+    expect((await done('table')).error).toMatchObject({ code: 'CANCELLED' })
     // The table names every kernel tool and private action there is, and the kernel says the same of each.
     const listed = (await bgExec('tools.list', { target: 'kernel' })).ok.tools.map((t: { name: string }) => t.name)
     expect(listed.sort()).toEqual(Object.keys(KERNEL_TOOLS).sort())
     const table = await page().evaluate(() => (window as any).neutron.kernel.ownerTable())
     expect(table).toEqual({ kernelTools: KERNEL_TOOLS, privateActions: PRIVATE_ACTIONS })
-    await stop('table')
-    expect((await done('table')).error).toMatchObject({ code: 'CANCELLED' })
   })
 
   it("nested provenance: the agent calls app A, A's handler calls app B through context.kernel, and B's audit entry names the root", async () => {

@@ -116,7 +116,7 @@ describe('demo apps through the UI', () => {
     // A file that is not an export is refused by the background; nothing is added.
     await notes.setInputFiles('input.import-file', { name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{"notes": [{"body": "no title"}]}') })
     await notes.waitForSelector('text=/TOOL_ERROR: every note needs a title/')
-    expect(await badge()).toBe('69')
+    await expect.poll(badge).toBe('69')
   })
 
   it('workspace.open_tile: the planner opens a Notes tile with a prefilled (UI-context) query', async () => {

@@ -70,11 +70,14 @@ export function createCanisterTools(deps: CanisterToolDeps): [string, KernelTool
     if (!spec) return { error: fail('UNKNOWN_TOOL', `${app} ${installed.version} has no method ${method}`) }
     return { ok: { app: installed.app, version: installed.version, method, kind: spec.kind, input: spec.input ?? {}, output: spec.output ?? {} } }
   }
+  const busy = () => ({ error: fail('UI_BUSY', 'another consent dialog is open', LIMITS.uiBusyRetryAfterMs) })
   const ask = async (subject: Parameters<BackendConsent['ask']>[0], signal: AbortSignal): Promise<BackendConsentAnswer | { error: BusErrorShape }> => {
+    // Said first: while a dialog is open nobody can be using an app, so the gesture check would only hide why.
+    if (consent.pending()) return busy()
     const refused = await deps.gate.admit(subject.callerApp)
     if (refused) return { error: refused.code === 'BACKING_OFF' ? fail('CONSENT_DENIED', refused.message, refused.retryAfterMs) : refused }
     const pending = consent.ask(subject, signal)
-    if (pending === 'busy') return { error: fail('UI_BUSY', 'another consent dialog is open', LIMITS.uiBusyRetryAfterMs) }
+    if (pending === 'busy') return busy()
     const answer = await pending
     if (answer !== 'withdrawn') deps.gate.answered(subject.callerApp, answer === 'allow')
     return answer

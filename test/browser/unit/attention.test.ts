@@ -106,6 +106,32 @@ describe('whose gesture is the page’s activation', () => {
     expect(p.decide('thief')).toEqual({ allow: true })
   })
 
+  it('a click whose focus update reaches the page a sample after its activation is still the clicked frame’s', () => {
+    const p = page()
+    p.see(false, 'witness')
+    p.at(2_000)
+    p.see(true, 'witness', 'tile') // activation first: focus still reads as the other frame, the pointer went into the tile
+    p.at(2_050)
+    p.see(true, 'tile', 'tile') // then the focus update
+    expect(p.decide('tile')).toEqual({ allow: true })
+    // Not so for a frame the pointer did not go into.
+    p.at(8_000)
+    p.see(false, 'tile')
+    p.at(9_000)
+    p.see(true, 'tile', 'witness')
+    p.at(9_050)
+    p.see(true, 'thief', 'witness')
+    expect(p.decide('thief')).toMatchObject({ allow: false })
+  })
+
+  it('a tap (no pointer seen on the page) that moves focus into a frame is that frame’s', () => {
+    const p = page()
+    p.see(false, null, 'page')
+    p.at(2_000)
+    p.see(true, 'tile', 'page')
+    expect(p.decide('tile')).toEqual({ allow: true })
+  })
+
   it('a fresh activation with the page itself focused and no interaction of its own is nobody’s', () => {
     const p = page()
     p.see(false, null)
