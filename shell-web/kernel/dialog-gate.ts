@@ -54,7 +54,7 @@ export class DialogGate {
     this.#dismissed.set(app, { count, until: this.now() + steps[Math.min(count, steps.length) - 1]! })
   }
 
-  /** The app changed (upgrade, uninstall, a new owner): its record goes. */
+  /** The app was removed, or the shell has a new owner: its record goes. */
   forget(app: string): void {
     this.#dismissed.delete(app)
   }

@@ -222,6 +222,7 @@ export class Kernel {
     for (const [app, installed] of this.#apps) {
       installed.identity = backgroundIdentity(installed.manifest, { scope })
       this.agentMode.appChanged(app)
+      this.dialogs.forget(app) // a new owner has dismissed nothing yet
       this.#restart(app)
     }
   }
@@ -236,6 +237,7 @@ export class Kernel {
     const installed = this.#apps.get(app)
     if (!installed) throw new KernelError('NOT_INSTALLED', `${app} is not installed`)
     this.agentMode.appChanged(app)
+    this.dialogs.forget(app)
     for (const frame of installed.frames) this.frames.unmount(frame)
     this.#apps.delete(app)
     this.trayBadges.delete(app)
