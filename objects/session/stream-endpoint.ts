@@ -45,20 +45,21 @@ export function openStream(host: StreamHost, request: Request): Response {
     const caller = JSON.parse(request.headers.get(CALLER_HEADER) ?? 'null') as Caller | null
     if (!caller) throw new NeuronError('TOKEN_MISSING', 'no authenticated caller', { status: 401 })
     host.read(caller)
+    // A stream lives no longer than the credential it was opened with (absent: a caller of the object's own).
+    const seconds = Number(request.headers.get(AUTH_EXPIRY_HEADER) ?? Infinity)
+    const authExp = Number.isFinite(seconds) ? seconds * 1000 : null
     // Everything that can refuse the request is checked before the ticket is spent (a write).
     if (url.pathname.endsWith('/ws')) {
       if (request.headers.get('upgrade')?.toLowerCase() !== 'websocket') {
         throw new NeuronError('UPGRADE_REQUIRED', 'this endpoint speaks WebSocket', { status: 426 })
       }
       spendTicket(host.kv, request.headers.get(TICKET_HEADER))
-      // The socket lives no longer than the credential it was opened with (absent: a caller of the object's own).
-      const authExp = Number(request.headers.get(AUTH_EXPIRY_HEADER) ?? Infinity)
-      return host.subscribers.accept(caller, Number.isFinite(authExp) ? authExp * 1000 : null)
+      return host.subscribers.accept(caller, authExp)
     }
     if (url.pathname.endsWith('/events')) {
       const after = afterOf(request, url)
       spendTicket(host.kv, request.headers.get(TICKET_HEADER))
-      return host.subscribers.tail(after)
+      return host.subscribers.tail(after, authExp)
     }
     throw new NeuronError('NOT_FOUND', `no stream at ${url.pathname}`, { status: 404 })
   } catch (thrown) {

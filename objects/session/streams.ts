@@ -117,9 +117,9 @@ export class Subscribers {
     return accepted
   }
 
-  /** An SSE response replaying after `after`, then tailing. */
-  tail(after: number): Response {
-    const tail = new SseTail((cursor) => this.page(cursor), after, (closed) => this.tails.delete(closed), { snapshot: () => this.snapshot() })
+  /** An SSE response replaying after `after`, then tailing, until `authExp` (epoch ms; null: no end). */
+  tail(after: number, authExp: number | null = null): Response {
+    const tail = new SseTail((cursor) => this.page(cursor), after, (closed) => this.tails.delete(closed), { snapshot: () => this.snapshot(), authExp })
     this.tails.add(tail)
     return tail.response
   }

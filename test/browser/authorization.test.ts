@@ -1,8 +1,8 @@
 /**
  * The shell notices when its authorization ends, against a real `wrangler dev`: a token that
  * expires tears down every app port, endpoint and Agent Mode grant and the session socket, and
- * the panel says why; the server fails a socket whose token expired (`TOKEN_EXPIRED`) instead of
- * going on serving it, for a message from it and for a turn's events; any call the server refuses
+ * the panel says why; the server fails a socket (or an SSE stream) whose token expired
+ * (`TOKEN_EXPIRED`) instead of going on serving it, for a message from it and for a turn's events; any call the server refuses
  * ends the shell's sign-in; and a signed-out shell runs only the built-in demo apps, not what an
  * earlier page stored in this browser.
  */
@@ -105,6 +105,25 @@ describe('the end of a sign-in', () => {
     expect(b.seen.after).toBe(0)
     a.socket.close()
     b.socket.close()
+  }, 60_000)
+
+  it('an SSE stream ends with its token too: the follower is refused TOKEN_EXPIRED instead of being served on', async () => {
+    const short = await devToken('expiring-sse', [], 6)
+    const other = new NeuronClient({ url: shell.dev.url, token: await devToken('expiring-sse', [], 600) })
+    const { id } = await other.createSession({ title: 'expiring sse' })
+    const seen = { events: 0, after: 0, expired: false, failure: undefined as unknown }
+    void (async () => {
+      try {
+        for await (const frame of new NeuronClient({ url: shell.dev.url, token: short }).session(id).events()) if (frame.kind === 'event') (seen.events++, seen.expired && seen.after++)
+      } catch (error) {
+        seen.failure = error
+      }
+    })()
+    await sleep(expiresIn(short) + 1_000)
+    seen.expired = true
+    await other.session(id).prompt({ text: 'a turn for nobody expired' })
+    await expect.poll(() => (seen.failure as NeuronApiError | undefined)?.code, { timeout: 20_000 }).toBe('TOKEN_EXPIRED')
+    expect(seen.after).toBe(0)
   }, 60_000)
 
   it('any call the server refuses ends the sign-in, whatever the shell thought of the token (its clock, a revoked key)', async () => {
