@@ -81,9 +81,13 @@ export class Attention<F> {
     this.#pageSinceObserved = true
   }
 
-  /** One sample of the page: is its activation live, which app frame holds its focus (null: the page), where the pointer is. */
-  observe(active: boolean, focused: F | null, pointer: PointerPlace<F>): void {
+  /**
+   * One sample of the page: is its activation live, which app frame holds its focus (null: the
+   * page), and where the pointer is (asked only when it decides something: it reads layout).
+   */
+  observe(active: boolean, focused: F | null, where: PointerPlace<F> | (() => PointerPlace<F>)): void {
     const now = this.now()
+    const pointer = () => (typeof where === 'function' ? (where as () => PointerPlace<F>)() : where)
     const moved = focused !== this.#focused
     if (moved) {
       if (this.#focused !== null) this.#focusEnded.set(this.#focused, now)
@@ -99,10 +103,10 @@ export class Attention<F> {
       // A fresh activation with no interaction of the page's own: the click that moved focus into a
       // frame, or a click or key press in the frame that has focus — if the pointer went there (a
       // frame can take focus back faster than any sample, so focus that did not move proves nothing).
-      this.#owner = focused !== null && (moved || pointer === focused) ? focused : 'unknown'
+      this.#owner = focused !== null && (moved || pointer() === focused) ? focused : 'unknown'
       this.#claim = undefined
       this.#rose = now
-    } else if (moved && focused !== null && this.#owner === 'unknown' && pointer === focused && now - this.#rose <= this.settleMs) {
+    } else if (moved && focused !== null && this.#owner === 'unknown' && now - this.#rose <= this.settleMs && pointer() === focused) {
       // The same click, its focus update arriving a sample after its activation: the frame the pointer went into.
       this.#owner = focused
       this.#claim = undefined
@@ -111,7 +115,7 @@ export class Attention<F> {
     }
     const claim = this.#claim
     if (claim && active && focused === claim.frame && now >= claim.resolveAt) {
-      this.#owner = pointer === claim.frame ? claim.frame : 'unknown'
+      this.#owner = pointer() === claim.frame ? claim.frame : 'unknown'
       this.#claim = undefined
     }
     if (active && focused !== null && this.#owner === focused && !this.#claim) this.#attended = focused

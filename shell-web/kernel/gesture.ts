@@ -74,7 +74,7 @@ export function createGestures(deps: GestureDeps): Gestures {
     }
     return found ?? 'page'
   }
-  const sample = () => attention.observe(navigator.userActivation?.isActive === true, focusedFrame(), pointerPlace())
+  const sample = () => attention.observe(navigator.userActivation?.isActive === true, focusedFrame(), pointerPlace)
   const onPage = (event: Event) => {
     if (!event.isTrusted) return
     attention.pageInteraction()
