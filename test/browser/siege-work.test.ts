@@ -59,8 +59,8 @@ describe('payloads cheap to send and costly to read', () => {
       figures.push(`  sent ${value.sent}; answers ${JSON.stringify(value.counts)}; page queue worst ${max} ms, witness worst ${roundTrip} ms`)
       expect(value.counts.ok ?? 0).toBe(0)
       expect(await flooded(since, siegeTile)).toHaveLength(1)
-      // The loop ends when its port is closed: far fewer messages were read than the 8 s allowed.
-      expect(value.sent).toBeLessThan(40)
+      // The loop ended because its port was closed, not because the 8 s ran out.
+      expect(value.counts.NO_ANSWER).toBeGreaterThan(0)
     } finally {
       await reloadSiegeTile()
     }
@@ -88,6 +88,8 @@ describe('attachments held by calls that never end', () => {
 
   it('two apps holding the whole 64 MiB cannot starve a third: over their share, their oldest holds are ended and the third is served', async () => {
     const other = await frameOf(shell.page, colluderTiles.siege2!)
+    // The probes above spent the siege app's share of the page's time; these calls are not about that.
+    await shell.page.waitForFunction(() => ['siege', 'siege2'].every((app) => (window as any).neutron.kernel.work.left(app) >= 20), undefined, { timeout: 30_000 })
     try {
       for (const [frame, app] of [[s, 'siege'], [other, 'siege2']] as const) {
         for (let i = 0; i < 2; i++) await frame.evaluate(([bg]) => (globalThis as any).siege.hold(bg, 16 * 1024 * 1024, 300), [`app:${app}:background`] as const)
@@ -111,6 +113,7 @@ describe('attachments held by calls that never end', () => {
   }, 90_000)
 
   it('retryAfterMs is true: refused over its own budget, an endpoint is told when its held bytes are released, and is served then', async () => {
+    await shell.page.waitForFunction(() => (window as any).neutron.kernel.work.left('siege') >= 20, undefined, { timeout: 30_000 })
     for (let i = 0; i < 2; i++) await s.evaluate(() => (globalThis as any).siege.hold('app:siege:background', 16 * 1024 * 1024, 4))
     await expect.poll(() => shell.page.evaluate(() => (window as any).neutron.kernel.calls.attachments.held()), { timeout: 20_000 }).toBe(32 * MiB)
     const refused = await run<{ error?: { code: string; retryAfterMs?: number } }>('attach', SIEGE_BG, 'hold', 16 * 1024 * 1024, 1)
