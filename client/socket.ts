@@ -41,6 +41,8 @@ export class SessionSocket {
   readonly #shown = new ShownTurn()
   /** Whether `frames()` has handed out a whole replay, so `#shown` is what the consumer shows. */
   #shownReady = false
+  /** Why the socket cannot go on (its token expired or was refused): `frames()` ends with it. */
+  #failure: NeuronApiError | null = null
 
   constructor(session: SessionHandle, options: SocketOptions) {
     this.#session = session
@@ -113,7 +115,11 @@ export class SessionSocket {
     this.#socket?.send(JSON.stringify({ type: 'host.result', call, ...outcome }))
   }
 
-  /** The frames, as they arrive, across reconnects. Ends when `close()` is called. */
+  /**
+   * The frames, as they arrive, across reconnects. Ends when `close()` is called, and throws when
+   * the socket cannot go on: the server ended it because its token expired (`TOKEN_EXPIRED`), or
+   * reconnecting was refused (the token's own 401).
+   */
   async *frames(): AsyncGenerator<SocketFrame> {
     await this.open()
     while (!this.#closed || this.#queue.length > 0) {
@@ -123,7 +129,7 @@ export class SessionSocket {
         if (frame.kind === 'event' || frame.kind === 'delta' || frame.kind === 'snapshot') this.#shown.apply(frame)
         if (frame.kind === 'replay-end') this.#shownReady = true
         yield frame
-      }
+      } else if (this.#failure) throw this.#failure
       else await new Promise<void>((resolve) => (this.#wake = resolve))
     }
   }
@@ -136,6 +142,7 @@ export class SessionSocket {
   }
 
   async #request(message: Record<string, unknown>, kind: string): Promise<unknown> {
+    if (this.#failure) throw this.#failure
     await this.open()
     return new Promise((resolve, reject) => {
       this.#replies.push({ resolve, reject, kind })
@@ -191,7 +198,10 @@ export class SessionSocket {
         if (message.error?.details?.call !== undefined) return this.#push({ kind: 'host-error', error: message.error })
         const reply = this.#replies.shift()
         const { code, message: why, details } = message.error!
-        reply?.reject(new NeuronApiError(code, why, 400, details))
+        const error = new NeuronApiError(code, why, code.startsWith('TOKEN_') ? 401 : 400, details)
+        // The server ends a socket whose token expired: nothing more will come, and reconnecting would be refused.
+        if (code.startsWith('TOKEN_')) this.#end(error)
+        reply?.reject(error)
         return
       }
       default:
@@ -202,8 +212,16 @@ export class SessionSocket {
   #onClose(socket: WebSocket): void {
     if (this.#socket !== socket) return
     this.#socket = null
-    this.#fail(new NeuronApiError('NETWORK', 'the WebSocket closed before the reply', 0))
-    if (!this.#closed) void this.open().catch(() => {})
+    this.#fail(this.#failure ?? new NeuronApiError('NETWORK', 'the WebSocket closed before the reply', 0))
+    if (!this.#closed && !this.#failure) void this.open().catch((error: unknown) => this.#end(error instanceof NeuronApiError ? error : new NeuronApiError('NETWORK', String(error), 0)))
+  }
+
+  /** The socket cannot go on: replies fail, `frames()` throws `error` once the frames before it are read. */
+  #end(error: NeuronApiError): void {
+    this.#failure ??= error
+    this.#fail(this.#failure)
+    this.#wake?.()
+    this.#wake = null
   }
 
   #fail(error: NeuronApiError): void {

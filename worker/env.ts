@@ -6,6 +6,8 @@ import type { Principal } from './gate/principal.ts'
 export interface GateVariables {
   principal: Principal
   ticket: { jti: string; exp: number }
+  /** When the credential this request was authenticated with expires (epoch seconds): a stream lives no longer. */
+  authExp: number
   errorCode: string
 }
 

@@ -18,7 +18,9 @@
  * synchronous step, which the commit (and every subscriber's frame) waits for.
  *
  * A reader that has taken nothing for `STALL_MS` while events wait is closed;
- * it resumes with `Last-Event-ID`, losing nothing.
+ * it resumes with `Last-Event-ID`, losing nothing. A tail lives no longer than
+ * the credential it was opened with (`authExp`): past it, the next event, air or
+ * heartbeat ends it with one `error` event, TOKEN_EXPIRED.
  */
 import type { Stored } from '../ledger/envelope.ts'
 import type { Page } from '../ledger/page.ts'
@@ -59,14 +61,16 @@ export class SseTail {
   private waiting: (() => void) | null = null
   private lastPull = Date.now()
   private readonly timer: ReturnType<typeof setInterval>
+  private readonly authExp: number
 
   constructor(
     private readonly read: PageReader,
     after: number,
     private readonly onClose: (tail: SseTail) => void,
-    options: { heartbeatMs?: number; stallMs?: number; /** The open step's partial output (null: none open). */ snapshot?: () => Frame | null } = {},
+    options: { heartbeatMs?: number; stallMs?: number; /** The open step's partial output (null: none open). */ snapshot?: () => Frame | null; /** When its credential expires (epoch ms). */ authExp?: number | null } = {},
   ) {
     this.cursor = after
+    this.authExp = options.authExp ?? Infinity
     this.snapshot = options.snapshot ?? (() => null)
     const stream = new ReadableStream<Uint8Array>(
       {
@@ -96,6 +100,7 @@ export class SseTail {
    * without the event) a waiting pull reads the log.
    */
   notify(envelope?: Stored): void {
+    if (this.expired()) return
     if (envelope && this.waiting && this.live && envelope.parent !== null && envelope.parent === this.lastId && (this.controller.desiredSize ?? 0) > 0) {
       this.queue(envelope)
       if (this.behind) this.resync()
@@ -111,7 +116,7 @@ export class SseTail {
    * dropped one gets the snapshot (which already holds this frame) in its place once it can.
    */
   air(frame: Frame, lastSeq: number): void {
-    if (this.closed || !this.live) return
+    if (this.closed || !this.live || this.expired()) return
     if (this.cursor !== lastSeq || (this.controller.desiredSize ?? 0) <= 0) {
       this.behind = true
       return
@@ -163,8 +168,16 @@ export class SseTail {
     if (snapshot) this.enqueue(sseFrame(snapshot))
   }
 
+  /** Past its credential's expiry: one `error` event, and the stream ends. */
+  private expired(): boolean {
+    if (this.closed || Date.now() < this.authExp) return false
+    this.enqueue(`event: error\ndata: ${JSON.stringify({ error: { code: 'TOKEN_EXPIRED', message: 'the token this stream was opened with has expired: sign in again' } })}\n\n`)
+    this.close()
+    return true
+  }
+
   private tick(stallMs: number): void {
-    if (this.closed) return
+    if (this.closed || this.expired()) return
     const starved = this.waiting === null && Date.now() - this.lastPull > stallMs
     if (starved) return this.close()
     if ((this.controller.desiredSize ?? 0) > 0) this.enqueue(': heartbeat\n\n')

@@ -22,7 +22,7 @@ import type { HostTools } from './host-tools.ts'
 import type { PromptInput } from './schemas.ts'
 import { answerClose, type Subscribers } from './streams.ts'
 import { spendTicket } from './tickets.ts'
-import { afterOf, CALLER_HEADER, ClientMessageSchema, readMessage, TICKET_HEADER } from './ws-protocol.ts'
+import { afterOf, AUTH_EXPIRY_HEADER, CALLER_HEADER, ClientMessageSchema, readMessage, TICKET_HEADER } from './ws-protocol.ts'
 
 /** What the stream endpoint needs of the session object. */
 export interface StreamHost {
@@ -45,18 +45,21 @@ export function openStream(host: StreamHost, request: Request): Response {
     const caller = JSON.parse(request.headers.get(CALLER_HEADER) ?? 'null') as Caller | null
     if (!caller) throw new NeuronError('TOKEN_MISSING', 'no authenticated caller', { status: 401 })
     host.read(caller)
+    // A stream lives no longer than the credential it was opened with (absent: a caller of the object's own).
+    const seconds = Number(request.headers.get(AUTH_EXPIRY_HEADER) ?? Infinity)
+    const authExp = Number.isFinite(seconds) ? seconds * 1000 : null
     // Everything that can refuse the request is checked before the ticket is spent (a write).
     if (url.pathname.endsWith('/ws')) {
       if (request.headers.get('upgrade')?.toLowerCase() !== 'websocket') {
         throw new NeuronError('UPGRADE_REQUIRED', 'this endpoint speaks WebSocket', { status: 426 })
       }
       spendTicket(host.kv, request.headers.get(TICKET_HEADER))
-      return host.subscribers.accept(caller)
+      return host.subscribers.accept(caller, authExp)
     }
     if (url.pathname.endsWith('/events')) {
       const after = afterOf(request, url)
       spendTicket(host.kv, request.headers.get(TICKET_HEADER))
-      return host.subscribers.tail(after)
+      return host.subscribers.tail(after, authExp)
     }
     throw new NeuronError('NOT_FOUND', `no stream at ${url.pathname}`, { status: 404 })
   } catch (thrown) {
@@ -67,6 +70,7 @@ export function openStream(host: StreamHost, request: Request): Response {
 /** One client message on a session socket; every failure is answered on the socket as an `error` frame. */
 export function socketMessage(host: StreamHost, ws: WebSocket, message: string | ArrayBuffer): void {
   try {
+    if (host.subscribers.expire(ws)) return // its credential expired: refused, and the socket closed
     const caller = host.subscribers.callerOf(ws)
     const msg = parseOrThrow(ClientMessageSchema, readMessage(message), 'INVALID_MESSAGE')
     if (msg.type === 'ping') return ws.send(JSON.stringify({ type: 'pong', data: msg.data ?? '' }))

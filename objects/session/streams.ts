@@ -18,6 +18,11 @@
  * `replay-end` as one `snapshot` frame, in the same synchronous step again: a
  * reconnect costs the missed events plus one frame, and renders what a client
  * that never left renders.
+ *
+ * A socket lives no longer than the credential it was opened with: once that has
+ * expired, its next message and the next frame meant for it (an event of a turn
+ * running meanwhile) get one `error` frame, TOKEN_EXPIRED, and the socket closes
+ * (4401), so a client learns why instead of being served past its authorization.
  */
 import type { Caller } from '../access/authorize.ts'
 import type { Ledger } from '../ledger/ledger.ts'
@@ -49,7 +54,12 @@ export interface SocketAttachment {
   caller: Caller
   /** A random id naming the socket across hibernation (a host's stored offer is keyed by it). */
   socket?: string
+  /** When the credential it was opened with expires (epoch ms); null: never (the object's own caller). */
+  authExp?: number | null
 }
+
+/** The close code of a socket whose credential expired (4000–4999 are the application's). */
+export const AUTH_EXPIRED_CLOSE = 4401
 
 /** Events per replay page, on either stream (the ledger also ends a page at 4 MiB of payloads). */
 export const REPLAY_PAGE = 200
@@ -66,8 +76,8 @@ export class Subscribers {
    * and read again after any socket is accepted, closes, or changes its subscription.
    */
   private live: WebSocket[] | null = null
-  /** Each socket's caller, read from its attachment once per wake (it never changes). */
-  private readonly callers = new WeakMap<WebSocket, Caller>()
+  /** Each socket's caller and credential expiry, read from its attachment once per wake (they never change). */
+  private readonly callers = new WeakMap<WebSocket, { caller: Caller; authExp: number }>()
   /** The open step's output that only deltas carried so far (what a reconnect would miss). */
   private readonly open = new OpenStep()
 
@@ -91,28 +101,52 @@ export class Subscribers {
     const live = (this.live ??= this.ctx.getWebSockets().filter((ws) => (ws.deserializeAttachment() as SocketAttachment | null)?.subscribed))
     if (live.length === 0) return
     const text = wsFrame(frame)
-    for (const ws of live) ws.send(text)
+    const now = Date.now()
+    for (const ws of live) if (!this.expire(ws, now)) ws.send(text)
   }
 
   /** The caller a socket was accepted for. */
   callerOf(ws: WebSocket): Caller {
-    let caller = this.callers.get(ws)
-    if (!caller) this.callers.set(ws, (caller = (ws.deserializeAttachment() as SocketAttachment).caller))
-    return caller
+    return this.accepted(ws).caller
   }
 
-  /** An SSE response replaying after `after`, then tailing. */
-  tail(after: number): Response {
-    const tail = new SseTail((cursor) => this.page(cursor), after, (closed) => this.tails.delete(closed), { snapshot: () => this.snapshot() })
+  /**
+   * Ends a socket whose credential expired: one `error` frame (TOKEN_EXPIRED), then close. True
+   * when it did (the socket must not be used any more).
+   */
+  expire(ws: WebSocket, now = Date.now()): boolean {
+    if (now < this.accepted(ws).authExp) return false
+    try {
+      ws.send(JSON.stringify({ type: 'error', error: { code: 'TOKEN_EXPIRED', message: 'the token this socket was opened with has expired: sign in again' } }))
+      ws.close(AUTH_EXPIRED_CLOSE, 'token expired')
+    } catch {
+      // already closing
+    }
+    this.socketsChanged()
+    return true
+  }
+
+  private accepted(ws: WebSocket): { caller: Caller; authExp: number } {
+    let accepted = this.callers.get(ws)
+    if (!accepted) {
+      const attachment = ws.deserializeAttachment() as SocketAttachment
+      this.callers.set(ws, (accepted = { caller: attachment.caller, authExp: attachment.authExp ?? Infinity }))
+    }
+    return accepted
+  }
+
+  /** An SSE response replaying after `after`, then tailing, until `authExp` (epoch ms; null: no end). */
+  tail(after: number, authExp: number | null = null): Response {
+    const tail = new SseTail((cursor) => this.page(cursor), after, (closed) => this.tails.delete(closed), { snapshot: () => this.snapshot(), authExp })
     this.tails.add(tail)
     return tail.response
   }
 
-  /** Accepts a hibernatable WebSocket for `caller`; it receives nothing until it subscribes. */
-  accept(caller: Caller): Response {
+  /** Accepts a hibernatable WebSocket for `caller` until `authExp` (epoch ms; null: no end); it receives nothing until it subscribes. */
+  accept(caller: Caller, authExp: number | null = null): Response {
     const { 0: client, 1: server } = new WebSocketPair()
     this.ctx.acceptWebSocket(server)
-    server.serializeAttachment({ subscribed: false, caller, socket: crypto.randomUUID() } satisfies SocketAttachment)
+    server.serializeAttachment({ subscribed: false, caller, socket: crypto.randomUUID(), authExp } satisfies SocketAttachment)
     this.live = null
     return new Response(null, { status: 101, webSocket: client })
   }

@@ -45,6 +45,8 @@ export type ClientMessage = z.output<typeof ClientMessageSchema>
 export const CALLER_HEADER = 'x-neuron-caller'
 /** The one-use ticket a stream request was authenticated with, if any. */
 export const TICKET_HEADER = 'x-neuron-ticket'
+/** When the credential a stream request was authenticated with expires (epoch seconds, set by the worker): the stream ends then. */
+export const AUTH_EXPIRY_HEADER = 'x-neuron-auth-exp'
 
 /** A client's WebSocket message as JSON, under the same size and nesting limits as an HTTP body. */
 export function readMessage(message: string | ArrayBuffer): unknown {

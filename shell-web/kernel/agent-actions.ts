@@ -4,9 +4,9 @@
  * Like every private action they are not tools: absent from discovery, from
  * routing and from what the model can read.
  *
- * - `agent.mode.request { entrypoint }` — a tile only, focused, during a click; the trusted page
- *   draws the consent dialog. Answers `{ enabled: true, app, version, entrypoint }`, or
- *   OWNER_REQUIRED, UI_BUSY, AGENT_MODE_LIMIT, AGENT_CONSENT_LIMIT, AGENT_CONSENT_DENIED,
+ * - `agent.mode.request { entrypoint }` — a tile only, during a click or key press in it
+ *   (gesture.ts); the trusted page draws the consent dialog. Answers `{ enabled: true, app,
+ *   version, entrypoint }`, or USER_ACTIVATION_REQUIRED, UI_BUSY, AGENT_MODE_LIMIT, AGENT_CONSENT_LIMIT, AGENT_CONSENT_DENIED,
  *   AGENT_CONSENT_TIMEOUT.
  * - `agent.mode.status {}` — any endpoint of the app: `{ enabled: [{ entrypoint, version }] }`.
  * - `agent.mode.disable { entrypoint? }` — any endpoint of the app: `{ disabled: [names] }`.
@@ -16,10 +16,9 @@
  */
 import { type AgentMode } from './agent-mode.ts'
 import { decideAgentModeRequest } from './agent-policy.ts'
-import type { Endpoint } from './endpoints.ts'
-import type { Gesture } from './gesture.ts'
+import type { DialogGate } from './dialog-gate.ts'
+import type { Gestures } from './gesture.ts'
 import type { AppManifest } from './manifest.ts'
-import { decideGesture } from './policy.ts'
 import type { PrivateAction } from './private-actions.ts'
 import { fail } from '../protocol/codes.ts'
 import { TOOL_NAME, hasExactKeys, isRecord } from '../protocol/envelope.ts'
@@ -28,13 +27,16 @@ export interface AgentActionDeps {
   agentMode: AgentMode
   manifest(app: string): AppManifest | undefined
   /** Is the person using the sender's tile right now (see gesture.ts). */
-  gesture(ep: Endpoint): Promise<Gesture>
+  gestures: Pick<Gestures, 'check'>
+  /** An app whose last dialogs the owner dismissed waits before asking again (dialog-gate.ts). */
+  gate: DialogGate
 }
 
 export function createAgentActions(deps: AgentActionDeps): [string, PrivateAction][] {
   const { agentMode } = deps
   const request: PrivateAction = {
     rule: 'tile-only',
+    needsOwner: true,
     async run(ep, p) {
       if (!isRecord(p) || !hasExactKeys(p, ['entrypoint']) || typeof p.entrypoint !== 'string' || !TOOL_NAME.test(p.entrypoint)) {
         return { error: fail('BAD_REQUEST', 'agent.mode.request takes exactly { entrypoint }') }
@@ -44,7 +46,7 @@ export function createAgentActions(deps: AgentActionDeps): [string, PrivateActio
       const entrypoint = p.entrypoint
       const decision = decideAgentModeRequest(
         {
-          gesture: decideGesture(await deps.gesture(ep)),
+          gesture: await deps.gestures.check(ep),
           declared: manifest.agentEntrypoints,
           entrypoint,
           alreadyEnabled: agentMode.isEnabled(ep.app, manifest.version, entrypoint),
@@ -57,7 +59,10 @@ export function createAgentActions(deps: AgentActionDeps): [string, PrivateActio
       )
       const enabled = { ok: { enabled: true, app: ep.app, version: manifest.version, entrypoint } }
       if (!decision.ask) return 'already' in decision ? enabled : { error: fail(decision.code, decision.message, decision.retryAfterMs) }
+      const backingOff = deps.gate.backoff(ep.app)
+      if (backingOff) return { error: fail('AGENT_CONSENT_DENIED', backingOff.message, backingOff.retryAfterMs) }
       const answer = await agentMode.ask({ app: ep.app, version: manifest.version, title: manifest.title, entrypoint, endpoint: ep.id })
+      if (answer !== 'withdrawn') deps.gate.answered(ep.app, answer === 'allow')
       if (answer === 'allow') return enabled
       if (answer === 'deny') return { error: fail('AGENT_CONSENT_DENIED', 'the owner declined') }
       if (answer === 'timeout') return { error: fail('AGENT_CONSENT_TIMEOUT', `the owner did not answer within ${agentMode.limits.consentTimeoutMs / 1000} s`) }

@@ -6,8 +6,8 @@
  * counts); nothing here reads the page or a message's claims.
  *
  * - `agent.mode.request` comes only from a tile (the private-action table refuses a tray or a
- *   background), and only while it is focused and the page has transient user activation, for an
- *   entrypoint the manifest declares.
+ *   background), and only with the person's gesture in that tile (gesture.ts), for an entrypoint
+ *   the manifest declares.
  * - One consent dialog at a time (UI_BUSY), a few per app per minute (AGENT_CONSENT_LIMIT), a
  *   bounded number of enabled entrypoints (AGENT_MODE_LIMIT).
  * - A call made for the agent never asks the person: what would need a dialog or a grant is
@@ -23,7 +23,7 @@
 import type { Code } from '../protocol/codes.ts'
 import type { EndpointKind } from '../protocol/endpoint-id.ts'
 import { LIMITS } from '../protocol/limits.ts'
-import type { GestureDecision } from './policy.ts'
+import type { GestureDecision } from './gesture.ts'
 
 export type Refusal = { code: Code; message: string; retryAfterMs?: number }
 
@@ -41,7 +41,7 @@ export function defaultAgentLimits(): AgentLimits {
 }
 
 export interface AgentModeRequestFacts {
-  /** The sender is the focused tile during a click: the kernel's one gesture decision (policy.ts decideGesture). */
+  /** The person's gesture is in the sender's tile: the kernel's one gesture check (gesture.ts). */
   gesture: GestureDecision
   declared: readonly string[]
   entrypoint: string
@@ -62,9 +62,7 @@ export function decideAgentModeRequest(f: AgentModeRequestFacts, limits: AgentLi
   if (!f.declared.includes(f.entrypoint)) return { ask: false, code: 'PERMISSION_DENIED', message: `"${f.entrypoint}" is not an agent entrypoint of this app's manifest` }
   // The dialog is modal: while it is open no tile can be focused and clicked, so say why first.
   if (f.dialogOpen) return { ask: false, code: 'UI_BUSY', message: 'a consent dialog is open', retryAfterMs: LIMITS.uiBusyRetryAfterMs }
-  if (!f.gesture.allow) {
-    return { ask: false, code: 'OWNER_REQUIRED', message: 'agent.mode.request needs the focused tile during a click (transient user activation)', retryAfterMs: LIMITS.ownerRequiredRetryAfterMs }
-  }
+  if (!f.gesture.allow) return { ask: false, code: f.gesture.code, message: `agent.mode.request needs a click in the tile that asks: ${f.gesture.message}` }
   if (f.alreadyEnabled) return { ask: false, already: true }
   if (f.nameTaken) return { ask: false, code: 'AGENT_MODE_LIMIT', message: `another app's "${f.entrypoint}" is enabled; one entrypoint per name` }
   if (f.enabledCount >= limits.maxEnabled) return { ask: false, code: 'AGENT_MODE_LIMIT', message: `at most ${limits.maxEnabled} agent entrypoints enabled at once; disable one first` }
@@ -79,20 +77,19 @@ export interface ScopedCallFacts {
   /** The target's app, or 'kernel'. */
   targetApp: string
   targetKind: EndpointKind | 'kernel'
-  /** For a kernel tool: its name. */
+  /** For a kernel tool: it puts a dialog or a tile in front of the person, or acts as them (KernelTool.needsOwner). */
+  needsOwner: boolean
+  /** For a kernel tool: its name (for the message). */
   tool: string
   /** The caller's app holds a session grant on the target app (a one-call grant is the person's to spend, not the agent's). */
   sessionGrant: boolean
 }
 
-/** Kernel tools that would put a dialog or a tile in front of the person. */
-const NEEDS_OWNER = new Set(['permissions.request', 'workspace.open_tile', 'canister.call_dialog', 'backend_calls.request'])
-
 /** May a call made under an invocation capability go on? It never falls back to asking the person. */
 export function decideScopedCall(f: ScopedCallFacts): { allow: true } | ({ allow: false } & Refusal) {
   if (f.targetKind === 'tray') return { allow: false, code: 'PERMISSION_DENIED', message: 'a tray never receives a call made for the agent' }
   if (f.targetApp === 'kernel') {
-    if (NEEDS_OWNER.has(f.tool)) return { allow: false, code: 'OWNER_REQUIRED', message: `${f.tool} needs the owner; a call made for the agent cannot open it`, retryAfterMs: LIMITS.ownerRequiredRetryAfterMs }
+    if (f.needsOwner) return { allow: false, code: 'OWNER_REQUIRED', message: `${f.tool} needs the owner; a call made for the agent cannot open it`, retryAfterMs: LIMITS.ownerRequiredRetryAfterMs }
     return { allow: true }
   }
   if (f.targetApp === f.sourceApp || f.sessionGrant) return { allow: true }

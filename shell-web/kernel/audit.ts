@@ -6,6 +6,11 @@
  * room evicts an ordinary entry first, and an app's denials have a lane of
  * their own (at most 60 per app) that only that app's newer denials can push
  * out — so an app cannot erase its own refusal by making harmless calls.
+ * When the ring holds nothing but denials, colluding apps drawing hundreds
+ * cannot flush anyone else's either: an app at its fair share of the ring
+ * (the ring over the apps holding denials) makes room from its own, one below
+ * it from the app holding the most (of several, the one that drew one last),
+ * and never is an app's oldest or latest denial taken for another app's sake.
  * Repeated security events (a flood of spoofed window messages, late
  * progress…) from one source within a second fold into one entry with a `count`.
  *
@@ -145,7 +150,34 @@ export class AuditRing {
     else if (counts.all >= this.perApp) this.#evict(oldest((e) => e.callerApp === app && !isDenial(e)))
     if (this.#entries.length < this.capacity) return
     const ordinary = oldest((e) => !isDenial(e))
-    this.#evict(ordinary >= 0 ? ordinary : 0)
+    this.#evict(ordinary >= 0 ? ordinary : this.#fairestDenial(app))
+  }
+
+  /**
+   * A ring of nothing but denials: the incoming entry's app gives up its own oldest (but its very
+   * oldest) once it holds its fair share; otherwise the app holding the most does (of equals, the
+   * one that drew one last), never its oldest or latest denial.
+   */
+  #fairestDenial(incoming: string | null): number {
+    const lanes = new Map<string | null, number[]>()
+    this.#entries.forEach((e, i) => {
+      if (!isDenial(e)) return
+      const lane = lanes.get(e.callerApp)
+      if (lane) lane.push(i)
+      else lanes.set(e.callerApp, [i])
+    })
+    const size = (app: string | null) => (lanes.get(app)?.length ?? 0) + (app === incoming ? 1 : 0)
+    const last = (app: string | null) => (app === incoming ? Infinity : lanes.get(app)!.at(-1)!)
+    const share = this.capacity / (lanes.size + (lanes.has(incoming) ? 0 : 1))
+    const own = lanes.get(incoming)
+    if (own && own.length > 1 && size(incoming) > share) return own[1]!
+    const apps = [...lanes.keys()].sort((a, b) => size(b) - size(a) || last(b) - last(a))
+    for (const app of apps) {
+      const lane = lanes.get(app)!
+      const evictable = app === incoming ? lane.slice(1) : lane.slice(1, -1)
+      if (evictable.length) return evictable[0]!
+    }
+    return 0
   }
 
   #evict(index: number) {

@@ -5,6 +5,14 @@
  * tools.list: limits → target → policy → tool → schema → forward) or runs a
  * private action from its own table.
  *
+ * Before any of that, every message counts against its endpoint: more than
+ * `maxQueuedPerEndpoint` waiting at once is a flood (backlog.ts), counted before
+ * the message is even read. Reading is the sender's cost too (the browser
+ * deserializes a message when it is first read, inside the metered handling): a
+ * refused message that cost the page more than `maxRefusedMessageMs`, or an app
+ * run `kernelWorkDebtMs` past its share while another app waits, disconnects the
+ * endpoint that sent it.
+ *
  * @example
  * broker.attach(endpoint) // endpoint.port.onmessage now feeds the broker
  */
@@ -20,10 +28,11 @@ import type { Invocation, Invocations } from './invocations.ts'
 import { acceptsPrivateAction, decideRoute } from './policy.ts'
 import type { PrivateAction } from './private-actions.ts'
 import type { Attribution } from './provenance.ts'
+import type { Backlog } from './backlog.ts'
 import { type BusErrorShape, fail } from '../protocol/codes.ts'
 import { KERNEL, parseEndpointId } from '../protocol/endpoint-id.ts'
-import { TOOL_NAME, hasExactKeys, isId, isRecord } from '../protocol/envelope.ts'
-import { checkJson } from '../protocol/json-compat.ts'
+import { type CallPayload, hasExactKeys, isId, isRecord, parseCall } from '../protocol/envelope.ts'
+import { checkJson, jsonRefusal } from '../protocol/json-compat.ts'
 import { LIMITS } from '../protocol/limits.ts'
 import { summarize } from './summary.ts'
 import type { WorkBudget } from './work-budget.ts'
@@ -44,6 +53,10 @@ export interface BrokerDeps {
   bye(ep: Endpoint): void
   /** A message of `ep` was dropped or refused unread (counts toward disconnecting a flood). */
   strike(ep: Endpoint): void
+  /** Messages of each endpoint waiting for the kernel at once. */
+  backlog: Backlog<Endpoint>
+  /** `ep` is flooding the page (the reason goes in the audit): it is disconnected. */
+  flood(ep: Endpoint, reason: string): void
   /** Is `id` an endpoint the kernel is bringing up right now (an installed app's background frame)? */
   connecting(id: string): boolean
   /** Who a call is presented and recorded as, given its delegation token if any (provenance.ts). */
@@ -52,18 +65,28 @@ export interface BrokerDeps {
 
 
 export class Broker {
+  /** The message being handled was refused (its cost, if high, was the sender's doing). */
+  #refused = false
+
   constructor(private readonly k: BrokerDeps) {}
 
   attach(ep: Endpoint): void {
     ep.port.onmessage = (event) => {
+      // Counted before it is read (reading it is what costs): a flood is cut off unread.
+      if (!this.k.backlog.take(ep)) return this.k.flood(ep, `more than ${LIMITS.maxQueuedPerEndpoint} messages waiting for the kernel at once`)
       // Ports ride along only where the wire defines them (nowhere, yet): never adopt one.
       if (event.ports.length) {
         for (const port of event.ports) port.close()
         return this.#malformed(ep, 'a message transferring ports')
       }
-      // Whoever sends a message pays for handling it, from its app's share of the kernel's time.
+      this.#refused = false
+      const started = performance.now()
+      // Whoever sends a message pays for handling it, reading it included, from its app's share of the kernel's time.
       const metered = this.k.work.meter(ep.app, () => this.onMessage(ep, event.data))
-      if (!metered.ok) this.#overBudget(ep, event.data, metered.retryAfterMs)
+      if (!metered.ok) this.k.work.charge(ep.app, () => this.#overBudget(ep, event.data, metered.retryAfterMs))
+      const took = performance.now() - started
+      if (this.#refused && took > LIMITS.maxRefusedMessageMs) this.k.flood(ep, `a refused message cost the trusted page ${Math.round(took)} ms to read and check`)
+      else if (this.k.work.overdrawn(ep.app)) this.k.flood(ep, `its app is more than ${LIMITS.kernelWorkDebtMs} ms past its share of the trusted page's time while other apps wait`)
     }
     ep.port.onmessageerror = () => this.#malformed(ep, 'undeserializable message')
   }
@@ -75,10 +98,17 @@ export class Broker {
   #overBudget(ep: Endpoint, data: unknown, retryAfterMs: number) {
     const type = isRecord(data) ? data.type : undefined
     if (type === 'result' || type === 'cancel' || type === 'bye') return this.onMessage(ep, data)
+    this.#refused = true
     this.k.strike(ep)
     if (!ep.live) return
     if (type === 'exec' && isRecord(data) && isId(data.id)) ep.post({ type: 'result', id: data.id, error: overBudget(retryAfterMs) })
     this.k.audit.note({ caller: ep.id, callerApp: ep.app, target: KERNEL, tool: `port.${String(type).slice(0, 20)}`, status: 'error', code: 'VALIDATION_BUDGET', durationMs: 0 })
+  }
+
+  /** Every kernel tool and private action, and whether it needs the owner (see Kernel.ownerTable). */
+  ownerTable(): { kernelTools: Record<string, boolean>; privateActions: Record<string, boolean> } {
+    const table = (entries: Iterable<[string, { needsOwner?: true }]>) => Object.fromEntries([...entries].map(([name, action]) => [name, action.needsOwner === true]))
+    return { kernelTools: table(this.k.kernelTools), privateActions: table(this.k.privateActions) }
   }
 
   onMessage(ep: Endpoint, data: unknown): void {
@@ -118,7 +148,7 @@ export class Broker {
     const visibility = action === 'tools.call' || action === 'tools.list' ? 'public' : 'private'
     const label = isRecord(payload) ? { target: String(payload.target ?? KERNEL).slice(0, 128), tool: String(payload.name ?? action).slice(0, 64) } : { target: KERNEL, tool: action }
     const json = checkJson(payload, LIMITS.maxPayloadBytes, LIMITS.maxDepth)
-    if (!json.ok) return this.#refuse(ep, id, label.target, label.tool, undefined, fail(json.code, `${json.path}: ${json.reason}`), visibility)
+    if (!json.ok) return this.#refuse(ep, id, label.target, label.tool, undefined, jsonRefusal(json), visibility)
     // A capability is honoured only from the exact session it was given to, only while its call lasts.
     let scope: Invocation | undefined
     if ('invocation' in msg) {
@@ -167,16 +197,16 @@ export class Broker {
   #agentPolicy(ep: Endpoint, target: string, tool: string, scope: Invocation | undefined): BusErrorShape | null {
     const address = target === KERNEL ? undefined : parseEndpointId(target)
     const targetApp = target === KERNEL ? KERNEL : (address?.app ?? '?')
+    const needsOwner = target === KERNEL && this.k.kernelTools.get(tool)?.needsOwner === true
     const decision = scope
-      ? decideScopedCall({ sourceApp: ep.app, targetApp, targetKind: target === KERNEL ? KERNEL : (address?.kind ?? 'background'), tool, sessionGrant: this.k.grants.view(ep.id, ep.app, targetApp).session })
+      ? decideScopedCall({ sourceApp: ep.app, targetApp, targetKind: target === KERNEL ? KERNEL : (address?.kind ?? 'background'), tool, needsOwner, sessionGrant: this.k.grants.view(ep.id, ep.app, targetApp).session })
       : decideGlobalCall({ sourceApp: ep.app, targetApp, appHasActiveInvocation: this.k.invocations.activeFor(ep.app) })
     return decision.allow ? null : fail(decision.code, decision.message, decision.retryAfterMs)
   }
 
-  #call(ep: Endpoint, id: number, p: unknown, scope: Invocation | undefined, attachment?: { buffer: ArrayBuffer; bytes: number }) {
-    if (!isRecord(p) || !hasExactKeys(p, ['target', 'name', 'arguments'], ['timeoutMs', 'progress', 'delegation']) || typeof p.target !== 'string' || typeof p.name !== 'string' || !TOOL_NAME.test(p.name) || (p.progress !== undefined && typeof p.progress !== 'boolean')) {
-      return this.#refuse(ep, id, '?', 'tools.call', p, fail('BAD_REQUEST', 'tools.call takes exactly { target, name, arguments, timeoutMs?, progress?, delegation? }'))
-    }
+  #call(ep: Endpoint, id: number, payload: unknown, scope: Invocation | undefined, attachment?: { buffer: ArrayBuffer; bytes: number }) {
+    const p: CallPayload | null = parseCall(payload)
+    if (!p) return this.#refuse(ep, id, '?', 'tools.call', payload, fail('BAD_REQUEST', 'tools.call takes exactly { target, name, arguments, timeoutMs?, progress?, delegation? }'))
     const timeoutMs = clampTimeout(p.timeoutMs)
     if (timeoutMs === null) return this.#refuse(ep, id, p.target, p.name, p.arguments, fail('BAD_REQUEST', 'timeoutMs must be a positive number'))
     const kernelTool = p.target === KERNEL ? this.k.kernelTools.get(p.name) : undefined
@@ -276,6 +306,7 @@ export class Broker {
 
   /** Refusals that never became a call still reply and still leave an audit entry (a private one for private actions). */
   #refuse(ep: Endpoint, id: number, target: string, tool: string, args: unknown, error: BusErrorShape, visibility: 'public' | 'private' = 'public') {
+    this.#refused = true
     ep.post({ type: 'result', id, error })
     this.k.strike(ep) // refused before any call began: a sender that keeps drawing these is flooding
     this.k.audit.record({
@@ -293,6 +324,7 @@ export class Broker {
   }
 
   #malformed(ep: Endpoint, what: string) {
+    this.#refused = true
     this.k.strike(ep)
     this.k.audit.note({ caller: ep.id, callerApp: ep.app, target: KERNEL, tool: 'port.message', status: 'ignored', code: 'MALFORMED_MESSAGE', durationMs: 0, args: what })
   }

@@ -11,14 +11,14 @@
  * if ('code' in call) return reply(call)
  * calls.forward(call, target, { action: 'tool.invoke', payload }, (ok) => ({ ok }))
  */
-import { ATTACHMENTS_ANNOTATION, AttachmentBudget, checkAttachment } from './attachments.ts'
+import { ATTACHMENTS_ANNOTATION, AttachmentBudget, type Hold, checkAttachment } from './attachments.ts'
 import type { AuditRing } from './audit.ts'
 import type { Endpoint } from './endpoints.ts'
 import { InFlight, type ProgressVerdict, judgeProgress } from './limits.ts'
 import { summarize } from './summary.ts'
 import { type BusErrorShape, fail, isCode } from '../protocol/codes.ts'
 import { hasExactKeys, isId, isRecord } from '../protocol/envelope.ts'
-import { checkJson } from '../protocol/json-compat.ts'
+import { checkJson, jsonRefusal } from '../protocol/json-compat.ts'
 import { LIMITS } from '../protocol/limits.ts'
 
 /** How a call ends; a result may carry the target's attachment, passed on (transferred) to the caller. */
@@ -41,8 +41,8 @@ export interface Call {
   wantsProgress: boolean
   /** Whether the call holds one of its caller's in-flight slots (a request waiting for the person does not). */
   slot: boolean
-  /** Attachment bytes the caller sent with the call, reserved until the call ends. */
-  attachmentBytes: number
+  /** The caller's attachment, reserved until the call ends. */
+  attachment?: Hold
   /** The target tool takes (and may answer with) an attachment. */
   attachments: boolean
   progress: number
@@ -99,7 +99,6 @@ export class Calls {
       abort: new AbortController(),
       wantsProgress,
       slot,
-      attachmentBytes: 0,
       attachments: false,
       progress: 0,
       progressLimitAudited: false,
@@ -110,16 +109,29 @@ export class Calls {
   }
 
   /**
-   * Reserves the caller's attachment for the whole call (released when it ends, however it ends).
-   * On refusal the call ends with ATTACHMENT_BUDGET and false is returned.
+   * Reserves the caller's attachment for the whole call (released when it ends, however it ends),
+   * which ends by `maxAttachmentHoldMs` at the latest. On refusal the call ends with
+   * ATTACHMENT_BUDGET and false is returned.
    */
   holdAttachment(call: Call, bytes: number): boolean {
-    const refused = this.attachments.reserve(call.caller, bytes)
+    const holdMs = Math.min(call.timeoutMs, LIMITS.maxAttachmentHoldMs)
+    const hold: Hold = {
+      owner: call.caller,
+      app: call.caller.app,
+      bytes,
+      until: call.started + holdMs,
+      revoke: () => this.finish(call, { error: fail('ATTACHMENT_BUDGET', 'ended to serve another app: this app held more than its share of the shell\'s attachment budget') }, 'ATTACHMENT_BUDGET'),
+    }
+    const refused = this.attachments.reserve(hold)
     if (refused) {
       this.finish(call, { error: refused })
       return false
     }
-    call.attachmentBytes = bytes
+    call.attachment = hold
+    if (holdMs < call.timeoutMs) {
+      clearTimeout(call.timer)
+      call.timer = setTimeout(() => this.finish(call, { error: fail('TIMEOUT', `a call holding an attachment ends within ${LIMITS.maxAttachmentHoldMs} ms`) }, 'TIMEOUT'), holdMs)
+    }
     return true
   }
 
@@ -145,7 +157,7 @@ export class Calls {
     if (!mine.size) this.#byCaller.delete(call.caller)
     clearTimeout(call.timer)
     if (call.slot) this.inFlight.release(call.caller.id)
-    if (call.attachmentBytes) this.attachments.release(call.caller, call.attachmentBytes)
+    if (call.attachment) this.attachments.release(call.attachment)
     if ('error' in outcome) call.abort.abort()
     if (call.targetEp && call.kid !== undefined) {
       this.#byTarget.get(call.targetEp)?.delete(call.kid)
@@ -197,7 +209,7 @@ export class Calls {
     }
     if (!hasOk) return this.finish(call, { error: sanitize(msg.error) })
     const json = checkJson(msg.ok, LIMITS.maxPayloadBytes, LIMITS.maxDepth)
-    if (!json.ok) return this.finish(call, { error: fail(json.code, `result ${json.path}: ${json.reason}`) })
+    if (!json.ok) return this.finish(call, { error: jsonRefusal(json, 'result ') })
     const outcome = call.accept ? call.accept(msg.ok) : { ok: msg.ok }
     if (!('attachment' in msg) || 'error' in outcome) return this.finish(call, outcome)
     this.finish(call, this.#answerAttachment(call, target, msg.attachment, outcome.ok))
@@ -211,9 +223,10 @@ export class Calls {
     if (!call.attachments) return { error: fail('ATTACHMENT_REJECTED', `${call.tool} is not annotated ${ATTACHMENTS_ANNOTATION}; its answer carried an attachment`) }
     const checked = checkAttachment(attachment)
     if ('code' in checked) return { error: checked }
-    const refused = this.attachments.reserve(target, checked.bytes)
+    const hold: Hold = { owner: target, app: target.app, bytes: checked.bytes, until: performance.now() }
+    const refused = this.attachments.reserve(hold)
     if (refused) return { error: refused }
-    this.attachments.release(target, checked.bytes) // handed over to the caller in the same turn
+    this.attachments.release(hold) // handed over to the caller in the same turn
     return { ok, attachment: attachment as ArrayBuffer }
   }
 

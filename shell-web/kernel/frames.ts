@@ -47,6 +47,8 @@ export interface FrameRecord {
   nextInstanceId?: string
   endpoint?: Endpoint
   timers: ReturnType<typeof setTimeout>[]
+  /** Floods its documents made (FLOODED) lately, and when the next document may bind (see holdOff). */
+  floods: { count: number; at: number; until: number }
 }
 
 const SANDBOX: Record<EndpointKind, string> = {
@@ -55,6 +57,8 @@ const SANDBOX: Record<EndpointKind, string> = {
   tray: 'allow-scripts allow-forms',
 }
 const PROBE_RETRIES_MS = [50, 200, 500, 1_000, 2_000, 4_000, 8_000]
+/** A frame that flooded is bound again after 1 s, doubling per flood up to a minute; a quiet 5 minutes forgets them. */
+const FLOOD_HOLD_OFF_MS = { first: 1_000, max: 60_000, forgetAfter: 300_000 }
 
 export interface FrameDeps {
   audit: AuditRing
@@ -67,6 +71,7 @@ export interface FrameDeps {
 
 export class FrameHost {
   #byWindow = new Map<Window, FrameRecord>()
+  #byIframe = new WeakMap<Element, FrameRecord>()
   /** Windows nested in an app's frame, and that frame (so a flood of their messages costs one walk). */
   #nested = new WeakMap<object, FrameRecord | null>()
 
@@ -77,6 +82,8 @@ export class FrameHost {
   mount(spec: FrameSpec): FrameRecord {
     const iframe = document.createElement('iframe')
     iframe.setAttribute('sandbox', SANDBOX[spec.kind])
+    // Where the browser supports it, the frame cannot take focus by itself (only after the person's gesture in it).
+    iframe.setAttribute('allow', "focus-without-user-activation 'none'")
     iframe.title = spec.title
     iframe.dataset.app = spec.app
     iframe.dataset.kind = spec.kind
@@ -98,8 +105,10 @@ export class FrameHost {
       oldNonces: new Set(),
       nextInstanceId: spec.kind === 'background' ? undefined : randomId(4),
       timers: [],
+      floods: { count: 0, at: -Infinity, until: 0 },
     }
     this.#byWindow.set(record.window, record)
+    this.#byIframe.set(iframe, record)
     iframe.addEventListener('load', () => this.#onLoad(record))
     return record
   }
@@ -127,6 +136,29 @@ export class FrameHost {
     this.#byWindow.delete(record.window)
   }
 
+  /** Every frame the kernel has mounted and not yet closed. */
+  all(): Iterable<FrameRecord> {
+    return this.#byWindow.values()
+  }
+
+  /** The frame record of one of the kernel's iframe elements. */
+  recordOf(element: Element): FrameRecord | undefined {
+    return this.#byIframe.get(element)
+  }
+
+  /**
+   * The frame's document flooded the page: its next document is bound only after a back-off
+   * (probes wait for it), so a frame reloading itself to flood again costs the page one message per
+   * back-off, not one per reload.
+   */
+  holdOff(record: FrameRecord): void {
+    const now = performance.now()
+    const floods = record.floods
+    floods.count = now - floods.at > FLOOD_HOLD_OFF_MS.forgetAfter ? 1 : floods.count + 1
+    floods.at = now
+    floods.until = now + Math.min(FLOOD_HOLD_OFF_MS.first * 2 ** (floods.count - 1), FLOOD_HOLD_OFF_MS.max)
+  }
+
   /** Called by the broker when a frame's SDK says its document is going away. */
   documentGone(endpoint: Endpoint): void {
     for (const record of this.#byWindow.values()) if (record.endpoint === endpoint) this.#unbind(record, 'unload')
@@ -145,8 +177,11 @@ export class FrameHost {
     record.nonces = new Set()
     record.spent = new Set()
     record.state = 'probing'
-    this.#probe(record)
-    for (const delay of PROBE_RETRIES_MS) record.timers.push(setTimeout(() => record.state === 'probing' && this.#probe(record), delay))
+    const wait = Math.max(0, record.floods.until - performance.now())
+    const probe = () => record.state === 'probing' && this.#probe(record)
+    if (wait) record.timers.push(setTimeout(probe, wait))
+    else this.#probe(record)
+    for (const delay of PROBE_RETRIES_MS) record.timers.push(setTimeout(probe, wait + delay))
   }
 
   #probe(record: FrameRecord) {
@@ -191,7 +226,7 @@ export class FrameHost {
     this.#audit(who, record.spec.app, code, 'handshake')
   }
 
-  /** The kernel-created frame that `source` is nested in, if any (at most 16 levels up). */
+  /** The kernel-created frame that `source` is nested in, if any, however deep (each window is walked once). */
   #hostOf(source: MessageEventSource | null): FrameRecord | undefined {
     if (!source) return undefined
     const known = this.#nested.get(source)
@@ -202,12 +237,14 @@ export class FrameHost {
   }
 
   #walkUp(source: Window): FrameRecord | undefined {
+    // A chain of parents always ends at the top; windows already placed answer from the cache, so
+    // a deep nest costs one walk per new window, however many messages it posts.
     let w: Window | null = source
     try {
-      for (let i = 0; w && i < 16 && w !== window; i++) {
-        const found = this.#byWindow.get(w)
+      while (w && w !== window) {
+        const found = this.#byWindow.get(w) ?? this.#nested.get(w)
         if (found) return found
-        if (w.parent === w) return undefined
+        if (found === null || w.parent === w) return undefined
         w = w.parent
       }
     } catch {

@@ -73,9 +73,7 @@ export class Grants {
     reason: string,
     signal: AbortSignal,
   ): Promise<Decision | 'withdrawn'> | 'UI_BUSY' {
-    const mine = [...this.#pending.values()].filter((p) => p.sourceApp === source.app)
-    if (mine.length >= LIMITS.maxPendingGrantsPerApp || this.#pending.size >= LIMITS.maxPendingGrants) return 'UI_BUSY'
-    if (mine.some((p) => p.endpoint === source.endpoint && p.targetApp === targetApp)) return 'UI_BUSY'
+    if (this.busy(source, targetApp)) return 'UI_BUSY'
     if (signal.aborted) return Promise.resolve('withdrawn')
     const id = this.#nextId++
     return new Promise((resolve) => {
@@ -89,6 +87,13 @@ export class Grants {
       signal.addEventListener('abort', () => settle('withdrawn'), { once: true })
       this.#changed()
     })
+  }
+
+  /** Would a request of `source` for `targetApp` wait too (too many pending, or this one already)? */
+  busy(source: { endpoint: string; app: string }, targetApp: string): boolean {
+    const mine = [...this.#pending.values()].filter((p) => p.sourceApp === source.app)
+    if (mine.length >= LIMITS.maxPendingGrantsPerApp || this.#pending.size >= LIMITS.maxPendingGrants) return true
+    return mine.some((p) => p.endpoint === source.endpoint && p.targetApp === targetApp)
   }
 
   /** The person's answer to pending request `id`. */

@@ -5,10 +5,10 @@
  * id, whether it has a backend and which origins it will ask for, and whether
  * it replaces an installed version), and only on the person's Accept uploads
  * and installs it — or upgrades the installed app, which reloads it. A refusal
- * stores nothing. Only the focused tile may offer, during a click, one dialog
+ * stores nothing. Only the tile the person is clicking may offer (gesture.ts), one dialog
  * at a time; installs are the signed-in person's, so signed out it is refused.
  *
- * Codes: PERMISSION_DENIED (not a tile), ACTIVATION_REQUIRED, SIGN_IN_REQUIRED,
+ * Codes: PERMISSION_DENIED (not a tile), USER_ACTIVATION_REQUIRED, SIGN_IN_REQUIRED,
  * OFFER_URL_INVALID, UI_BUSY (+ retryAfterMs), OFFER_FETCH_FAILED, OFFER_TOO_LARGE,
  * OFFER_INVALID, OFFER_REFUSED, CANCELLED (the tile went away or the call ended),
  * INSTALL_FAILED (the server refused it: its code leads the message).
@@ -16,12 +16,11 @@
  * @example
  * button.onclick = () => bus.callTool({ target: 'kernel', name: 'apps.install_offer', arguments: { url: 'https://example.com/counter.json' } })
  */
-import type { Endpoint } from './endpoints.ts'
-import type { Gesture } from './gesture.ts'
+import type { DialogGate } from './dialog-gate.ts'
+import type { Gestures } from './gesture.ts'
 import type { InstallOffers } from './install-offers.ts'
 import { type KernelTool, tool } from './kernel-tools.ts'
 import { describePackage } from './package-manifest.ts'
-import { decideGesture } from './policy.ts'
 import { type Code, fail } from '../protocol/codes.ts'
 import { LIMITS } from '../protocol/limits.ts'
 
@@ -36,7 +35,9 @@ export interface Installer {
 export interface InstallOfferDeps {
   offers: InstallOffers
   /** Is the person using the offering tile right now (see gesture.ts). */
-  gesture(ep: Endpoint): Promise<Gesture>
+  gestures: Pick<Gestures, 'check'>
+  /** An app whose last dialogs the person dismissed waits before offering again (dialog-gate.ts). */
+  gate: DialogGate
   /** The signed-in person's installs; undefined while signed out. */
   installer(): Installer | undefined
 }
@@ -58,7 +59,7 @@ export function installOfferTool(deps: InstallOfferDeps): KernelTool {
     { type: 'object', properties: { url: { type: 'string', minLength: 1, maxLength: 2048 } }, required: ['url'], additionalProperties: false },
     async (caller, { url }, signal) => {
       if (caller.kind !== 'tile') return { error: fail('PERMISSION_DENIED', 'only a tile may offer an install') }
-      const gesture = decideGesture(await deps.gesture(caller))
+      const gesture = await deps.gestures.check(caller)
       if (!gesture.allow) return { error: fail(gesture.code, gesture.message) }
       const installer = deps.installer()
       if (!installer) return { error: fail('SIGN_IN_REQUIRED', 'installs are the signed-in person\u2019s: sign in first') }
@@ -77,8 +78,12 @@ export function installOfferTool(deps: InstallOfferDeps): KernelTool {
         const offer = await describePackage(pkg).catch((error: Error) => {
           throw new Refusal('OFFER_INVALID', error.message)
         })
+        // The person dismissed this app's last dialog just now: remembered, refused without another.
+        const backingOff = deps.gate.backoff(caller.app)
+        if (backingOff) return { error: fail('OFFER_REFUSED', backingOff.message, backingOff.retryAfterMs) }
         const answer = await deps.offers.show(slot, { url: target.href, offer, upgradeFrom: installer.installed(offer.app)?.version ?? null })
         if (answer === 'withdrawn') return { error: fail('CANCELLED', 'the offer was withdrawn') }
+        deps.gate.answered(caller.app, answer === 'accept')
         if (answer === 'refuse') return { error: fail('OFFER_REFUSED', 'the person refused the install') }
         const done = await installer.install(pkg).catch((error: Error & { code?: string }) => {
           throw new Refusal('INSTALL_FAILED', `${error.code ?? 'ERROR'}: ${error.message}`)
@@ -92,7 +97,7 @@ export function installOfferTool(deps: InstallOfferDeps): KernelTool {
         deps.offers.release(slot)
       }
     },
-    { waitsForPerson: true },
+    { waitsForPerson: true, needsOwner: true },
   )
 }
 

@@ -8,6 +8,7 @@
  */
 import type { AuditRing } from './audit.ts'
 import type { Outcome } from './calls.ts'
+import type { DialogGate } from './dialog-gate.ts'
 import type { Endpoint, Endpoints } from './endpoints.ts'
 import type { Grants } from './grants.ts'
 import type { AppManifest } from './manifest.ts'
@@ -22,6 +23,8 @@ export interface KernelToolDeps {
   endpoints: Endpoints
   grants: Grants
   audit: AuditRing
+  /** A dialog needs the person's gesture in the asking app, and not one just dismissed (dialog-gate.ts). */
+  gate: DialogGate
   openTile(app: string, params: Record<string, string>): { endpoint: string } | BusErrorShape
 }
 
@@ -32,6 +35,11 @@ export interface KernelTool {
    * slots, so an open dialog never blocks the app's ordinary calls; the pending-grant limits bound it.
    */
   waitsForPerson?: true
+  /**
+   * It puts a dialog or a tile in front of the person, or acts as them: a call made for the agent
+   * (under an invocation capability) is refused with OWNER_REQUIRED before it runs.
+   */
+  needsOwner?: true
   validate(args: unknown, budget?: ValidationBudget): SchemaVerdict
   run(caller: Endpoint, args: never, signal: AbortSignal): Outcome | Promise<Outcome>
 }
@@ -46,7 +54,7 @@ export const OBJECT = (properties: Record<string, unknown>, required: string[] =
  * @example
  * tool<{ app: string }>('apps.describe', 'Describe an app', '…', OBJECT({ app: APP }, ['app']), (caller, { app }) => ({ ok: { app } }))
  */
-export function tool<A>(name: string, title: string, description: string, input: object, run: (caller: Endpoint, args: A, signal: AbortSignal) => Outcome | Promise<Outcome>, options: { waitsForPerson?: true } = {}): KernelTool {
+export function tool<A>(name: string, title: string, description: string, input: object, run: (caller: Endpoint, args: A, signal: AbortSignal) => Outcome | Promise<Outcome>, options: { waitsForPerson?: true; needsOwner?: true } = {}): KernelTool {
   return {
     ...options,
     descriptor: { name, title, description, inputSchema: input, outputSchema: { type: 'object' } },
@@ -86,14 +94,20 @@ export function createKernelTools(deps: KernelToolDeps): Map<string, KernelTool>
         const verdict = decideGrantRequest({ sourceApp: caller.app, targetApp: app, declared, targetInstalled: !!find(app) })
         if (!verdict.ask) return { error: fail(verdict.code, verdict.message) }
         if (deps.grants.view(caller.id, caller.app, app).session) return { ok: { granted: true, scope: 'session' } }
+        const busy = () => ({ error: fail('UI_BUSY', 'too many grant requests are waiting for the person', LIMITS.uiBusyRetryAfterMs) })
+        // Said first: with a dialog open for it nobody can be using the app, so the gesture check would only hide why.
+        if (deps.grants.busy({ endpoint: caller.id, app: caller.app }, app)) return busy()
+        const refused = await deps.gate.admit(caller.app)
+        if (refused) return { error: refused.code === 'BACKING_OFF' ? fail('PERMISSION_DENIED', refused.message, refused.retryAfterMs) : refused }
         const pending = deps.grants.request({ endpoint: caller.id, app: caller.app }, app, scope, reason ?? '', signal)
-        if (pending === 'UI_BUSY') return { error: fail('UI_BUSY', 'too many grant requests are waiting for the person', LIMITS.uiBusyRetryAfterMs) }
+        if (pending === 'UI_BUSY') return busy()
         const decision = await pending
+        if (decision !== 'withdrawn') deps.gate.answered(caller.app, decision !== 'deny')
         if (decision === 'deny') return { error: fail('PERMISSION_DENIED', 'the person declined') }
         if (decision === 'withdrawn') return { error: fail('CANCELLED', 'the request was withdrawn') }
         return { ok: { granted: true, scope: decision } }
       },
-      { waitsForPerson: true },
+      { waitsForPerson: true, needsOwner: true },
     ),
     tool<{ limit?: number }>('audit.list', 'My audit entries', "The calling app's own entries in the audit ring.", OBJECT({ limit: { type: 'integer', minimum: 1, maximum: LIMITS.auditEntries } }), (caller, { limit }) => ({
       // JSON only: an entry's absent fields are left out, never sent as `undefined`
@@ -110,6 +124,7 @@ export function createKernelTools(deps: KernelToolDeps): Map<string, KernelTool>
         const opened = deps.openTile(app, params ?? {})
         return 'code' in opened ? { error: opened } : { ok: opened }
       },
+      { needsOwner: true },
     ),
   ]
   return new Map(tools.map((t) => [t.descriptor.name, t]))

@@ -17,6 +17,7 @@ import { createCanisterTools } from './canister/tools.ts'
 import { AgentCalls } from './agent-calls.ts'
 import { AgentMode } from './agent-mode.ts'
 import { AuditRing } from './audit.ts'
+import { Backlog, queueProbe } from './backlog.ts'
 import { Broker } from './broker.ts'
 import { Calls } from './calls.ts'
 import { Endpoint, Endpoints } from './endpoints.ts'
@@ -31,7 +32,8 @@ import { InstallOffers } from './install-offers.ts'
 import { createKernelTools } from './kernel-tools.ts'
 import { type AppManifest, parseManifest } from './manifest.ts'
 import { createPageActions } from './page-actions.ts'
-import { createGestureCheck } from './gesture.ts'
+import { DialogGate } from './dialog-gate.ts'
+import { type Gestures, createGestures } from './gesture.ts'
 import { createPrivateActions } from './private-actions.ts'
 import { createProvenance } from './provenance.ts'
 import { type BusErrorShape, fail } from '../protocol/codes.ts'
@@ -79,15 +81,22 @@ export class Kernel {
   readonly agent: AgentCalls
   readonly frames: FrameHost
   readonly broker: Broker
+  /** Whose gesture the page's activation is (gesture.ts): every person-facing effect asks it. */
+  readonly gestures: Gestures
+  /** Who may put a dialog in front of the person now (dialog-gate.ts). */
+  readonly dialogs: DialogGate
+  readonly backlog = new Backlog<Endpoint>(queueProbe())
   #apps = new Map<string, { manifest: AppManifest; frames: Set<FrameRecord>; identity: BackgroundIdentity | null }>()
   /** Whose installation this is: the local browser until the shell signs a person in. */
   #scope = 'local'
   /** Tray badges set by apps' backgrounds (tray.set_state), drawn by the UI. */
   readonly trayBadges = new Map<string, number>()
   #listeners = new Set<() => void>()
+  #badgeListeners = new Set<() => void>()
 
   constructor(private readonly host: KernelHost) {
-    const gesture = createGestureCheck({ frameOf: (ep) => this.frameOf(ep) })
+    const gestures = (this.gestures = createGestures({ frameOf: (ep) => this.frameOf(ep), frameOfElement: (element) => this.frames.recordOf(element), frames: () => this.frames.all() }))
+    const gate = (this.dialogs = new DialogGate(gestures))
     const backends = { server: host.server ?? (() => undefined), manifest: (app: string) => this.manifest(app) }
     this.broker = new Broker({
       audit: this.audit,
@@ -97,23 +106,21 @@ export class Kernel {
       endpoints: this.endpoints,
       grants: this.grants,
       kernelTools: new Map([
-        ...createKernelTools({ apps: () => this.apps(), endpoints: this.endpoints, grants: this.grants, audit: this.audit, openTile: host.openTile }),
+        ...createKernelTools({ apps: () => this.apps(), endpoints: this.endpoints, grants: this.grants, audit: this.audit, gate, openTile: host.openTile }),
         ['attachments.delegate', this.provenance.tool],
-        ['apps.install_offer', installOfferTool({ offers: this.installOffers, gesture, installer: () => host.installer?.() })],
-        ...createCanisterTools({ ...backends, consent: this.backendConsent }),
+        ['apps.install_offer', installOfferTool({ offers: this.installOffers, gestures, gate, installer: () => host.installer?.() })],
+        ...createCanisterTools({ ...backends, consent: this.backendConsent, gate }),
       ]),
       privateActions: new Map([
         ...createPrivateActions({ endpoints: this.endpoints, manifest: (app) => this.manifest(app) }),
-        ...createPageActions({ endpoints: this.endpoints, manifest: (app) => this.manifest(app), frameOf: (ep) => this.frameOf(ep), setBadge: (app, badge) => this.#setBadge(app, badge), closeTray: (frame) => host.closeTray?.(frame), gesture }),
-        ...createAgentActions({
-          agentMode: this.agentMode,
-          manifest: (app) => this.manifest(app),
-          gesture,
-        }),
-        ...createCanisterActions({ ...backends, endpoints: this.endpoints, gesture }),
+        ...createPageActions({ endpoints: this.endpoints, manifest: (app) => this.manifest(app), frameOf: (ep) => this.frameOf(ep), setBadge: (app, badge) => this.#setBadge(app, badge), closeTray: (frame) => host.closeTray?.(frame), gestures }),
+        ...createAgentActions({ agentMode: this.agentMode, manifest: (app) => this.manifest(app), gestures, gate }),
+        ...createCanisterActions({ ...backends, endpoints: this.endpoints, gestures }),
       ]),
       bye: (ep) => this.frames.documentGone(ep),
       strike: (ep) => this.#strike(ep),
+      backlog: this.backlog,
+      flood: (ep, reason) => this.#flood(ep, reason),
       connecting: (id) => this.#connecting(id),
       attribute: (ep, delegation) => this.provenance.attribute(ep, delegation),
     })
@@ -129,6 +136,7 @@ export class Kernel {
     })
     this.agent = new AgentCalls({ agentMode: this.agentMode, calls: this.calls, invocations: this.invocations, endpoints: this.endpoints, manifest: (app) => this.manifest(app) })
     this.endpoints.onGone((ep) => {
+      this.backlog.forget(ep)
       this.calls.endpointGone(ep)
       this.grants.endpointGone(ep.id)
       this.delegations.sessionEnded(ep.session)
@@ -214,6 +222,7 @@ export class Kernel {
     for (const [app, installed] of this.#apps) {
       installed.identity = backgroundIdentity(installed.manifest, { scope })
       this.agentMode.appChanged(app)
+      this.dialogs.forget(app) // a new owner has dismissed nothing yet
       this.#restart(app)
     }
   }
@@ -228,6 +237,7 @@ export class Kernel {
     const installed = this.#apps.get(app)
     if (!installed) throw new KernelError('NOT_INSTALLED', `${app} is not installed`)
     this.agentMode.appChanged(app)
+    this.dialogs.forget(app)
     for (const frame of installed.frames) this.frames.unmount(frame)
     this.#apps.delete(app)
     this.trayBadges.delete(app)
@@ -263,6 +273,20 @@ export class Kernel {
     this.frames.reload(frame)
   }
 
+  /**
+   * Every kernel tool and private action, and whether it needs the owner (a dialog, a tile or an
+   * effect in front of the person): a call made for the agent never reaches one that does.
+   */
+  ownerTable(): { kernelTools: Record<string, boolean>; privateActions: Record<string, boolean> } {
+    return this.broker.ownerTable()
+  }
+
+  /** Listens for tray badge changes only (cheap: no full re-render of the shell per badge). */
+  onBadge(listener: () => void): () => void {
+    this.#badgeListeners.add(listener)
+    return () => this.#badgeListeners.delete(listener)
+  }
+
   /** The frame `ep` is bound to, if it is still bound. */
   frameOf(ep: Endpoint): FrameRecord | undefined {
     return [...(this.#apps.get(ep.app)?.frames ?? [])].find((f) => f.endpoint === ep)
@@ -280,7 +304,18 @@ export class Kernel {
    */
   #strike(ep: Endpoint) {
     if (!ep.live || ep.strikes.take()) return
-    this.audit.record({ caller: ep.id, callerApp: ep.app, target: 'kernel', tool: 'port.message', status: 'error', code: 'FLOODED', durationMs: 0, args: `more than ${LIMITS.maxStrikesPerSecond} messages dropped or refused unread in a second; disconnected` })
+    this.#flood(ep, `more than ${LIMITS.maxStrikesPerSecond} messages dropped or refused unread in a second`)
+  }
+
+  /**
+   * `ep` is flooding the page: it is disconnected (closing its port discards whatever it still has
+   * queued), and its frame is bound again only after a back-off that doubles with each flood.
+   */
+  #flood(ep: Endpoint, reason: string) {
+    if (!ep.live) return
+    this.audit.record({ caller: ep.id, callerApp: ep.app, target: 'kernel', tool: 'port.message', status: 'error', code: 'FLOODED', durationMs: 0, args: `${reason}; disconnected`.slice(0, LIMITS.auditSummaryChars) })
+    const frame = this.frameOf(ep)
+    if (frame) this.frames.holdOff(frame)
     this.frames.documentGone(ep)
   }
 
@@ -313,7 +348,7 @@ export class Kernel {
   #setBadge(app: string, badge: number | null) {
     if (badge === null) this.trayBadges.delete(app)
     else this.trayBadges.set(app, badge)
-    this.#changed()
+    for (const listener of this.#badgeListeners) listener()
   }
 
   #changed() {

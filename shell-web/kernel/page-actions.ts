@@ -7,22 +7,21 @@
  * - `tray.set_state` — the app's current background (an app that declares a tray); `{ badge }`,
  *   an integer 0–9999 or null.
  * - `tray.dismiss` — the live tray endpoint; `{}`; closes its own popover.
- * - `clipboard.write_text` — the focused tile with transient activation; `{ text }` ≤ 256 KiB.
- * - `ethereum_provider.connect` / `.request` / `.disconnect` — the focused tile with transient
- *   activation; the page asks the injected provider and answers with a session id (bound to that
+ * - `clipboard.write_text` — the tile the person is clicking or typing in (gesture.ts); `{ text }` ≤ 256 KiB.
+ * - `ethereum_provider.connect` / `.request` / `.disconnect` — the tile the person is clicking or
+ *   typing in; the page asks the injected provider and answers with a session id (bound to that
  *   tile session: a reload or an upgrade ends it) and bounded JSON metadata, never the provider;
  *   without one, UNAVAILABLE.
  *
  * @example
- * const actions = createPageActions({ endpoints, manifest, frameOf, setBadge, closeTray })
+ * const actions = createPageActions({ endpoints, manifest, frameOf, setBadge, closeTray, gestures })
  * for (const [name, action] of actions) privateActions.set(name, action)
  */
 import type { Outcome } from './calls.ts'
 import type { Endpoint, Endpoints } from './endpoints.ts'
 import type { FrameRecord } from './frames.ts'
-import type { Gesture } from './gesture.ts'
+import type { Gestures } from './gesture.ts'
 import type { AppManifest } from './manifest.ts'
-import { decideGesture } from './policy.ts'
 import type { PrivateAction } from './private-actions.ts'
 import { fail } from '../protocol/codes.ts'
 import { hasExactKeys, isRecord } from '../protocol/envelope.ts'
@@ -42,7 +41,7 @@ export interface PageActionDeps {
   setBadge(app: string, badge: number | null): void
   closeTray(frame: FrameRecord): void
   /** Is the person using this tile right now (see gesture.ts). */
-  gesture(ep: Endpoint): Promise<Gesture>
+  gestures: Pick<Gestures, 'check'>
   /** Platform facts, replaceable in tests of the page itself. */
   writeText?(text: string): Promise<void>
   provider?(): Eip1193Provider | undefined
@@ -59,7 +58,7 @@ export function createPageActions(deps: PageActionDeps): Map<string, PrivateActi
 
   /** A refusal unless the person is using this very tile right now. */
   const gesture = async (ep: Endpoint): Promise<Outcome | null> => {
-    const decision = decideGesture(await deps.gesture(ep))
+    const decision = await deps.gestures.check(ep)
     return decision.allow ? null : { error: fail(decision.code, decision.message) }
   }
   const current = (ep: Endpoint) => deps.endpoints.get(ep.id) === ep
@@ -91,6 +90,7 @@ export function createPageActions(deps: PageActionDeps): Map<string, PrivateActi
   }
   const clipboard: PrivateAction = {
     rule: 'focused-tile',
+    needsOwner: true,
     async run(ep, p) {
       const refused = await gesture(ep)
       if (refused) return refused
@@ -121,6 +121,7 @@ export function createPageActions(deps: PageActionDeps): Map<string, PrivateActi
   }
   const connect: PrivateAction = {
     rule: 'focused-tile',
+    needsOwner: true,
     async run(ep, p) {
       const refused = await gesture(ep)
       if (refused) return refused
@@ -142,6 +143,7 @@ export function createPageActions(deps: PageActionDeps): Map<string, PrivateActi
   const sessionOf = (ep: Endpoint, session: unknown) => (typeof session === 'string' && wallets.get(session) === ep ? session : undefined)
   const request: PrivateAction = {
     rule: 'focused-tile',
+    needsOwner: true,
     async run(ep, p) {
       const refused = await gesture(ep)
       if (refused) return refused
@@ -156,6 +158,7 @@ export function createPageActions(deps: PageActionDeps): Map<string, PrivateActi
   }
   const disconnect: PrivateAction = {
     rule: 'focused-tile',
+    needsOwner: true,
     async run(ep, p) {
       const refused = await gesture(ep)
       if (refused) return refused

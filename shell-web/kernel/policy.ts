@@ -56,30 +56,11 @@ export function decideGrantRequest(input: { sourceApp: string; targetApp: string
  */
 export type PrivateActionRule = 'any-endpoint-of-app' | 'background-only' | 'tray-only' | 'tile-only' | 'focused-tile' | 'tile-or-background'
 
-/** Is an endpoint of `kind` accepted for an action with `rule`? (`focused-tile` also needs {@link decideGesture}.) */
+/** Is an endpoint of `kind` accepted for an action with `rule`? (`focused-tile` also needs the person's gesture in it: gesture.ts.) */
 export function acceptsPrivateAction(rule: PrivateActionRule, kind: CallerKind): boolean {
   if (rule === 'any-endpoint-of-app') return true
   if (rule === 'background-only') return kind === 'background'
   if (rule === 'tile-only' || rule === 'focused-tile') return kind === 'tile'
   if (rule === 'tile-or-background') return kind === 'tile' || kind === 'background'
   return kind === 'tray'
-}
-
-export type GestureDecision = { allow: true } | { allow: false; code: 'ACTIVATION_REQUIRED'; message: string }
-
-/**
- * The one decision about "the person is using this very tile right now", for every person-facing
- * request (clipboard, wallet, Agent Mode consent, a key's lifecycle): its frame has the page's
- * focus and, unless `activation: false`, the page has transient user activation (a click or key
- * press within the last few seconds, which the browser gives the page when it goes to the frame
- * inside it). Callers that answer with another code (Agent Mode's OWNER_REQUIRED) map the refusal.
- *
- * @example
- * decideGesture({ focused: true, activated: false }) // { allow: false, code: 'ACTIVATION_REQUIRED', … }
- * decideGesture({ focused: true, activated: false, activation: false }) // { allow: true }
- */
-export function decideGesture(input: { focused: boolean; activated: boolean; activation?: boolean }): GestureDecision {
-  if (!input.focused) return { allow: false, code: 'ACTIVATION_REQUIRED', message: 'only the focused tile may do this' }
-  if (input.activation !== false && !input.activated) return { allow: false, code: 'ACTIVATION_REQUIRED', message: 'needs transient user activation: call it from the click handler' }
-  return { allow: true }
 }

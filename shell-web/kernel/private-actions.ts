@@ -26,6 +26,12 @@ export interface PrivateAction {
   redact?: true
   /** It takes an attachment beside its payload (canister.*_self); every other action refuses one. */
   attachments?: true
+  /**
+   * It acts as the person (the clipboard, the wallet, Agent Mode's consent): it needs their gesture
+   * in the sender's frame. Like every private action it never runs under an invocation capability;
+   * the flag is the owner table's (Kernel.ownerTable), shared with the kernel tools.
+   */
+  needsOwner?: true
   /** A promise for an effect the trusted page performs (clipboard, wallet), a decision the person makes (agent.mode.request) or the server's answer; answered when it settles. */
   run(ep: Endpoint, payload: unknown, attachment?: ArrayBuffer): Outcome | Promise<Outcome>
 }

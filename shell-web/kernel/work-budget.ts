@@ -64,6 +64,11 @@ export class WorkBudget {
     return this.#refill(app).ms
   }
 
+  /** `app` is more than {@link LIMITS.kernelWorkDebtMs} in debt while another app is using the kernel too. */
+  overdrawn(app: string): boolean {
+    return this.#refill(app).ms < -LIMITS.kernelWorkDebtMs && this.#othersActive(app, this.now())
+  }
+
   #othersActive(app: string, now: number): boolean {
     for (const [other, bucket] of this.#apps) if (other !== app && now - bucket.active < ACTIVE_MS) return true
     return false

@@ -33,7 +33,7 @@ export const CODES = [
   'ATTACHMENT_REJECTED',
   'DELEGATION_INVALID',
   'DELEGATION_LIMIT',
-  'ACTIVATION_REQUIRED',
+  'USER_ACTIVATION_REQUIRED',
   'UNAVAILABLE',
   'PROVIDER_ERROR',
   // Agent Mode: a call made for the agent (under an invocation capability), and the owner's consent.

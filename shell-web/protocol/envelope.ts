@@ -54,7 +54,7 @@ export type Handshake =
   | { neutron: 'ready'; nonce: string }
   | { neutron: 'connect'; nonce: string; endpoint: string; app: string; kind: string }
 
-/** The payload of a `tools.call` exec. */
+/** The payload of a `tools.call` exec: the one wire shape, built by the SDK ({@link callPayload}) and read by the kernel ({@link parseCall}). */
 export interface CallPayload {
   target: string
   name: string
@@ -100,6 +100,37 @@ export interface InvokePayload {
 }
 
 export const TOOL_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/
+
+const CALL_REQUIRED = ['target', 'name', 'arguments'] as const satisfies readonly (keyof CallPayload)[]
+const CALL_OPTIONAL = ['timeoutMs', 'progress', 'delegation'] as const satisfies readonly (keyof CallPayload)[]
+
+/**
+ * A `tools.call` payload exactly as the wire defines it, or null (the kernel answers BAD_REQUEST).
+ * `timeoutMs` is clamped and `delegation` resolved by the kernel afterwards.
+ *
+ * @example
+ * parseCall({ target: 'kernel', name: 'apps.list', arguments: {} }) // the payload
+ * parseCall({ target: 'kernel', name: 'apps.list', arguments: {}, caller: 'me' }) // null
+ */
+export function parseCall(p: unknown): CallPayload | null {
+  if (!isRecord(p) || !hasExactKeys(p, CALL_REQUIRED, CALL_OPTIONAL)) return null
+  if (typeof p.target !== 'string' || typeof p.name !== 'string' || !TOOL_NAME.test(p.name)) return null
+  if (p.progress !== undefined && typeof p.progress !== 'boolean') return null
+  return p as unknown as CallPayload
+}
+
+/**
+ * The payload the SDK sends for a call: only the keys that are set, so it is what parseCall accepts.
+ *
+ * @example
+ * callPayload({ target: 'app:notes:background', name: 'notes_search', arguments: { query: 'x' }, timeoutMs: undefined })
+ * // { target: 'app:notes:background', name: 'notes_search', arguments: { query: 'x' } }
+ */
+export function callPayload(call: CallPayload): CallPayload {
+  const payload: CallPayload = { target: call.target, name: call.name, arguments: call.arguments }
+  for (const key of CALL_OPTIONAL) if (call[key] !== undefined) Object.assign(payload, { [key]: call[key] })
+  return payload
+}
 
 /** A plain object (not null, not an array)? */
 export function isRecord(value: unknown): value is Record<string, unknown> {

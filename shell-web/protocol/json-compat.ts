@@ -1,7 +1,11 @@
 /**
  * Is a value (as received after structured clone) plain JSON, and how many
  * bytes is its JSON text? One walk checks the shape and counts the exact UTF-8
- * size, stopping early at the first problem or once the byte budget is spent.
+ * size, stopping early at the first problem or once a budget is spent: the
+ * bytes, the nesting, the number of values (`LIMITS.maxPayloadNodes`: a payload
+ * under 1 MiB can hold 349,000 empty objects, each costly to walk and to read),
+ * and, like schema validation, a deadline read every 1,024 values
+ * (`LIMITS.maxValidationMs`, a backstop for a slow machine: VALIDATION_BUDGET).
  *
  * The check is about what structured clone actually delivers. For a plain
  * object that is its own enumerable string-keyed data properties, exactly what
@@ -22,23 +26,40 @@
  * const verdict = checkJson(payload, LIMITS.maxPayloadBytes)
  * if (!verdict.ok) return fail(verdict.code, `${verdict.path}: ${verdict.reason}`)
  */
+import { type BusErrorShape, fail } from './codes.ts'
+import { LIMITS } from './limits.ts'
+
 export type JsonVerdict =
   | { ok: true; bytes: number }
-  | { ok: false; code: 'NOT_JSON_COMPATIBLE' | 'PAYLOAD_TOO_LARGE' | 'PAYLOAD_TOO_DEEP'; path: string; reason: string }
+  | { ok: false; code: JsonRefusal; path: string; reason: string }
+
+export type JsonRefusal = 'NOT_JSON_COMPATIBLE' | 'PAYLOAD_TOO_LARGE' | 'PAYLOAD_TOO_DEEP' | 'VALIDATION_BUDGET'
+
+/** The walk's budget besides bytes and depth: values, and a `performance.now()` deadline. */
+export interface JsonBudget {
+  nodes?: number
+  deadline?: number
+}
+
+/** Values walked before the clock is first read: a small payload always gets its verdict. */
+const UNTIMED_NODES = 1_024
 
 class Stop {
   constructor(
-    readonly code: 'NOT_JSON_COMPATIBLE' | 'PAYLOAD_TOO_LARGE' | 'PAYLOAD_TOO_DEEP',
+    readonly code: JsonRefusal,
     readonly reason: string,
   ) {}
 }
 
-export function checkJson(value: unknown, maxBytes: number, maxDepth = 64): JsonVerdict {
+export function checkJson(value: unknown, maxBytes: number, maxDepth = 64, budget: JsonBudget = {}): JsonVerdict {
   const path: (string | number)[] = []
   // The containers being walked, by depth: a cycle is an ancestor met again. (A stack scanned up
   // to the depth limit costs less than a Set churning through every container of a big payload.)
   const ancestors: object[] = []
   let bytes = 0
+  let nodes = 0
+  const maxNodes = budget.nodes ?? LIMITS.maxPayloadNodes
+  const deadline = budget.deadline ?? performance.now() + LIMITS.maxValidationMs
 
   const add = (n: number) => {
     bytes += n
@@ -47,6 +68,8 @@ export function checkJson(value: unknown, maxBytes: number, maxDepth = 64): Json
   const notJson = (reason: string) => new Stop('NOT_JSON_COMPATIBLE', reason)
 
   const walk = (v: unknown, depth: number): void => {
+    if (++nodes > maxNodes) throw new Stop('PAYLOAD_TOO_LARGE', `more than ${maxNodes} values`)
+    if ((nodes & (UNTIMED_NODES - 1)) === 0 && performance.now() > deadline) throw new Stop('VALIDATION_BUDGET', `checking it ran past its time budget after ${nodes} values`)
     switch (typeof v) {
       case 'string':
         return add(stringBytes(v))
@@ -69,6 +92,7 @@ export function checkJson(value: unknown, maxBytes: number, maxDepth = 64): Json
       if (proto !== Array.prototype) throw notJson(`class instance ${className(v)}`)
       const length = v.length
       add(2 + Math.max(0, length - 1)) // before listing keys: a huge length stops here
+      if (length > maxNodes - nodes) throw new Stop('PAYLOAD_TOO_LARGE', `more than ${maxNodes} values`) // every element is one
       // An array is JSON only if its own keys are exactly its indices: as many enumerable keys
       // as its length, none of them a hole (checked below), so none of them a name.
       // (Object.keys lists what structured clone delivers, and costs a fifth of Reflect.ownKeys.)
@@ -107,6 +131,17 @@ export function checkJson(value: unknown, maxBytes: number, maxDepth = 64): Json
     }
     return { ok: false, code: error.code, path: formatPath(path), reason: error.reason }
   }
+}
+
+/**
+ * A failed verdict as the refusal the bus answers with (a time budget spent carries a retry hint).
+ *
+ * @example
+ * if (!verdict.ok) return reply(jsonRefusal(verdict, 'result ')) // { code: 'PAYLOAD_TOO_LARGE', message: 'result $.a: more than 32768 values' }
+ */
+export function jsonRefusal(verdict: Extract<JsonVerdict, { ok: false }>, prefix = ''): BusErrorShape {
+  const message = `${prefix}${verdict.path}: ${verdict.reason}`
+  return verdict.code === 'VALIDATION_BUDGET' ? fail(verdict.code, message, LIMITS.retryAfterMs) : fail(verdict.code, message)
 }
 
 /** UTF-8 length of `JSON.stringify(s)`, quotes and escapes included. */

@@ -10,6 +10,11 @@ export const LIMITS = {
   maxPayloadBytes: 1024 * 1024,
   /** Nesting depth of any payload. */
   maxDepth: 64,
+  /**
+   * Values (objects, arrays and leaves) in one payload. Bytes alone do not bound the work: under
+   * 1 MiB fit 349,000 empty objects, which took Chromium 1 s to read on the loaded test machine.
+   */
+  maxPayloadNodes: 32_768,
   /** Ordinary routed calls (tools.call, tools.list) one source endpoint may have open. */
   maxInFlightPerSource: 8,
   /** Hint returned with TOO_MANY_IN_FLIGHT. */
@@ -29,13 +34,23 @@ export const LIMITS = {
    * second, past which the endpoint is disconnected: closing its port discards what it queued.
    */
   maxStrikesPerSecond: 512,
+  /**
+   * Messages of one endpoint waiting for the kernel at once (every message counts, whatever it is
+   * and whether it succeeds; measured by a probe through the page's queue, backlog.ts). Past it the
+   * endpoint is disconnected: closing its port discards the rest, which other apps would wait behind.
+   */
+  maxQueuedPerEndpoint: 512,
+  /** A refused message that cost the trusted page this long to read and check disconnects its sender (it was sent to cost). */
+  maxRefusedMessageMs: 100,
   maxResidentBackgrounds: 32,
   /** One attachment (an ArrayBuffer transferred beside a call or its result). */
   maxAttachmentBytes: 16 * 1024 * 1024,
   /** Attachment bytes one endpoint session may have in flight (its calls' and its answers'). */
   maxAttachmentBytesPerEndpoint: 32 * 1024 * 1024,
-  /** Attachment bytes in flight in the whole shell. */
+  /** Attachment bytes in flight in the whole shell, shared fairly between the apps holding them. */
   maxAttachmentBytesGlobal: 64 * 1024 * 1024,
+  /** A call holding an attachment ends by then at the latest (TIMEOUT), whatever timeout it asked for. */
+  maxAttachmentHoldMs: 60_000,
   /**
    * A call to an installed app's background that has not finished connecting (just installed,
    * reloading) waits this long for its handshake and the called tool's registration, never longer
@@ -49,6 +64,23 @@ export const LIMITS = {
   maxDelegationsGlobal: 64,
   /** How long a gesture-bound private action waits for the page to see its tile focused (the click and the focus change arrive separately). */
   focusSettleMs: 150,
+  /**
+   * How long the browser keeps a click's or key press's transient activation (HTML's "transient
+   * activation duration": 5 s in Chromium and Firefox). The kernel knows a live activation was
+   * refreshed after a moment only once this long has passed since it.
+   */
+  activationLifespanMs: 5_000,
+  /** Slack for the browser's and the page's clocks of the same gesture (activationLifespanMs + this, see attention.ts). */
+  activationMarginMs: 150,
+  /** How often the trusted page samples its activation and focus (a fresh activation is told apart from a refresh). */
+  attentionSampleMs: 50,
+  /**
+   * How near a frame's box the pointer's last position on the page must be to count as gone into
+   * it: less than the tile header and grid gap around every tile, so never two tiles at once.
+   */
+  attentionPointerSlackPx: 24,
+  /** Gesture checks of one endpoint that may wait at once for a claim to resolve (USER_ACTIVATION_REQUIRED past it). */
+  maxGestureWaitsPerEndpoint: 4,
   /** Text clipboard.write_text may write, UTF-8 bytes. */
   maxClipboardBytes: 256 * 1024,
   /** A tray badge is an integer in 0…maxTrayBadge (or null: none). */
@@ -62,6 +94,11 @@ export const LIMITS = {
   offerFetchTimeoutMs: 15_000,
   /** Hint returned with UI_BUSY: the person takes seconds, not milliseconds, to answer a dialog. */
   uiBusyRetryAfterMs: 2_000,
+  /**
+   * After the person dismisses an app's dialog (declines, Escape, no answer), its next dialogs are
+   * refused without asking for this long: by the number of dismissals in a row (the last repeats).
+   */
+  dialogBackoffMs: [10_000, 60_000, 600_000],
   auditEntries: 200,
   /** No single app may hold more than this share of the audit ring. */
   auditEntriesPerApp: 100,
@@ -85,6 +122,12 @@ export const LIMITS = {
   kernelWorkBurstMs: 20,
   /** …refilled at this share of wall time (the busiest honest traffic measured needs about a third). */
   kernelWorkShare: 0.5,
+  /**
+   * Debt past which, while another app is using the kernel too, the endpoint whose message put its
+   * app there is disconnected: only messages costly to read (the browser's own work, before any
+   * check) run an app this far past its share, since its checked work is refused once it is over.
+   */
+  kernelWorkDebtMs: 500,
   maxTitleChars: 120,
   maxDescriptionChars: 2_000,
   maxPendingGrantsPerApp: 4,

@@ -10,6 +10,7 @@
  *   { timeout: 120, onProgress: (p) => render(p) })
  */
 import { ToolHost } from './expose.ts'
+import { callPayload } from '../protocol/envelope.ts'
 import { StateChanges, follow } from './state.ts'
 import { type ConnectInfo, Transport } from './transport.ts'
 import type { AgentModeEnabled, AppDescription, AppSummary, AuditEntry, CallOptions, EndpointSummary, ScopedKernel, StateChange, ToolCall, ToolDescriptor, ToolHandler, ToolOptions } from './types.ts'
@@ -73,7 +74,7 @@ function shared() {
 function routing(transport: Transport, invocation?: string) {
   const routeCall = (call: ToolCall<unknown>, options: CallOptions, onAttachment?: (a: ArrayBuffer) => void) => {
     const timeoutMs = options.timeout === undefined ? undefined : options.timeout * 1000
-    const payload = { target: call.target, name: call.name, arguments: call.arguments, ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(options.onProgress ? { progress: true } : {}), ...(options.delegation === undefined ? {} : { delegation: options.delegation }) }
+    const payload = callPayload({ target: call.target, name: call.name, arguments: call.arguments, timeoutMs, progress: options.onProgress ? true : undefined, delegation: options.delegation })
     // The kernel runs permissions.request without an in-flight slot (an open dialog must not block the app's calls).
     const holdsSlot = !(call.target === 'kernel' && call.name === 'permissions.request')
     const { signal, attachment } = options

@@ -113,7 +113,7 @@ export class ToolHost {
       ...(invocation ? { kernel: this.scoped(invocation) } : {}),
       reportProgress: (value) => {
         if (done || controller.signal.aborted || !call.progress) return false
-        if (!checkJson(value, LIMITS.maxProgressBytes, LIMITS.maxDepth).ok) return false
+        if (!checkJson(value, LIMITS.maxProgressBytes, LIMITS.maxDepth, { deadline: Infinity }).ok) return false
         // At most one event per interval: the latest value wins and goes out when the interval ends.
         latest = { value }
         if (!flush) send()
@@ -136,7 +136,7 @@ export class ToolHost {
       return reply({ error: own ? error : new BusError('TOOL_ERROR', error instanceof Error ? error.message : String(error)) })
     }
     done = true
-    const json = checkJson(result, LIMITS.maxPayloadBytes, LIMITS.maxDepth)
+    const json = checkJson(result, LIMITS.maxPayloadBytes, LIMITS.maxDepth, { deadline: Infinity })
     if (!json.ok) return reply({ error: new BusError(json.code, `result ${json.path}: ${json.reason}`) })
     const outputIssue = tool.validateOutput(result, OWN_FRAME)
     if (outputIssue) return reply({ error: new BusError(outputIssue.code, `output ${outputIssue.reason}`) })

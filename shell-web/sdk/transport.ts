@@ -86,7 +86,8 @@ export class Transport {
 
   /** Sends an exec and resolves with its `ok`, or rejects with a BusError. */
   request(action: string, payload: unknown, options: RequestOptions = {}): Promise<unknown> {
-    const json = checkJson(payload, LIMITS.maxPayloadBytes, LIMITS.maxDepth)
+    // The kernel's bounds, in this frame's own time (no deadline here: only the kernel's thread is shared).
+    const json = checkJson(payload, LIMITS.maxPayloadBytes, LIMITS.maxDepth, { deadline: Infinity })
     if (!json.ok) return Promise.reject(new BusError(json.code, `${json.path}: ${json.reason}`))
     if (options.signal?.aborted) return Promise.reject(new BusError('CANCELLED', 'aborted before sending'))
     const attachment = options.attachment

@@ -3,14 +3,16 @@
  * person signs in, lists and creates sessions, prompts, watches the answer
  * stream with its tool calls, progress and results, and interrupts. While a
  * session is open here its socket is the bridge: the session's model may call
- * the tools of apps the person enabled in Agent Mode. Signing out closes the
- * socket and tears every app down (`onSignOut`).
+ * the tools of apps the person enabled in Agent Mode. Signing out — by the
+ * person, or on its own when the token expires or the server refuses it —
+ * closes the socket and tears every app down (`onSignOut`); the panel then says why.
  *
  * @example
- * new AgentPanel(kernel, document.querySelector('#agent-panel')!, { onSignIn: (c) => runInstallsOf(c), onSignOut: () => teardown(), onRestoreFailed: () => runLocalInstalls() })
+ * new AgentPanel(kernel, document.querySelector('#agent-panel')!, { onSignIn: (c) => runInstallsOf(c), onSignOut: () => teardown(), onRestoreFailed: () => runBuiltIns() })
  */
 import { h, throttled } from './dom.ts'
-import type { SessionSocket } from '../../client/index.ts'
+import { NeuronApiError, type SessionSocket } from '../../client/index.ts'
+import type { EndedReason } from '../agent/authorization.ts'
 import { HostBridge } from '../agent/bridge.ts'
 import { Connection } from '../agent/connection.ts'
 import { Transcript } from '../agent/transcript.ts'
@@ -19,7 +21,8 @@ import type { Kernel } from '../kernel/kernel.ts'
 export interface PanelHooks {
   /** Signed in (or restored from this tab): the shell now runs the person's installs. */
   onSignIn(connection: Connection): Promise<void> | void
-  onSignOut(): void
+  /** Signed out: by the person, or on its own (`reason`: the token expired or was refused). */
+  onSignOut(reason?: EndedReason): void
   /** The token kept in this tab no longer signs in: the shell runs this browser's installs. */
   onRestoreFailed(): void
 }
@@ -50,7 +53,12 @@ export class AgentPanel {
   ) {
     this.render()
     const kept = Connection.remembered()
-    if (kept) void this.#signIn(() => Connection.withToken(location.origin, kept), true)
+    if (kept) void this.#signIn(() => Connection.withToken(location.origin, kept, this.#ended), true)
+  }
+
+  /** The sign-in ended on its own (the token expired, the server refused it): sign out, saying why. */
+  #ended = (reason: EndedReason) => {
+    if (this.connection) this.signOut(reason)
   }
 
   render(): void {
@@ -107,18 +115,23 @@ export class AgentPanel {
           this.#render()
         }
       } catch (error) {
+        // The server ended the socket because the sign-in's token expired (or refused it): the sign-in is over.
+        if (error instanceof NeuronApiError && error.code.startsWith('TOKEN_')) return this.connection?.authorization.end({ code: error.code, message: error.message })
         if (this.open === open) this.#fail(error)
       }
     })()
   }
 
-  /** Sign-out: the socket closes, the token is forgotten, every app port closes. */
-  signOut(): void {
+  /** Sign-out: the socket closes, the token is forgotten, every app port closes; with a `reason`, the panel says why. */
+  signOut(reason?: EndedReason): void {
+    const connection = this.connection
     this.#closeSession()
     this.connection = undefined
     this.sessions = []
     Connection.forget()
-    this.hooks.onSignOut()
+    connection?.authorization.end(reason ?? { code: 'SIGNED_OUT', message: 'the person signed out' })
+    this.hooks.onSignOut(reason)
+    this.#error = reason ? `Signed out: ${reason.message} (${reason.code}). Sign in again to go on.` : ''
     this.render()
   }
 
@@ -151,9 +164,9 @@ export class AgentPanel {
     return [
       h('h2', {}, 'Agent'),
       h('p', { class: 'muted' }, 'Sign in to talk to sessions and let them use the apps you enable.'),
-      h('button', { class: 'primary', 'data-action': 'dev-sign-in', onclick: () => void this.#signIn(() => Connection.devSignIn(location.origin)) }, 'Sign in (local dev identity)'),
+      h('button', { class: 'primary', 'data-action': 'dev-sign-in', onclick: () => void this.#signIn(() => Connection.devSignIn(location.origin, this.#ended)) }, 'Sign in (local dev identity)'),
       token,
-      h('button', { 'data-action': 'token-sign-in', onclick: () => void this.#signIn(() => Connection.withToken(location.origin, token.value)) }, 'Use token'),
+      h('button', { 'data-action': 'token-sign-in', onclick: () => void this.#signIn(() => Connection.withToken(location.origin, token.value, this.#ended)) }, 'Use token'),
       this.#error ? h('p', { class: 'error', role: 'alert' }, this.#error) : null,
     ]
   }

@@ -1,34 +1,23 @@
 /**
- * Installs kept across page reloads, on the trusted page's own storage (app frames are opaque
- * and cannot reach it). Until the shell signs a person in they are kept per browser; a signed-in
- * shell keeps them per person instead. A stored manifest is parsed again by the kernel on load,
- * like any other, and one that no longer parses is skipped, not fatal.
+ * What the trusted page keeps in this browser's storage about apps (app frames are opaque and
+ * cannot reach it). Signed out, nothing: the shell runs the built-in demo apps only, so no
+ * manifest stored here is ever run without a signed-in person; an older shell kept its installs
+ * under `neutron.installs.v1`, which is forgotten. Signed in, the person's installs live on the
+ * server; here is only the note that this browser installed the demo apps for a person once.
  *
  * @example
- * const stored = loadInstalls(localStorage)          // manifests, or null if never saved
- * kernel.onChange(() => saveInstalls(localStorage, kernel.apps()))
+ * forgetStoredInstalls(localStorage)            // signed out: whatever an older shell kept, gone
+ * if (!demosInstalledFor(localStorage, me.id)) await installDemos()
  */
-import type { AppManifest } from '../kernel/manifest.ts'
 
 const KEY = 'neutron.installs.v1'
 
-/** The manifests saved last, or null when nothing was ever saved (first start: install the demo apps). */
-export function loadInstalls(storage: Storage): unknown[] | null {
+/** Forgets the installs an older shell kept in this browser (they are never run). */
+export function forgetStoredInstalls(storage: Storage): void {
   try {
-    const raw = storage.getItem(KEY)
-    const parsed: unknown = raw === null ? null : JSON.parse(raw)
-    return Array.isArray(parsed) ? parsed : null
-  } catch {
-    return null
-  }
-}
-
-/** Saves the installed manifests (the whole list, every time: it is small and bounded by the kernel). */
-export function saveInstalls(storage: Storage, manifests: readonly AppManifest[]): void {
-  try {
-    storage.setItem(KEY, JSON.stringify(manifests))
+    storage.removeItem(KEY)
   } catch (error) {
-    console.warn('installs not saved', error)
+    console.warn('stored installs not forgotten', error)
   }
 }
 

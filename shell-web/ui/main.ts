@@ -3,19 +3,21 @@
  * tray, grants, installs and the audit log. `window.neutron` is the devtools
  * handle to the kernel; app frames are cross-origin (opaque) and cannot reach it.
  *
- * Whose apps run: signed out, this browser's installs (installs.ts; on the very first start the
- * demo apps, unless `?demo=0`: tests and benchmarks install their own). Signed in, the person's
- * installs on the server (person-installs.ts; on a person's first sign-in in this browser, the
- * demo apps as packages). Signing in or out changes the installation scope, so nothing of one owner's
- * apps survives into the other's; signing out tears every endpoint down.
+ * Whose apps run: signed out, the built-in demo apps only (unless `?demo=0`: tests and
+ * benchmarks install their own through the devtools handle); nothing is stored in or run from this
+ * browser's storage, since nobody is signed in to vouch for it. Signed in, the person's installs on
+ * the server (person-installs.ts; on a person's first sign-in in this browser, the demo apps as
+ * packages). Signing in or out changes the installation scope, so nothing of one owner's apps
+ * survives into the other's; signing out — or the sign-in ending on its own — tears every
+ * endpoint down.
  */
 import { AgentModeView } from './agent-mode-view.ts'
 import { AgentPanel } from './agent-panel.ts'
 import { AuditView } from './audit-view.ts'
 import { BackendConsentView } from './backend-consent-view.ts'
-import { h } from './dom.ts'
+import { h, throttled } from './dom.ts'
 import { GrantsView } from './grants-view.ts'
-import { demosInstalledFor, loadInstalls, markDemosInstalled, saveInstalls } from './installs.ts'
+import { demosInstalledFor, forgetStoredInstalls, markDemosInstalled } from './installs.ts'
 import { InstallsView } from './installs-view.ts'
 import { OfferView } from './offer-view.ts'
 import { PersonInstalls } from './person-installs.ts'
@@ -32,8 +34,6 @@ let workspaces: Workspaces | undefined
 let tray: Tray
 /** The signed-in person's installs (undefined: signed out). */
 let person: PersonInstalls | undefined
-/** Whose installs are running: this browser's (saved locally), a person's, or none (after sign-out). */
-let owner: 'local' | 'person' | 'none' = 'local'
 let panel: AgentPanel | undefined
 const kernel = new Kernel({
   backgrounds: $('#backgrounds'),
@@ -59,7 +59,8 @@ const renderChrome = () => {
   )
 }
 kernel.onChange(renderChrome)
-kernel.onChange(() => owner === 'local' && saveInstalls(localStorage, kernel.apps()))
+// A flood of badge changes redraws the tray at most every 100 ms, and nothing else.
+kernel.onBadge(throttled(() => tray.render(), 100))
 
 const install = (manifest: unknown) => kernel.install(manifest)
 const upgrade = (manifest: unknown) => kernel.upgrade(manifest)
@@ -90,17 +91,10 @@ async function showing(work: () => Promise<unknown>, skipped: { app: string; rea
   installsView.show({ owner: panel?.connection?.me.subject ?? null, skipped, error })
 }
 
-/** This browser's installs: the saved ones, or the demo apps on the very first start. */
-function runLocalInstalls() {
-  owner = 'local'
-  const stored = loadInstalls(localStorage)
-  for (const manifest of stored ?? (demos ? DEMO_APPS : [])) {
-    try {
-      install(manifest)
-    } catch (error) {
-      console.warn('a stored install was skipped', error)
-    }
-  }
+/** Signed out: the built-in demo apps, and nothing this browser's storage holds (an older shell kept installs there). */
+function runBuiltIns() {
+  forgetStoredInstalls(localStorage)
+  for (const manifest of demos ? DEMO_APPS : []) install(manifest)
   openDemoTiles()
   installsView.show({ owner: null, skipped: [] })
 }
@@ -109,7 +103,6 @@ function runLocalInstalls() {
 async function runPersonInstalls() {
   const connection = panel?.connection
   if (!connection) return
-  owner = 'person'
   removeAll()
   kernel.setScope(`person:${connection.me.id}`)
   person = new PersonInstalls(connection.client, { has: (app) => !!kernel.manifest(app), install, upgrade, uninstall: remove })
@@ -127,18 +120,17 @@ async function runPersonInstalls() {
 
 panel = new AgentPanel(kernel, $('#agent-panel'), {
   onSignIn: () => runPersonInstalls(),
-  onSignOut() {
-    kernel.agentMode.clear('signed out')
+  onSignOut(reason) {
+    kernel.agentMode.clear(reason ? `the sign-in ended: ${reason.code}` : 'signed out')
     kernel.backendConsent.clear()
     person = undefined
-    owner = 'none'
     removeAll()
     kernel.setScope('local')
-    installsView.show({ owner: null, skipped: [] })
+    installsView.show({ owner: null, skipped: [], ...(reason ? { error: `${reason.code}: ${reason.message}` } : {}) })
   },
-  onRestoreFailed: () => runLocalInstalls(),
+  onRestoreFailed: () => runBuiltIns(),
 })
-if (!Connection.remembered()) runLocalInstalls()
+if (!Connection.remembered()) runBuiltIns()
 renderChrome()
 
 Object.assign(globalThis, { neutron: { kernel, workspaces, tray, install, upgrade, uninstall, panel, installs: () => person } })

@@ -7,6 +7,7 @@
  */
 import type { Frame } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type PageGestures, gestures } from './support/gestures.ts'
 import { HOSTILE, TARGET, type AuditRow, auditSince, fixtureState, frameOf, grant, install, lastSeq, openShell, openTile, revoke, type Shell, waitForEndpoint } from './support/shell.ts'
 
 const TARGET_BG = 'app:target:background'
@@ -16,7 +17,9 @@ const TRAY_APP = { id: 'traytest', version: '1.0.0', title: 'Tray test', entries
 
 type Outcome = { ok?: any; error?: { code: string; message: string; retryAfterMs?: number } }
 let shell: Shell
+let g: PageGestures
 let h: Frame
+let hostileTile: string
 let hostileBg: Frame
 let target: Frame
 
@@ -58,11 +61,11 @@ const enable = (app: string, entrypoint: string) =>
 const liveInvocations = (): Promise<number> => page().evaluate(() => (window as any).neutron.kernel.invocations.size)
 const setLimits = (limits: Record<string, number>) => page().evaluate((l) => Object.assign((window as any).neutron.kernel.agentMode.limits, l), limits)
 const dialogOpen = (): Promise<boolean> => page().evaluate(() => (document.querySelector('#agent-dialog') as HTMLDialogElement).open)
-/** Clicks the hostile tile's #agent button (a real click: focus and transient activation) and returns the outcome's index. */
-async function clickAgentButton(frame: Frame, entrypoint: string): Promise<number> {
+/** A person's click on the #agent button of the tile of endpoint `id` (a raw click: see support/gestures.ts); returns the outcome's index. */
+async function clickAgentButton(frame: Frame, entrypoint: string, id = hostileTile): Promise<number> {
   await frame.evaluate((e) => (globalThis as any).hostile.armAgentButton(e), entrypoint)
   const index = await frame.evaluate(() => (globalThis as any).hostile.agentOutcomes.length)
-  await frame.click('#agent')
+  await g.clickIn(frame, id, '#agent')
   // the click reached the button (nothing modal was in the way)
   await expect.poll(() => frame.evaluate(() => (globalThis as any).hostile.agentOutcomes.length)).toBe(index + 1)
   return index
@@ -90,23 +93,26 @@ beforeAll(async () => {
   await install(page(), HOSTILE)
   await waitForEndpoint(page(), TARGET_BG, TARGET.tools)
   await waitForEndpoint(page(), HOSTILE_BG, HOSTILE.tools)
-  const tile = await openTile(page(), 'hostile')
-  h = await frameOf(page(), tile)
+  hostileTile = await openTile(page(), 'hostile')
+  h = await frameOf(page(), hostileTile)
+  g = await gestures(page())
   await h.evaluate(() => (globalThis as any).hostile.ready)
   hostileBg = await frameOf(page(), HOSTILE_BG)
   target = await frameOf(page(), TARGET_BG)
 })
-afterAll(() => shell?.close())
+afterAll(async () => {
+  await g?.close()
+  await shell?.close()
+})
 
 describe('the owner enables an entrypoint', () => {
-  it('without a click it is OWNER_REQUIRED; a click in the focused tile opens the trusted dialog, and Allow enables that exact version', async () => {
+  it('without a click it is USER_ACTIVATION_REQUIRED; a click in the tile opens the trusted dialog, and Allow enables that exact version', async () => {
     const since = await lastSeq(page())
     const refused = await hostile('requestAgentModeNow', 'whoami')
-    expect(refused.error).toMatchObject({ code: 'OWNER_REQUIRED' })
-    expect(refused.error!.retryAfterMs).toBeGreaterThan(0)
+    expect(refused.error).toMatchObject({ code: 'USER_ACTIVATION_REQUIRED' })
     expect(await dialogOpen()).toBe(false)
     // recorded for the person, never readable by apps (a private action)
-    expect(one(await auditSince(page(), since), { code: 'OWNER_REQUIRED' })).toMatchObject({ tool: 'agent.mode.request', callerApp: 'hostile' })
+    expect(one(await auditSince(page(), since), { code: 'USER_ACTIVATION_REQUIRED' })).toMatchObject({ tool: 'agent.mode.request', callerApp: 'hostile' })
 
     const index = await clickAgentButton(h, 'whoami')
     await page().waitForSelector('#agent-dialog[open]')
@@ -128,7 +134,7 @@ describe('the owner enables an entrypoint', () => {
     const trayHandle = await page().waitForSelector('.popover iframe[data-endpoint^="app:traytest:tray:"]', { state: 'attached' })
     const tray = (await trayHandle.contentFrame())!
     await tray.evaluate(() => (globalThis as any).hostile.ready)
-    const index = await clickAgentButton(tray, 'echo') // a real click: focus and activation, still refused
+    const index = await clickAgentButton(tray, 'echo', (await trayHandle.getAttribute('data-endpoint'))!) // a real click: focus and activation, still refused
     expect((await agentOutcome(tray, index)).error).toMatchObject({ code: 'PERMISSION_DENIED' })
     expect(await dialogOpen()).toBe(false)
   })
@@ -141,6 +147,11 @@ describe('the owner enables an entrypoint', () => {
     expect(busy.error!.retryAfterMs).toBeGreaterThan(0)
     await decideInDialog('deny')
     expect((await agentOutcome(h, denied)).error).toMatchObject({ code: 'AGENT_CONSENT_DENIED' })
+    // Denied, remembered: asked again at once, refused without a dialog.
+    const again = await clickAgentButton(h, 'slow')
+    expect((await agentOutcome(h, again)).error).toMatchObject({ code: 'AGENT_CONSENT_DENIED', message: expect.stringMatching(/dismissed/), retryAfterMs: expect.any(Number) })
+    expect(await dialogOpen()).toBe(false)
+    await page().evaluate(() => (window as any).neutron.kernel.dialogs.forget('hostile')) // the back-off has passed
 
     await setLimits({ consentTimeoutMs: 600 })
     const timedOut = await clickAgentButton(h, 'slow')
@@ -240,6 +251,41 @@ describe('calls made for the agent', () => {
     expect((await bgExec('tools.call', { target: 'kernel', name: 'apps.list', arguments: {} }, capability)).error).toMatchObject({ code: 'INVOCATION_INVALID' })
     expect((await hostile('sdkCall', TARGET_BG, 'echo', { text: 'free again' })).ok).toEqual({ text: 'free again' })
     await revoke(page(), 'hostile', 'target')
+  })
+
+  it('one table: every kernel tool and private action, and whether a call made for the agent may reach it', async () => {
+    // true: it puts something in front of the person (a dialog, a tile) or acts as them, so a call
+    // made for the agent is refused with OWNER_REQUIRED; a private action never runs under a capability.
+    const KERNEL_TOOLS: Record<string, boolean> = {
+      'apps.list': false, 'apps.describe': false, 'endpoints.list': false, 'permissions.request': true, 'audit.list': false,
+      'workspace.open_tile': true, 'attachments.delegate': false, 'apps.install_offer': true, 'canister.schema': false,
+      'canister.call_dialog': true, 'backend_calls.request': true, 'backend_calls.list': false,
+    }
+    const PRIVATE_ACTIONS: Record<string, boolean> = {
+      'tools.expose': false, 'tools.remove': false, 'app.state.publish': false, 'tray.set_state': false, 'tray.dismiss': false,
+      'clipboard.write_text': true, 'ethereum_provider.connect': true, 'ethereum_provider.request': true, 'ethereum_provider.disconnect': true,
+      'agent.mode.request': true, 'agent.mode.status': false, 'agent.mode.disable': false, 'canister.query_self': false, 'canister.update_self': false,
+      'connections.get': false, 'connections.set': false, 'connections.list': false, 'connections.delete': false, 'vetkeys.derive': false,
+    }
+    const before = (await capabilities()).length
+    await startAgentCall('table', 'slow', { ms: 20_000 })
+    await expect.poll(async () => (await capabilities()).length).toBe(before + 1)
+    const capability = (await capabilities()).at(-1)!
+    const reached: Record<string, string> = {}
+    for (const [name, owner] of Object.entries(KERNEL_TOOLS)) {
+      const code = (await bgExec('tools.call', { target: 'kernel', name, arguments: {} }, capability)).error?.code ?? 'ok'
+      reached[name] = code
+      if (owner) expect(code, name).toBe('OWNER_REQUIRED')
+      else expect(code, name).not.toBe('OWNER_REQUIRED')
+    }
+    for (const name of Object.keys(PRIVATE_ACTIONS)) expect((await bgExec(name, {}, capability)).error?.code, name).toBe('INVOCATION_INVALID')
+    await stop('table')
+    expect((await done('table')).error).toMatchObject({ code: 'CANCELLED' })
+    // The table names every kernel tool and private action there is, and the kernel says the same of each.
+    const listed = (await bgExec('tools.list', { target: 'kernel' })).ok.tools.map((t: { name: string }) => t.name)
+    expect(listed.sort()).toEqual(Object.keys(KERNEL_TOOLS).sort())
+    const table = await page().evaluate(() => (window as any).neutron.kernel.ownerTable())
+    expect(table).toEqual({ kernelTools: KERNEL_TOOLS, privateActions: PRIVATE_ACTIONS })
   })
 
   it("nested provenance: the agent calls app A, A's handler calls app B through context.kernel, and B's audit entry names the root", async () => {

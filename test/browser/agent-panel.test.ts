@@ -11,11 +11,14 @@ import { copyFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { Frame } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type PageGestures, gestures } from './support/gestures.ts'
 import { ARTIFACTS, TARGET, audit, fixtureState, frameOf, install, openShell, type Shell, trackSockets, waitForEndpoint } from './support/shell.ts'
 
 const NOTES_BG = 'app:notes:background'
 let shell: Shell
+let g: PageGestures
 let notesTile: Frame
+let notesTileId: string
 
 const page = () => shell.page
 const panel = () => page().locator('#agent-panel')
@@ -43,9 +46,13 @@ beforeAll(async () => {
 async function notesTileFrame(): Promise<Frame> {
   const iframe = page().locator('section.tile[data-app="notes"] iframe[data-endpoint]')
   await iframe.waitFor({ state: 'attached', timeout: 60_000 })
-  return frameOf(page(), (await iframe.getAttribute('data-endpoint'))!)
+  notesTileId = (await iframe.getAttribute('data-endpoint'))!
+  return frameOf(page(), notesTileId)
 }
-afterAll(() => shell?.close())
+afterAll(async () => {
+  await g?.close()
+  await shell?.close()
+})
 
 describe('the shell talks to sessions, and a session calls a live app', () => {
   it('end to end: sign in, enable Agent Mode for notes, prompt, the model calls notes_search, the result is durable and shown', async () => {
@@ -60,7 +67,9 @@ describe('the shell talks to sessions, and a session calls a live app', () => {
     const id: string = await page().evaluate(() => (window as any).neutron.panel.open.id)
     expect(await panel().locator('select[data-sessions] option:checked').getAttribute('value')).toBe(id) // listed by GET /v1/sessions
 
-    await notesTile.click('button.agent-mode')
+    // A person's click in the tile (support/gestures.ts): the consent is only for a gesture in it.
+    g = await gestures(page())
+    await g.clickIn(notesTile, notesTileId, 'button.agent-mode')
     await page().waitForSelector('#agent-dialog[open]')
     const allow = page().locator('#agent-dialog [data-agent-decision=allow]')
     await expect.poll(() => allow.isEnabled()).toBe(true)

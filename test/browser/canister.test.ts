@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { NeuronClient } from '../../client/index.ts'
 import { type EncryptedKey, wrappingKey } from '../../objects/apps/vetkeys.ts'
 import { COUNTER, pkg } from '../fixtures/apps/packages.ts'
+import { type PageGestures, gestures } from './support/gestures.ts'
 import { audit, frameOf, install, openShell, openTile, type Shell, signInOverInstalls, waitForEndpoint } from './support/shell.ts'
 
 /** The shell's side of the two apps: pages that use the SDK (`fixture.sdk`) or send raw actions (`fixture.raw`). */
@@ -33,7 +34,9 @@ const RIVAL = pkg('rival', KEEP, {
 type Outcome = { ok?: any; error?: { code: string; message: string; retryAfterMs?: number } }
 let shell: Shell
 let server: NeuronClient
+let g: PageGestures
 let tileId: string
+let rivalTileId: string
 let counterTile: Frame
 let counterBg: Frame
 let rivalTile: Frame
@@ -71,7 +74,7 @@ async function runFixtures() {
   await waitForEndpoint(shell.page, 'app:counter:background')
   await waitForEndpoint(shell.page, 'app:rival:background')
   tileId = await openTile(shell.page, 'counter')
-  const rivalTileId = await openTile(shell.page, 'rival')
+  rivalTileId = await openTile(shell.page, 'rival')
   ;[counterTile, counterBg, rivalTile, rivalBg] = await Promise.all([frameOf(shell.page, tileId), frameOf(shell.page, 'app:counter:background'), frameOf(shell.page, rivalTileId), frameOf(shell.page, 'app:rival:background')])
   await Promise.all([counterTile, counterBg, rivalTile].map((f) => f.evaluate(() => (globalThis as any).fixture.ready)))
 }
@@ -88,8 +91,19 @@ beforeAll(async () => {
   server = new NeuronClient({ url: shell.dev.url, token })
   for (const p of [COUNTER, RIVAL]) await server.apps.install((await server.apps.upload(p as never)).hash)
   await runFixtures()
+  g = await gestures(shell.page)
 }, 120_000)
-afterAll(() => shell?.close())
+afterAll(async () => {
+  await g?.close()
+  await shell?.close()
+})
+/** The person clicks in the tile of endpoint `id`: a dialog its app asks for is the person's to see (dialog-gate.ts). */
+async function personUses(id: string) {
+  await g.quiet()
+  await g.clickFrame(id)
+}
+/** The person dismissed an app's dialog a moment ago; the test lets the remembered back-off pass. */
+const forgetDismissals = (app: string) => shell.page.evaluate((a) => (window as any).neutron.kernel.dialogs.forget(a), app)
 
 describe('app backends from the shell', () => {
   it('without a signed-in person every backend action answers SIGN_IN_REQUIRED', async () => {
@@ -149,6 +163,8 @@ describe('app backends from the shell', () => {
     expect(await kernelTool(rivalTile, 'canister.call_dialog', { app: 'counter', method: 'count', input: {} })).toMatchObject({ error: { code: 'BAD_REQUEST' } })
     expect(await dialog().count()).toBe(0)
 
+    // The dialog needs the person's gesture in the asking app: they are using its tile.
+    await personUses(rivalTileId)
     await startKernelTool(rivalTile, 'canister.call_dialog', { app: 'counter', method: 'increment', input: { by: 5 } })
     await dialog().waitFor()
     expect(await dialog().locator('[data-consent-method]').textContent()).toBe('increment')
@@ -159,7 +175,12 @@ describe('app backends from the shell', () => {
     await shell.page.click('#backend-dialog [data-backend-decision="deny"]')
     expect(await pendingAnswer(rivalTile)).toMatchObject({ error: { code: 'CONSENT_DENIED' } })
     expect(await count()).toBe(before)
+    // Denied, remembered: asked again at once, refused without a dialog.
+    expect(await kernelTool(rivalTile, 'canister.call_dialog', { app: 'counter', method: 'increment', input: { by: 5 } })).toMatchObject({ error: { code: 'CONSENT_DENIED', message: expect.stringMatching(/dismissed/) } })
+    expect(await dialog().count()).toBe(0)
 
+    await forgetDismissals('rival')
+    await personUses(rivalTileId)
     await startKernelTool(rivalTile, 'canister.call_dialog', { app: 'counter', method: 'increment', input: { by: 5 } })
     await shell.page.click('#backend-dialog [data-backend-decision="allow"]')
     expect(await pendingAnswer(rivalTile)).toEqual({ ok: { output: { count: before + 5 } } })
@@ -167,7 +188,41 @@ describe('app backends from the shell', () => {
     expect(await dialog().count()).toBe(0)
   })
 
+  it('canister.call_dialog naming another app, looped by a background with no gesture in its app: the dialog never opens', async () => {
+    {
+      await counterBg.evaluate(() => {
+        const f = (globalThis as any).fixture
+        f.loop = undefined
+        setTimeout(async () => {
+          const counts: Record<string, number> = {}
+          for (const until = performance.now() + 5_000; performance.now() < until; await new Promise((r) => setTimeout(r, 5))) {
+            const o = await f.raw('tools.call', { target: 'kernel', name: 'canister.call_dialog', arguments: { app: 'rival', method: 'keep', input: { name: 'n', attachment: 'AA' } } })
+            const code = o.error?.code ?? 'ok'
+            counts[code] = (counts[code] ?? 0) + 1
+          }
+          f.loop = counts
+        }, 6_500)
+      })
+      await g.quiet()
+      const opened: number[] = []
+      const started = Date.now()
+      while (Date.now() - started < 8_000) {
+        if (await g.value<boolean>("document.querySelector('#backend-dialog').open")) {
+          opened.push(Date.now() - started)
+          await shell.page.keyboard.press('Escape')
+        }
+        await new Promise((r) => setTimeout(r, 20))
+      }
+      await expect.poll(() => counterBg.evaluate(() => (globalThis as any).fixture.loop), { timeout: 15_000 }).toBeTruthy()
+      const counts = await counterBg.evaluate(() => (globalThis as any).fixture.loop)
+      console.log(`[figures] canister.call_dialog looped by a background for 5 s without a gesture: dialog opened ${opened.length} times; answers ${JSON.stringify(counts)}`)
+      expect(opened).toEqual([])
+      expect(Object.keys(counts)).toEqual(['USER_ACTIVATION_REQUIRED'])
+    }
+  }, 60_000)
+
   it('backend_calls.request reserves an origin after consent and releases it without; backend_calls.list shows the app its own', async () => {
+    await personUses(tileId)
     await startKernelTool(counterTile, 'backend_calls.request', { origin: 'https://api.example.com/v1/x' })
     await dialog().waitFor()
     expect(await dialog().locator('[data-consent-origin]').textContent()).toBe('https://api.example.com')
@@ -219,10 +274,13 @@ describe('app backends from the shell', () => {
     expect(await derive(reloaded, 'notes/v1')).toBe(key1)
     // Only declared paths.
     expect(await deriveRaw(reloaded, 'other/path')).toMatchObject({ error: { code: 'PERMISSION_DENIED' } })
-    // From a tile, only the focused one (focus is enough: no click needed for a key).
+    // From a tile, only the one the person is using (focus that came with their gesture: no fresh click needed for a key).
     await shell.page.click('.brand')
-    expect(await deriveRaw(counterTile, 'notes/v1')).toMatchObject({ error: { code: 'ACTIVATION_REQUIRED', message: expect.stringMatching(/focused/) } })
+    expect(await deriveRaw(counterTile, 'notes/v1')).toMatchObject({ error: { code: 'USER_ACTIVATION_REQUIRED', message: expect.stringMatching(/not the frame/) } })
+    // Focus the page gives a tile without the person's gesture in it does not count either.
     await shell.page.evaluate((id) => (document.querySelector(`iframe[data-endpoint="${id}"]`) as HTMLIFrameElement).focus(), tileId)
+    expect(await deriveRaw(counterTile, 'notes/v1')).toMatchObject({ error: { code: 'USER_ACTIVATION_REQUIRED' } })
+    await personUses(tileId)
     expect(await derive(counterTile, 'notes/v1')).toBe(key1)
   })
 })

@@ -5,11 +5,15 @@
 import { join } from 'node:path'
 import type { Frame } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type PageGestures, gestures } from './support/gestures.ts'
 import { ARTIFACTS, audit, frameOf, liveEndpoints, openShell, type Shell, waitForEndpoint } from './support/shell.ts'
 
 let shell: Shell
+let g: PageGestures
 let notes: Frame
+let notesTile: string
 let planner: Frame
+let plannerTile: string
 const NOTES_BG = 'app:notes:background'
 
 /** Waits for the live endpoint whose id starts with `prefix`. */
@@ -21,10 +25,14 @@ const endpointOf = (prefix: string): Promise<string> =>
 beforeAll(async () => {
   shell = await openShell()
   await waitForEndpoint(shell.page, NOTES_BG, ['notes_search', 'notes_list', 'notes_add', 'notes_import'])
-  notes = await frameOf(shell.page, await endpointOf('app:notes:tile:t1:'))
-  planner = await frameOf(shell.page, await endpointOf('app:planner:tile:t2:'))
+  notes = await frameOf(shell.page, (notesTile = await endpointOf('app:notes:tile:t1:')))
+  planner = await frameOf(shell.page, (plannerTile = await endpointOf('app:planner:tile:t2:')))
+  g = await gestures(shell.page)
 })
-afterAll(() => shell?.close())
+afterAll(async () => {
+  await g?.close()
+  await shell?.close()
+})
 
 describe('demo apps through the UI', () => {
   it('notes: search, and a long import with a live progress bar', async () => {
@@ -55,7 +63,8 @@ describe('demo apps through the UI', () => {
   it('planner: a cross-app call needs a grant the person gives in the trusted dialog', async () => {
     await planner.click('button.find')
     await planner.waitForSelector('text=Planner needs your permission to read Notes.')
-    await planner.click('button.grant-session')
+    // A person's click (support/gestures.ts): the dialog is only for a gesture in the asking app.
+    await g.clickIn(planner, plannerTile, 'button.grant-session')
     const dialog = shell.page.locator('#grant-dialog[open]')
     await dialog.waitFor()
     expect(await dialog.textContent()).toMatch(/Planner \(planner\) wants to list and call the tools of Notes \(notes\)/)
@@ -99,8 +108,7 @@ describe('demo apps through the UI', () => {
     await expect.poll(() => notes.textContent('ul.notes li:first-child')).toContain('Packing')
     // Copy export: the click's activation covers the export round trip and the trusted page's clipboard write.
     await shell.page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: shell.dev.url })
-    await shell.page.click('.brand')
-    await notes.click('button.copy-export')
+    await g.clickIn(notes, notesTile, 'button.copy-export')
     await notes.waitForSelector('text=Copied 69 notes as JSON.')
     const copied = JSON.parse(await shell.page.evaluate(() => navigator.clipboard.readText()))
     expect(copied.notes).toHaveLength(69)
@@ -108,7 +116,7 @@ describe('demo apps through the UI', () => {
     // A file that is not an export is refused by the background; nothing is added.
     await notes.setInputFiles('input.import-file', { name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{"notes": [{"body": "no title"}]}') })
     await notes.waitForSelector('text=/TOOL_ERROR: every note needs a title/')
-    expect(await badge()).toBe('69')
+    await expect.poll(badge).toBe('69')
   })
 
   it('workspace.open_tile: the planner opens a Notes tile with a prefilled (UI-context) query', async () => {

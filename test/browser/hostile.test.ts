@@ -6,11 +6,13 @@
  */
 import type { Frame } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type PageGestures, gestures } from './support/gestures.ts'
 import { HOSTILE, TARGET, type AuditRow, auditSince, fixtureState, frameOf, grant, install, lastSeq, liveEndpoints, openShell, openTile, revoke, type Shell, waitForEndpoint } from './support/shell.ts'
 
 const TARGET_BG = 'app:target:background'
 const HOSTILE_BG = 'app:hostile:background'
 let shell: Shell
+let g: PageGestures
 let hostileTile: string
 let h: Frame
 let target: Frame
@@ -45,8 +47,17 @@ beforeAll(async () => {
   await h.evaluate(() => (globalThis as any).hostile.ready)
   target = await frameOf(shell.page, TARGET_BG)
   hostileBg = await frameOf(shell.page, HOSTILE_BG)
+  g = await gestures(shell.page)
 })
-afterAll(() => shell?.close())
+afterAll(async () => {
+  await g?.close()
+  await shell?.close()
+})
+/** The person is using the hostile tile (a raw click in it): its app may open a dialog now (dialog-gate.ts). */
+async function personUsesHostile() {
+  await g.quiet()
+  await g.clickFrame(hostileTile)
+}
 
 describe('window messages are not a bridge', () => {
   it('spoofed exec, probe and connect messages to the shell are ignored and audited', async () => {
@@ -160,13 +171,20 @@ describe('cross-app policy', () => {
     expect((await run('sdkCall', 'kernel', 'permissions.request', { app: 'notes', scope: 'session' })).error?.code).toBe('PERMISSION_DENIED')
     expect((await run('sdkCall', 'kernel', 'permissions.request', { app: 'hostile', scope: 'session' })).error?.code).toBe('BAD_REQUEST')
 
+    // Without the person's gesture in the app, no dialog at all.
+    expect((await run('sdkCall', 'kernel', 'permissions.request', { app: 'target', scope: 'session' })).error?.code).toBe('USER_ACTIVATION_REQUIRED')
+    await personUsesHostile()
     const denied = run('sdkCall', 'kernel', 'permissions.request', { app: 'target', scope: 'session', reason: 'Click Allow! <b>urgent</b>' }, { timeout: 30 })
     await shell.page.waitForSelector('#grant-dialog[open]')
     expect(await shell.page.textContent('#grant-dialog .reason')).toContain('Click Allow! <b>urgent</b>') // shown as text
     expect(await shell.page.isDisabled('#grant-dialog button[data-decision="session"]')).toBe(true) // armed only after a delay
     await shell.page.click('#grant-dialog button[data-decision="deny"]')
     expect((await denied).error?.code).toBe('PERMISSION_DENIED')
+    // Declined, remembered: asked again at once, refused without a dialog.
+    expect((await run('sdkCall', 'kernel', 'permissions.request', { app: 'target', scope: 'session' })).error).toMatchObject({ code: 'PERMISSION_DENIED', message: expect.stringMatching(/dismissed/) })
+    await shell.page.evaluate(() => (window as any).neutron.kernel.dialogs.forget('hostile')) // the back-off has passed
 
+    await personUsesHostile()
     const once = run('sdkCall', 'kernel', 'permissions.request', { app: 'target', scope: 'session' }, { timeout: 30 })
     await shell.page.click('#grant-dialog button[data-decision="call"]')
     expect((await once).ok).toEqual({ granted: true, scope: 'call' })
@@ -347,6 +365,7 @@ describe('what the review found', () => {
   })
 
   it('a pending grant request holds none of the 8 call slots; a second one is UI_BUSY with retryAfterMs', async () => {
+    await personUsesHostile()
     const pending = run('sdkCall', 'kernel', 'permissions.request', { app: 'target', scope: 'call' }, { timeout: 60 })
     await shell.page.waitForSelector('#grant-dialog[open]')
     const busy = await run('sdkCall', 'kernel', 'permissions.request', { app: 'target', scope: 'call' })

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { APP_CSP } from '../../objects/apps/frame-policy.ts'
 import { appPackage } from '../../shell-web/apps/packages.ts'
 import { COUNTER } from '../fixtures/apps/packages.ts'
+import { type PageGestures, gestures } from './support/gestures.ts'
 import { ARTIFACTS, TARGET, frameOf, grant, install, liveEndpoints, openShell, openTile, type Shell, waitForEndpoint } from './support/shell.ts'
 
 type Outcome = { ok?: any; error?: { code: string; message: string; retryAfterMs?: number } }
@@ -37,6 +38,8 @@ const GREETER = { manifest: { app: 'greeter', version: '1.0.0', name: 'Greeter',
 const BROKEN = { ...GREETER, manifest: { ...GREETER.manifest, app: 'broken' }, backend: { module: 'export default {' } }
 
 let shell: Shell
+let g: PageGestures
+let gesturesId: string
 const page = () => shell.page
 const panel = () => page().locator('#agent-panel')
 /** A request to the API with the shell's own token (what the person's client sends). */
@@ -53,11 +56,12 @@ async function reload() {
   await page().waitForFunction(() => 'neutron' in window)
 }
 
-/** A real click on the gestures tile, sending apps.install_offer { url }; resolves with the answer once `then` ran. */
+/** A person's click on the gestures tile (support/gestures.ts), sending apps.install_offer { url }; resolves with the answer once `then` ran. */
 async function offer(tile: Frame, url: string, then?: () => Promise<void>): Promise<Outcome> {
-  const before = await tile.evaluate((u) => (((globalThis as any).fixture.next = { action: 'tools.call', payload: { target: 'kernel', name: 'apps.install_offer', arguments: { url: u } } }), (globalThis as any).fixture.outcomes.length), url)
-  await page().click('.brand') // focus arrives from the page itself (see private-actions.test.ts)
-  await tile.click('#act')
+  const before = await tile.evaluate(() => (globalThis as any).fixture.outcomes.length)
+  await g.postToFrame(gesturesId, { fixtureNext: { action: 'tools.call', payload: { target: 'kernel', name: 'apps.install_offer', arguments: { url } } } })
+  if ((await g.value('window.neutron.kernel.gestures.state().owner')) !== gesturesId) await g.quiet()
+  await g.clickFrame(gesturesId)
   await then?.()
   await tile.waitForFunction((n) => (globalThis as any).fixture.outcomes.length > n, before, { polling: 20, timeout: 60_000 })
   return tile.evaluate(() => (globalThis as any).fixture.outcomes.at(-1))
@@ -74,7 +78,7 @@ async function answer(decision: 'accept' | 'refuse'): Promise<Record<string, str
 }
 async function gesturesTile(): Promise<Frame> {
   if (!(await kernelApp('gestures'))) await install(page(), GESTURES)
-  const id = await openTile(page(), 'gestures')
+  const id = (gesturesId = await openTile(page(), 'gestures'))
   const tile = await frameOf(page(), id)
   await tile.evaluate(() => (globalThis as any).fixture.ready)
   return tile
@@ -99,8 +103,12 @@ beforeAll(async () => {
     if (entry?.delayMs) await new Promise((r) => setTimeout(r, entry.delayMs))
     await route.fulfill(entry ? { status: 200, body: entry.body, headers: { 'content-type': 'application/json', 'access-control-allow-origin': '*' } } : { status: 404, body: 'no' })
   })
+  g = await gestures(page())
 })
-afterAll(() => shell?.close())
+afterAll(async () => {
+  await g?.close()
+  await shell?.close()
+})
 
 describe('installs per signed-in person', () => {
   it('signed out, an install offer is SIGN_IN_REQUIRED and the shell runs this browser\u2019s installs', async () => {
@@ -240,6 +248,8 @@ describe('installs per signed-in person', () => {
     expect(await codeOf(`${OFFERED}/big.json`)).toBe('OFFER_TOO_LARGE')
     expect(await codeOf(`${OFFERED}/not-json.json`)).toBe('OFFER_INVALID')
     expect(await codeOf(`${OFFERED}/not-a-package.json`)).toBe('OFFER_INVALID')
+    // Refused a moment ago, the app's next dialog would wait (remembered); the test lets that pass.
+    await page().evaluate(() => (window as any).neutron.kernel.dialogs.forget('gestures'))
     // Accepted, but the server refuses the package: its code, and nothing installed.
     const broken = await offer(tile, `${OFFERED}/broken.json`, async () => void (await answer('accept')))
     expect(broken.error).toMatchObject({ code: 'INSTALL_FAILED', message: expect.stringContaining('BACKEND_LOAD_FAILED') })
@@ -253,9 +263,9 @@ describe('installs per signed-in person', () => {
     await answer('refuse')
     await tile.waitForFunction((n) => (globalThis as any).fixture.outcomes.length >= n + 2, sent)
     expect(await tile.evaluate(() => (globalThis as any).fixture.outcomes.at(-1).error?.code)).toBe('OFFER_REFUSED')
-    // Without a click: ACTIVATION_REQUIRED. From a background: PERMISSION_DENIED.
+    // Without a click: USER_ACTIVATION_REQUIRED. From a background: PERMISSION_DENIED.
     const noClick = await tile.evaluate(() => new Promise<Outcome>((resolve) => setTimeout(() => void (globalThis as any).fixture.raw('tools.call', { target: 'kernel', name: 'apps.install_offer', arguments: { url: 'https://apps.example.test/counter.json' } }).then(resolve), 6_000)))
-    expect(noClick.error?.code).toBe('ACTIVATION_REQUIRED')
+    expect(noClick.error?.code).toBe('USER_ACTIVATION_REQUIRED')
     const bg = await frameOf(page(), 'app:gestures:background')
     const fromBackground = await bg.evaluate(() => (globalThis as any).fixture.raw('tools.call', { target: 'kernel', name: 'apps.install_offer', arguments: { url: 'https://apps.example.test/counter.json' } }))
     expect(fromBackground.error?.code).toBe('PERMISSION_DENIED')

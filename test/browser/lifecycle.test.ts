@@ -2,8 +2,8 @@
  * The background lifecycle in real Chromium (`fixtures/life`, `fixtures/life-next`): a
  * background's identity (app version, installation scope, runtime generation, background path,
  * origin mode); an upgrade or an authority change reloads the app's frames and ends what was bound
- * to the old identity (endpoints, calls, grants, delegation tokens); installs survive a page
- * reload; a dedicated Worker runs inside a sandboxed background; a storm of reloads leaves one
+ * to the old identity (endpoints, calls, grants, delegation tokens); signed out, a page reload
+ * starts from the built-in apps alone; a dedicated Worker runs inside a sandboxed background; a storm of reloads leaves one
  * consistent endpoint; the 33rd background is refused.
  */
 import type { Frame } from 'playwright-core'
@@ -115,18 +115,16 @@ describe('background lifecycle', () => {
     expect(shell.errors).toEqual([])
   }, 90_000)
 
-  it('installs survive a page reload: the same apps come back, their backgrounds start again', async () => {
-    const before = (await shell.page.evaluate(() => (window as any).neutron.kernel.apps())).map((a: any) => [a.id, a.version])
+  it('signed out, a page reload starts from the built-in apps alone: nothing installed on the page is kept in this browser', async () => {
+    expect((await shell.page.evaluate(() => (window as any).neutron.kernel.apps())).map((a: any) => a.id)).toContain('life')
     await shell.page.reload()
     await shell.page.waitForFunction(() => 'neutron' in window, undefined, { timeout: 60_000 })
+    // ?demo=0: not even the demo apps; nothing was written to this browser's storage to bring back.
+    expect(await shell.page.evaluate(() => (window as any).neutron.kernel.apps().length)).toBe(0)
+    expect(await shell.page.evaluate(() => localStorage.getItem('neutron.installs.v1'))).toBeNull()
+    await install(shell.page, NEXT)
     await waitForEndpoint(shell.page, BG, LIFE.tools)
-    expect((await shell.page.evaluate(() => (window as any).neutron.kernel.apps())).map((a: any) => [a.id, a.version])).toEqual(before)
     expect(await build()).toBe('v2')
-    // What was removed stays removed.
-    await shell.page.evaluate(() => (window as any).neutron.uninstall('target'))
-    await shell.page.reload()
-    await shell.page.waitForFunction(() => 'neutron' in window, undefined, { timeout: 60_000 })
-    expect((await shell.page.evaluate(() => (window as any).neutron.kernel.apps())).map((a: any) => a.id)).toEqual(['life'])
   }, 90_000)
 
   it('the 33rd background is refused with RESIDENT_LIMIT, and upgrading one of the 32 still works', async () => {

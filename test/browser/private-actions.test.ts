@@ -7,6 +7,7 @@
  */
 import type { Frame } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type PageGestures, gestures } from './support/gestures.ts'
 import { audit, frameOf, install, openShell, openTile, type Shell, waitForEndpoint } from './support/shell.ts'
 
 const PAGES = { tile: '/fixtures/gestures/tile', background: '/fixtures/gestures/background' }
@@ -17,6 +18,7 @@ const PRIVATE = ['tray.set_state', 'tray.dismiss', 'clipboard.write_text', 'ethe
 
 type Outcome = { ok?: any; error?: { code: string; message: string } }
 let shell: Shell
+let g: PageGestures
 let tileId: string
 let otherTileId: string
 let tile: Frame
@@ -25,24 +27,26 @@ let bg: Frame
 let otherBg: Frame
 
 const raw = (frame: Frame, action: string, payload: unknown): Promise<Outcome> => frame.evaluate(([a, p]) => (globalThis as any).fixture.raw(a, p), [action, payload] as const)
-/** A real click on the tile's button, sending `action`; resolves with the answer. */
+/**
+ * A person's click on the tile's button, sending `action`; resolves with the answer. The action is
+ * posted from the trusted page (no gesture in the tile). When the last gesture was not this
+ * tile's, the click waits for it to run out first: right after a gesture elsewhere the kernel
+ * cannot tell a click in this tile from the tile taking focus by itself (gesture.ts).
+ */
 async function click(frame: Frame, action: string, payload: unknown): Promise<Outcome> {
-  const before = await frame.evaluate(([a, p]) => (((globalThis as any).fixture.next = { action: a, payload: p }), (globalThis as any).fixture.outcomes.length), [action, payload] as const)
-  await clickFrame(frame)
+  const id = frame === tile ? tileId : otherTileId
+  const before = await frame.evaluate(() => (globalThis as any).fixture.outcomes.length)
+  await g.postToFrame(id, { fixtureNext: { action, payload } })
+  if ((await g.value('window.neutron.kernel.gestures.state().owner')) !== id) await g.quiet()
+  await g.clickFrame(id)
   await frame.waitForFunction((n) => (globalThis as any).fixture.outcomes.length > n, before, { polling: 20 })
   return frame.evaluate(() => (globalThis as any).fixture.outcomes.at(-1))
 }
-/**
- * Clicks the frame's button, after a click on the shell's own chrome: in headless Chromium under
- * Playwright, focus moving straight from one app frame to another leaves the trusted page's
- * `document.activeElement` on the first frame (observed), while focus arriving from the page
- * itself updates it.
- */
+/** A person's click in the tile, sending nothing. */
 async function clickFrame(frame: Frame) {
-  await shell.page.click('.brand')
-  await frame.click('#act')
+  await g.quiet()
+  await g.clickFrame(frame === tile ? tileId : otherTileId)
 }
-const focusFrame = (id: string) => shell.page.evaluate((id) => (document.querySelector(`iframe[data-endpoint="${id}"]`) as HTMLIFrameElement).focus(), id)
 const badge = () => shell.page.evaluate(() => document.querySelector('.tray-button[data-app="gestures"] .badge')?.textContent ?? null)
 
 beforeAll(async () => {
@@ -58,24 +62,29 @@ beforeAll(async () => {
   await Promise.all([tile, otherTile].map((f) => f.evaluate(() => (globalThis as any).fixture.ready)))
   await tile.waitForFunction(() => (globalThis as any).fixture.port, undefined, { polling: 20 })
   await otherTile.waitForFunction(() => (globalThis as any).fixture.port, undefined, { polling: 20 })
+  g = await gestures(shell.page)
 })
-afterAll(() => shell?.close())
+afterAll(async () => {
+  await g?.close()
+  await shell?.close()
+})
 
 describe('private actions the trusted page performs', () => {
-  it('clipboard and wallet need transient activation even in the focused tile: ACTIVATION_REQUIRED', async () => {
+  it('clipboard and wallet need transient activation even in the focused tile: USER_ACTIVATION_REQUIRED', async () => {
     // Every Playwright evaluate counts as a gesture, so the tile sends from a timer that fires
     // after the browser's transient activation (5 s) has run out, while nothing touches the page.
-    await focusFrame(tileId)
+    // Focus comes from the person's click (a raw one, support/gestures.ts).
+    await clickFrame(tile)
     await tile.evaluate(() => (globalThis as any).fixture.later([['clipboard.write_text', { text: 'no gesture' }], ['ethereum_provider.connect', {}]], 5_600))
     // Wait through the trusted page's devtools protocol, which (unlike Playwright's evaluate) is no gesture.
     const cdp = await shell.page.context().newCDPSession(shell.page)
-    const refusals = `(window.neutron.kernel.audit.list().filter((e) => e.caller === ${JSON.stringify(tileId)} && e.code === 'ACTIVATION_REQUIRED').length)`
+    const refusals = `(window.neutron.kernel.audit.list().filter((e) => e.caller === ${JSON.stringify(tileId)} && e.code === 'USER_ACTIVATION_REQUIRED').length)`
     const deadline = Date.now() + 30_000
     while (Date.now() < deadline && (await cdp.send('Runtime.evaluate', { expression: refusals, returnByValue: true })).result.value < 2) await new Promise((r) => setTimeout(r, 200))
     await cdp.detach()
     const [focused, late] = await Promise.all([shell.page.evaluate(() => (document.activeElement as HTMLElement).dataset.endpoint), tile.evaluate(() => (globalThis as any).fixture.late)])
     expect(focused).toBe(tileId)
-    expect(late).toEqual([0, 1].map(() => ({ error: { code: 'ACTIVATION_REQUIRED', message: expect.stringMatching(/activation/) } })))
+    expect(late).toEqual([0, 1].map(() => ({ error: { code: 'USER_ACTIVATION_REQUIRED', message: expect.stringMatching(/activation/) } })))
   }, 30_000)
 
   it('clipboard.write_text: a click in the focused tile writes the text through the trusted page', async () => {
@@ -92,9 +101,9 @@ describe('private actions the trusted page performs', () => {
 
   it('a tile that is not focused is refused even while the page has activation (another tile was clicked)', async () => {
     await clickFrame(otherTile)
-    expect(await shell.page.evaluate(() => navigator.userActivation.isActive)).toBe(true)
-    expect((await raw(tile, 'clipboard.write_text', { text: 'from behind' })).error).toMatchObject({ code: 'ACTIVATION_REQUIRED', message: expect.stringMatching(/focused/) })
-    expect((await raw(tile, 'ethereum_provider.connect', {})).error).toMatchObject({ code: 'ACTIVATION_REQUIRED', message: expect.stringMatching(/focused/) })
+    expect(await g.value('navigator.userActivation.isActive')).toBe(true)
+    expect((await raw(tile, 'clipboard.write_text', { text: 'from behind' })).error).toMatchObject({ code: 'USER_ACTIVATION_REQUIRED', message: expect.stringMatching(/not the frame|not in this frame/) })
+    expect((await raw(tile, 'ethereum_provider.connect', {})).error).toMatchObject({ code: 'USER_ACTIVATION_REQUIRED', message: expect.stringMatching(/not the frame|not in this frame/) })
     expect(await shell.page.evaluate(() => navigator.clipboard.readText())).toBe('copied by gestures ✓')
   })
 
@@ -112,15 +121,15 @@ describe('private actions the trusted page performs', () => {
 
   it('tray.set_state: the background of an app with a tray sets its badge, exactly { badge } 0–9999 or null', async () => {
     expect(await raw(bg, 'tray.set_state', { badge: 7 })).toEqual({ ok: { badge: 7 } })
-    expect(await badge()).toBe('7')
+    await expect.poll(badge).toBe('7')
     for (const payload of [{ badge: 10_000 }, { badge: -1 }, { badge: 1.5 }, { badge: '3' }, { badge: 3, app: 'other' }, {}, null]) {
       expect((await raw(bg, 'tray.set_state', payload)).error?.code, JSON.stringify(payload)).toBe('BAD_REQUEST')
     }
-    expect(await badge()).toBe('7')
+    await expect.poll(badge).toBe('7')
     expect(await raw(bg, 'tray.set_state', { badge: 9_999 })).toEqual({ ok: { badge: 9_999 } })
-    expect(await badge()).toBe('999+')
+    await expect.poll(badge).toBe('999+')
     expect(await raw(bg, 'tray.set_state', { badge: null })).toEqual({ ok: { badge: null } })
-    expect(await badge()).toBeNull()
+    await expect.poll(badge).toBeNull()
     await raw(bg, 'tray.set_state', { badge: 2 })
   })
 
@@ -133,7 +142,7 @@ describe('private actions the trusted page performs', () => {
     const tray = await frameOf(shell.page, trayId)
     await tray.evaluate(() => (globalThis as any).fixture.ready)
     expect((await raw(tray, 'tray.set_state', { badge: 1 })).error?.code).toBe('PERMISSION_DENIED')
-    expect(await badge()).toBe('2')
+    await expect.poll(badge).toBe('2')
     await shell.page.evaluate(() => (window as any).neutron.tray.close())
   })
 

@@ -39,11 +39,11 @@ const DEV_VARS = {
   VETKEYS_SECRET: 'process-test-vetkeys-secret-01234567',
 }
 
-/** A dev bearer token the test `wrangler dev` accepts (loopback host, dev secret). */
-export async function devToken(sub = 'tester', claims: string[] = []): Promise<string> {
+/** A dev bearer token the test `wrangler dev` accepts (loopback host, dev secret), valid for `ttl` seconds (default 12 h). */
+export async function devToken(sub = 'tester', claims: string[] = [], ttl?: number): Promise<string> {
   // The same signer as `npm run token`.
   const { signDevToken } = await import('../../scripts/dev-token.mjs')
-  return signDevToken({ secret: DEV_VARS.DEV_AUTH_SECRET, sub, claims })
+  return signDevToken({ secret: DEV_VARS.DEV_AUTH_SECRET, sub, claims, ...(ttl === undefined ? {} : { ttl }) })
 }
 
 /** A fresh temporary persistence directory. */

@@ -10,7 +10,7 @@ import { NeuronError } from '../../objects/errors.ts'
 import type { Env } from '../../objects/env.ts'
 import type { AppEnv } from '../env.ts'
 import { authConfigOf } from './auth-config.ts'
-import { Authenticator } from './authenticator.ts'
+import { Authenticator, expOf } from './authenticator.ts'
 
 const STREAM_ROUTE = /^\/v1\/sessions\/([^/]+)\/(events|ws)$/
 
@@ -43,10 +43,12 @@ export function authenticate(options: { open: string[] }): MiddlewareHandler<App
       if (!match) throw new NeuronError('TOKEN_MALFORMED', 'Authorization must be "Bearer <token>"', { status: 401 })
       // The client's address as the platform saw the connection: Cloudflare, and `wrangler dev`, set it.
       c.set('principal', await authenticator.bearer(match[1]!, c.req.header('cf-connecting-ip')))
+      c.set('authExp', expOf(match[1]!))
     } else if (ticket !== undefined && stream) {
       const verified = await authenticator.ticket(ticket, decodeURIComponent(stream[1]!))
       c.set('principal', verified.principal)
       c.set('ticket', { jti: verified.jti, exp: verified.exp })
+      c.set('authExp', verified.authExp)
     } else {
       throw new NeuronError('TOKEN_MISSING', 'this route needs "Authorization: Bearer <token>"', { status: 401 })
     }

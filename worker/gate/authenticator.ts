@@ -29,12 +29,14 @@ export const TICKET_TTL_SECONDS = 30
 /** How far ahead of this clock a token's `nbf` / `iat` may be and still be accepted. */
 export const CLOCK_SKEW_SECONDS = 60
 
-/** A verified ticket: the principal it stands for, and what makes it one-use. */
+/** A verified ticket: the principal it stands for, what makes it one-use, and when the token it was minted from expires. */
 export interface Ticket {
   principal: Principal
   session: string
   jti: string
   exp: number
+  /** The bearer token's own expiry (epoch seconds): the stream the ticket opens ends then. */
+  authExp: number
 }
 
 /** Verified bearer tokens kept per isolate; an entry is honoured only until the token's own expiry. */
@@ -85,12 +87,15 @@ export class Authenticator {
     return { issuer: String(payload.iss), subject: String(payload.sub), claims: claimsOf(payload), via: 'bearer' }
   }
 
-  /** Mints a one-use ticket for `session` on behalf of an authenticated principal. */
-  async mintTicket(principal: Principal, session: string): Promise<{ ticket: string; expiresAt: number }> {
+  /**
+   * Mints a one-use ticket for `session` on behalf of an authenticated principal, carrying the
+   * expiry of the token it was minted from (`aex`): the stream it opens lives no longer.
+   */
+  async mintTicket(principal: Principal, session: string, authExp: number): Promise<{ ticket: string; expiresAt: number }> {
     const secret = this.requireTicketSecret()
     const now = Math.floor(Date.now() / 1000)
-    const exp = now + TICKET_TTL_SECONDS
-    const payload = { iss: principal.issuer, sub: principal.subject, aud: TICKET_AUDIENCE, claims: principal.claims, sid: session, jti: crypto.randomUUID(), iat: now, exp }
+    const exp = Math.min(now + TICKET_TTL_SECONDS, authExp)
+    const payload = { iss: principal.issuer, sub: principal.subject, aud: TICKET_AUDIENCE, claims: principal.claims, sid: session, jti: crypto.randomUUID(), iat: now, exp, aex: authExp }
     return { ticket: await sign(payload, secret, 'HS256'), expiresAt: exp * 1000 }
   }
 
@@ -102,7 +107,8 @@ export class Authenticator {
     if (payload.sid !== session) throw unauthorized('TICKET_WRONG_SESSION', 'the ticket was issued for another session')
     if (typeof payload.jti !== 'string') throw unauthorized('TOKEN_MALFORMED', 'the ticket has no jti')
     const principal: Principal = { issuer: String(payload.iss), subject: String(payload.sub), claims: claimsOf(payload), via: 'ticket' }
-    return { principal, session, jti: payload.jti, exp: Number(payload.exp) }
+    const exp = Number(payload.exp)
+    return { principal, session, jti: payload.jti, exp, authExp: typeof payload.aex === 'number' ? payload.aex : exp }
   }
 
   /**
@@ -207,8 +213,13 @@ const IMPORT: Record<string, SubtleCryptoImportKeyAlgorithm> = {
   RS256: { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
 }
 
-/** The expiry of a token already verified (seconds). */
-function expOf(token: string): number {
+/**
+ * The expiry of a token already verified (epoch seconds).
+ *
+ * @example
+ * c.set('authExp', expOf(token))
+ */
+export function expOf(token: string): number {
   return Number((decode(token).payload as { exp?: unknown }).exp)
 }
 

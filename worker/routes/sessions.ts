@@ -9,7 +9,7 @@ import { Hono } from 'hono'
 import { refuseReservedId } from '../../objects/session/agent.ts'
 import { ForkSchema } from '../../objects/session/fork.ts'
 import { PageQuery, StreamQuery } from '../../objects/session/schemas.ts'
-import { CALLER_HEADER, TICKET_HEADER } from '../../objects/session/ws-protocol.ts'
+import { AUTH_EXPIRY_HEADER, CALLER_HEADER, TICKET_HEADER } from '../../objects/session/ws-protocol.ts'
 import { settled } from '../../objects/rpc.ts'
 import { parseOrThrow } from '../../objects/validate.ts'
 import { parseJson } from '../../objects/parse-json.ts'
@@ -56,7 +56,7 @@ export const sessions = new Hono<AppEnv>()
     const id = c.req.param('id')
     // Minting is an authorized read of the session: the object decides, then the gate signs.
     await (await sessionStub(c.env, id)).view(callerOf(c))
-    return c.json(await authenticatorFor(c.env).mintTicket(c.get('principal'), id), 201)
+    return c.json(await authenticatorFor(c.env).mintTicket(c.get('principal'), id, c.get('authExp')), 201)
   })
   .post('/:id/fork', limitBody(MAX_BODY_BYTES), async (c) => {
     const body = await readJson(c.req.raw)
@@ -98,6 +98,7 @@ async function forward(c: import('hono').Context<AppEnv>): Promise<Response> {
   const headers = new Headers(c.req.raw.headers)
   headers.delete(TICKET_HEADER)
   headers.set(CALLER_HEADER, JSON.stringify(callerOf(c)))
+  headers.set(AUTH_EXPIRY_HEADER, String(c.get('authExp')))
   const ticket = c.get('ticket')
   if (ticket) headers.set(TICKET_HEADER, JSON.stringify(ticket))
   return (await sessionStub(c.env, c.req.param('id')!)).fetch(new Request(c.req.raw, { headers }))

@@ -21,9 +21,8 @@
  */
 import { type ServerPort, onServer } from './server.ts'
 import type { Endpoint, Endpoints } from '../endpoints.ts'
-import type { Gesture } from '../gesture.ts'
+import type { Gestures } from '../gesture.ts'
 import type { AppManifest } from '../manifest.ts'
-import { decideGesture } from '../policy.ts'
 import type { PrivateAction } from '../private-actions.ts'
 import { type BusErrorShape, fail } from '../../protocol/codes.ts'
 import { hasExactKeys, isRecord } from '../../protocol/envelope.ts'
@@ -34,7 +33,7 @@ export interface CanisterActionDeps {
   endpoints: Endpoints
   manifest(app: string): AppManifest | undefined
   /** Is the person using the sender's tile right now (gesture.ts). */
-  gesture(ep: Endpoint): Promise<Gesture>
+  gestures: Pick<Gestures, 'check'>
 }
 
 const METHOD = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/
@@ -81,7 +80,7 @@ export function createCanisterActions(deps: CanisterActionDeps): [string, Privat
       if (!deps.manifest(ep.app)?.vetkeys.includes(derivationPath)) return { error: fail('PERMISSION_DENIED', `the manifest of "${ep.app}" does not declare the derivation path ${JSON.stringify(derivationPath.slice(0, 64))}`) }
       if (ep.kind === 'tile') {
         // A key's lifecycle is the person's: from a tile, only the one they are using.
-        const gesture = decideGesture({ ...(await deps.gesture(ep)), activation: false })
+        const gesture = await deps.gestures.check(ep, { activation: false })
         if (!gesture.allow) return { error: fail(gesture.code, gesture.message) }
       }
       return onServer(server, ep.app, (installation) => installation.deriveKey({ derivationPath, transportPublicKey: transportPublicKey as never }))

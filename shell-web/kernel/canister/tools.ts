@@ -20,6 +20,7 @@
  * await bus.callTool({ target: 'kernel', name: 'canister.call_dialog', arguments: { app: 'counter', method: 'increment', input: { by: 2 } } })
  */
 import type { BackendConsent, BackendConsentAnswer } from './consent.ts'
+import type { DialogGate } from '../dialog-gate.ts'
 import { SIGN_IN_REQUIRED, type ServerPort, onServer } from './server.ts'
 import type { Outcome } from '../calls.ts'
 import { APP, type KernelTool, OBJECT, tool } from '../kernel-tools.ts'
@@ -33,6 +34,8 @@ import { checkValue } from '../broker.ts'
 export interface CanisterToolDeps {
   server: ServerPort
   consent: BackendConsent
+  /** A consent dialog needs the person's gesture in the asking app, and not one just dismissed (dialog-gate.ts). */
+  gate: DialogGate
   manifest(app: string): AppManifest | undefined
 }
 
@@ -67,9 +70,16 @@ export function createCanisterTools(deps: CanisterToolDeps): [string, KernelTool
     if (!spec) return { error: fail('UNKNOWN_TOOL', `${app} ${installed.version} has no method ${method}`) }
     return { ok: { app: installed.app, version: installed.version, method, kind: spec.kind, input: spec.input ?? {}, output: spec.output ?? {} } }
   }
+  const busy = () => ({ error: fail('UI_BUSY', 'another consent dialog is open', LIMITS.uiBusyRetryAfterMs) })
   const ask = async (subject: Parameters<BackendConsent['ask']>[0], signal: AbortSignal): Promise<BackendConsentAnswer | { error: BusErrorShape }> => {
-    const answer = consent.ask(subject, signal)
-    if (answer === 'busy') return { error: fail('UI_BUSY', 'another consent dialog is open', LIMITS.uiBusyRetryAfterMs) }
+    // Said first: while a dialog is open nobody can be using an app, so the gesture check would only hide why.
+    if (consent.pending()) return busy()
+    const refused = await deps.gate.admit(subject.callerApp)
+    if (refused) return { error: refused.code === 'BACKING_OFF' ? fail('CONSENT_DENIED', refused.message, refused.retryAfterMs) : refused }
+    const pending = consent.ask(subject, signal)
+    if (pending === 'busy') return busy()
+    const answer = await pending
+    if (answer !== 'withdrawn') deps.gate.answered(subject.callerApp, answer === 'allow')
     return answer
   }
 
@@ -94,7 +104,7 @@ export function createCanisterTools(deps: CanisterToolDeps): [string, KernelTool
         if (answer !== 'allow') return refused(answer)
         return onServer(server, app, (installation) => installation.call(method, input, { kind: 'update' }))
       },
-      { waitsForPerson: true },
+      { waitsForPerson: true, needsOwner: true },
     ),
     tool<{ origin: string; release?: boolean }>(
       'backend_calls.request',
@@ -112,7 +122,7 @@ export function createCanisterTools(deps: CanisterToolDeps): [string, KernelTool
         if (answer !== 'allow') return refused(answer)
         return onServer(server, caller.app, (installation) => installation.grant(normalized))
       },
-      { waitsForPerson: true },
+      { waitsForPerson: true, needsOwner: true },
     ),
     tool('backend_calls.list', 'Granted origins', "The origins this app's backend may reach.", OBJECT({}), async (caller) => {
       const grants = await onServer(server, caller.app, (installation) => installation.grants())

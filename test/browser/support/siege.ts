@@ -24,20 +24,24 @@ export const MiB = 1024 * 1024
 export const LATENCY_MS = 50
 export const SIEGE_BG = 'app:siege:background'
 export const WITNESS_BG = 'app:witness:background'
-const SIEGE = {
+export const SIEGE = {
   id: 'siege',
   version: '1.0.0',
   title: 'Siege',
-  entries: { tile: '/fixtures/siege/tile', background: '/fixtures/siege/background' },
-  tools: ['inspect', 'wide_in', 'wide_out', 'smuggle_result', 'flood', 'slow', 'wide_2000'],
+  // The tray page is the tile's (a tray is declared so that tray.set_state is accepted from the background).
+  entries: { tile: '/fixtures/siege/tile', tray: '/fixtures/siege/tile', background: '/fixtures/siege/background' },
+  tools: ['inspect', 'wide_in', 'wide_out', 'smuggle_result', 'flood', 'slow', 'wide_2000', 'hold'],
   permissions: ['witness'],
+  agentEntrypoints: ['inspect'],
 }
+/** More apps on the siege app's pages: colluders (each its own app id, so its own share of everything). */
+export const colluder = (id: string) => ({ ...SIEGE, id, title: `Siege ${id}` })
 const WITNESS = {
   id: 'witness',
   version: '1.0.0',
   title: 'Witness',
   entries: { tile: '/fixtures/witness/tile', background: '/fixtures/witness/background' },
-  tools: ['inspect'],
+  tools: ['inspect', 'bytes'],
   permissions: ['siege'],
 }
 const RACER = { id: 'racer', version: '1.0.0', title: 'Racer', entries: { tile: '/fixtures/siege/racer' }, tools: [] }
@@ -112,7 +116,7 @@ export async function reloadSiegeBackground() {
   await siegeBg.evaluate(() => void setTimeout(() => location.reload(), 0))
   await shell.page.waitForFunction(([id, old]) => {
     const ep = (window as any).neutron.kernel.endpoints.get(id)
-    return !!ep && ep.session !== old && ep.tools.has('slow')
+    return !!ep && ep.session !== old && ep.tools.has('hold')
   }, [SIEGE_BG, session] as const)
   siegeBg = await frameOf(shell.page, SIEGE_BG)
 }

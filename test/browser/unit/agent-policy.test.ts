@@ -1,20 +1,21 @@
 import { describe, expect, it } from 'vitest'
 import { decideAgentModeRequest, decideGlobalCall, decideScopedCall, defaultAgentLimits } from '../../../shell-web/kernel/agent-policy.ts'
-import { type GestureDecision, acceptsPrivateAction } from '../../../shell-web/kernel/policy.ts'
+import type { GestureDecision } from '../../../shell-web/kernel/gesture.ts'
+import { acceptsPrivateAction } from '../../../shell-web/kernel/policy.ts'
 import { parseManifest } from '../../../shell-web/kernel/manifest.ts'
 
-const refused = (message: string): GestureDecision => ({ allow: false, code: 'ACTIVATION_REQUIRED', message })
+const refused = (message: string): GestureDecision => ({ allow: false, code: 'USER_ACTIVATION_REQUIRED', message })
 const ok = { gesture: { allow: true } as GestureDecision, declared: ['notes_search'], entrypoint: 'notes_search', alreadyEnabled: false, dialogOpen: false, recentConsents: 0, enabledCount: 0, nameTaken: false }
 
 describe('agent.mode.request', () => {
-  it('asks the owner only from a focused tile during a click, for a declared entrypoint', () => {
+  it('asks the owner only with the person’s gesture in the asking tile, for a declared entrypoint', () => {
     expect(decideAgentModeRequest(ok)).toEqual({ ask: true })
     expect(acceptsPrivateAction('tile-only', 'tray')).toBe(false)
     expect(acceptsPrivateAction('tile-only', 'background')).toBe(false)
     expect(acceptsPrivateAction('tile-only', 'tile')).toBe(true)
     expect(decideAgentModeRequest({ ...ok, entrypoint: 'notes_add' })).toMatchObject({ ask: false, code: 'PERMISSION_DENIED' })
-    expect(decideAgentModeRequest({ ...ok, gesture: refused('only the focused tile may do this') })).toMatchObject({ ask: false, code: 'OWNER_REQUIRED', retryAfterMs: expect.any(Number) })
-    expect(decideAgentModeRequest({ ...ok, gesture: refused('needs transient user activation') })).toMatchObject({ ask: false, code: 'OWNER_REQUIRED' })
+    expect(decideAgentModeRequest({ ...ok, gesture: refused('not the frame the person is using') })).toMatchObject({ ask: false, code: 'USER_ACTIVATION_REQUIRED', message: expect.stringMatching(/not the frame/) })
+    expect(decideAgentModeRequest({ ...ok, gesture: refused('no user activation') })).toMatchObject({ ask: false, code: 'USER_ACTIVATION_REQUIRED' })
     expect(decideAgentModeRequest({ ...ok, alreadyEnabled: true })).toEqual({ ask: false, already: true })
   })
 
@@ -29,15 +30,14 @@ describe('agent.mode.request', () => {
 })
 
 describe('calls made for the agent', () => {
-  const scoped = { sourceApp: 'planner', targetApp: 'notes', targetKind: 'background' as const, tool: 'notes_search', sessionGrant: false }
+  const scoped = { sourceApp: 'planner', targetApp: 'notes', targetKind: 'background' as const, tool: 'notes_search', needsOwner: false, sessionGrant: false }
   it('never fall back to asking the owner, and never reach a tray', () => {
     expect(decideScopedCall(scoped)).toMatchObject({ allow: false, code: 'OWNER_REQUIRED', retryAfterMs: expect.any(Number) })
     expect(decideScopedCall({ ...scoped, sessionGrant: true })).toEqual({ allow: true })
     expect(decideScopedCall({ ...scoped, targetApp: 'planner' })).toEqual({ allow: true })
     expect(decideScopedCall({ ...scoped, sessionGrant: true, targetKind: 'tray' })).toMatchObject({ allow: false, code: 'PERMISSION_DENIED' })
-    expect(decideScopedCall({ ...scoped, targetApp: 'kernel', targetKind: 'kernel', tool: 'permissions.request' })).toMatchObject({ code: 'OWNER_REQUIRED' })
-    // The person's consent dialogs of app backends are never opened for the agent.
-    for (const tool of ['canister.call_dialog', 'backend_calls.request']) expect(decideScopedCall({ ...scoped, targetApp: 'kernel', targetKind: 'kernel', tool })).toMatchObject({ code: 'OWNER_REQUIRED' })
+    // A kernel tool that needs the owner (a dialog, a tile, an effect as the person) is never reached for the agent.
+    expect(decideScopedCall({ ...scoped, targetApp: 'kernel', targetKind: 'kernel', tool: 'permissions.request', needsOwner: true })).toMatchObject({ code: 'OWNER_REQUIRED', message: expect.stringMatching(/permissions.request/) })
     expect(decideScopedCall({ ...scoped, targetApp: 'kernel', targetKind: 'kernel', tool: 'canister.schema' })).toEqual({ allow: true })
     expect(decideScopedCall({ ...scoped, targetApp: 'kernel', targetKind: 'kernel', tool: 'apps.list' })).toEqual({ allow: true })
   })

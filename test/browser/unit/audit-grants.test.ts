@@ -54,6 +54,25 @@ describe('audit ring', () => {
     expect(ring.list()).toHaveLength(200)
   })
 
+  it("colluding apps filling the ring with denials cannot flush another app's: each keeps its oldest, its latest and a fair share", () => {
+    const ring = new AuditRing()
+    const denial = (app: string, n: number) => ({ ...entry(app, `t${n}`), status: 'error' as const, code: 'GRANT_REQUIRED' as const })
+    for (let i = 0; i < 62; i++) ring.record(denial('victim', i))
+    for (const app of ['c1', 'c2', 'c3', 'c4']) for (let i = 0; i < 60; i++) ring.record(denial(app, i))
+    expect(ring.list()).toHaveLength(200)
+    const victim = ring.forApp('victim').map((e) => e.tool)
+    // Its lane of 60 kept its oldest (t0 and t1 were pushed out by its own newer ones) and latest, and its share of the ring.
+    expect(victim[0]).toBe('t2')
+    expect(victim.at(-1)).toBe('t61')
+    expect(victim.length).toBeGreaterThanOrEqual(200 / 5 - 1)
+    // Every colluder keeps its oldest and its latest.
+    for (const app of ['c1', 'c2', 'c3', 'c4']) {
+      const kept = ring.forApp(app).map((e) => e.tool)
+      expect(kept[0]).toBe('t0')
+      expect(kept.at(-1)).toBe('t59')
+    }
+  })
+
   it('folds a burst of identical security events into one entry with a count', () => {
     let now = 0
     const ring = new AuditRing(200, 100, 60, () => now)

@@ -93,6 +93,26 @@ describe('checkJson', () => {
     expect(checkJson(deep, MiB, 64)).toMatchObject({ ok: false, code: 'PAYLOAD_TOO_DEEP' })
   })
 
+  it('bounds the values walked, not only the bytes: 349,000 empty objects fit in 1 MiB and are refused', () => {
+    // (No deadline here: the count is what is checked, on a machine of any speed.)
+    const untimed = { deadline: Infinity }
+    const objects = Array.from({ length: 349_000 }, () => ({}))
+    expect(new TextEncoder().encode(JSON.stringify(objects)).length).toBeLessThan(MiB)
+    expect(checkJson(objects, MiB, 64, untimed)).toMatchObject({ ok: false, code: 'PAYLOAD_TOO_LARGE', reason: 'more than 32768 values' })
+    expect(checkJson({ a: objects }, MiB, 64, untimed)).toMatchObject({ ok: false, code: 'PAYLOAD_TOO_LARGE', path: '$.a' })
+    expect(checkJson(new Array(500_000).fill(0), MiB, 64, untimed)).toMatchObject({ ok: false, code: 'PAYLOAD_TOO_LARGE' })
+    expect(checkJson(new Array(32_767).fill(0), MiB, 64, untimed)).toEqual({ ok: true, bytes: 65_535 }) // the array and its 32,767 values
+    expect(checkJson(new Array(32_768).fill(0), MiB, 64, untimed)).toMatchObject({ ok: false, code: 'PAYLOAD_TOO_LARGE' })
+    expect(checkJson(Object.fromEntries(Array.from({ length: 40_000 }, (_, i) => [`k${i}`, 0])), MiB, 64, untimed)).toMatchObject({ ok: false, code: 'PAYLOAD_TOO_LARGE' })
+  })
+
+  it('has a deadline like validation, read only past the first 1,024 values', () => {
+    const past = performance.now() - 1
+    expect(checkJson(new Array(1_022).fill(0), MiB, 64, { deadline: past })).toMatchObject({ ok: true })
+    expect(checkJson(new Array(5_000).fill(0), MiB, 64, { deadline: past })).toMatchObject({ ok: false, code: 'VALIDATION_BUDGET' })
+    expect(checkJson(new Array(5_000).fill(0), MiB, 64, { deadline: Infinity })).toMatchObject({ ok: true })
+  })
+
   it('stringBytes agrees with TextEncoder on escapes and surrogates', () => {
     for (const s of ['', 'a', '"', '\u2028', '😀', '\udc00', '\b\f\r']) {
       expect(stringBytes(s)).toBe(new TextEncoder().encode(JSON.stringify(s)).length)

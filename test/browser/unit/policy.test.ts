@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { parseManifest } from '../../../shell-web/kernel/manifest.ts'
-import { acceptsPrivateAction, decideGesture, decideGrantRequest, decideRoute } from '../../../shell-web/kernel/policy.ts'
+import { acceptsPrivateAction, decideGrantRequest, decideRoute } from '../../../shell-web/kernel/policy.ts'
 import { clampTimeout, InFlight, judgeProgress } from '../../../shell-web/kernel/limits.ts'
 import { endpointId, parseEndpointId } from '../../../shell-web/protocol/endpoint-id.ts'
 
@@ -41,15 +41,6 @@ describe('routing policy', () => {
     expect(parseManifest({ ...base, vetkeys: ['notes/v1', 'drafts:2'] }).vetkeys).toEqual(['notes/v1', 'drafts:2'])
     expect(() => parseManifest({ ...base, vetkeys: ['has space'] })).toThrow(/vetkeys/)
     expect(() => parseManifest({ ...base, vetkeys: Array.from({ length: 9 }, (_, i) => `p${i}`) })).toThrow(/vetkeys/)
-  })
-
-  it('a person-facing effect needs both the focused tile and transient activation', () => {
-    expect(decideGesture({ focused: true, activated: true })).toEqual({ allow: true })
-    expect(decideGesture({ focused: false, activated: true })).toMatchObject({ allow: false, code: 'ACTIVATION_REQUIRED', message: expect.stringMatching(/focused/) })
-    expect(decideGesture({ focused: true, activated: false })).toMatchObject({ allow: false, code: 'ACTIVATION_REQUIRED', message: expect.stringMatching(/activation/) })
-    // focus only (a key's lifecycle): activation is not asked for, focus still is
-    expect(decideGesture({ focused: true, activated: false, activation: false })).toEqual({ allow: true })
-    expect(decideGesture({ focused: false, activated: true, activation: false })).toMatchObject({ allow: false, code: 'ACTIVATION_REQUIRED' })
   })
 })
 
