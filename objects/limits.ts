@@ -114,3 +114,41 @@ export const SANDBOX_LIMITS = { stallMs: 2_000, heapMb: 128, memoryMb: 512, poll
 
 /** What one update may stage before it commits: its writes are held until the method answers. */
 export const MAX_UPDATE_WRITE_BYTES = 4 * 1024 * 1024
+
+/**
+ * A session's workspace (docs/workspace.md#limits): the files tools read and change. Each bound is
+ * checked before anything is written; a change past one is refused whole with its code
+ * (`FILE_TOO_LARGE`, `WORKSPACE_FULL`, `PATH_INVALID`). A file is held whole in memory while a tool
+ * edits or patches it (old and new text at once), so `fileBytes` stays far below the isolate's
+ * 128 MB; the tree's own size is storage, never memory. Paths are measured in UTF-8 bytes.
+ */
+export const WORKSPACE_LIMITS = {
+  /** One file's content. */
+  fileBytes: 8 * 1024 * 1024,
+  /** Files in one workspace (directories are implicit and not counted). */
+  files: 20_000,
+  /** The sum of every file's size. */
+  treeBytes: 512 * 1024 * 1024,
+  /** A whole path, relative to the workspace root. */
+  pathBytes: 1024,
+  /** One segment (a file or directory name), as POSIX's NAME_MAX. */
+  segmentBytes: 255,
+  /** Directory depth. */
+  depth: 64,
+} as const
+
+/**
+ * What one search or patch may take (objects/workspace/search.ts, patch/). A search answers at most
+ * `matches` hits and reads at most `scanBytes` of file content, then says it stopped (`truncated`);
+ * a regex or glob longer than `patternBytes` is refused. A patch is at most `patchBytes` of text.
+ */
+export const WORKSPACE_SEARCH_LIMITS = { matches: 1_000, scanBytes: 64 * 1024 * 1024, patternBytes: 4 * 1024, lineChars: 2_000 } as const
+export const MAX_PATCH_BYTES = 4 * 1024 * 1024
+
+/**
+ * The embedded shell (objects/workspace/bash/): what one command may use. `commands` bounds the
+ * shell's own steps (every simple command, loop iteration and function call counts), which is what
+ * bounds CPU inside an isolate whose clock does not move while code runs; `wallMs` is the deadline
+ * (an abort); `outputBytes` is stdout plus stderr, the rest dropped and the result marked truncated.
+ */
+export const BASH_LIMITS = { commands: 10_000, wallMs: 30_000, outputBytes: 1024 * 1024, callDepth: 64 } as const
