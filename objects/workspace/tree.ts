@@ -76,7 +76,7 @@ export interface Decision {
 }
 
 /** The limits a decision checks (`WORKSPACE_LIMITS` unless a test narrows them). */
-export type TreeLimits = Pick<typeof WORKSPACE_LIMITS, 'fileBytes' | 'files' | 'treeBytes'>
+export type TreeLimits = { [K in 'fileBytes' | 'files' | 'treeBytes']: number }
 
 /**
  * Decides an operation's edits against the tree and its totals. Throws, having decided nothing:

@@ -14,6 +14,7 @@
  * Pure: no platform imports.
  */
 import { filePath } from '../paths.ts'
+import { textOf } from '../text.ts'
 import { joinLines, splitLines, type TextLines } from './lines.ts'
 import { type Fuzz, seek } from './seek.ts'
 import type { FilePatch, Hunk, Patch } from './types.ts'
@@ -58,18 +59,7 @@ export interface PatchPlan {
   complete: boolean
 }
 
-const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 const encoder = new TextEncoder()
-
-/** A file's text, or `binary` when it is not text. */
-function textOf(bytes: Uint8Array): string | 'binary' {
-  if (bytes.includes(0)) return 'binary'
-  try {
-    return decoder.decode(bytes)
-  } catch {
-    return 'binary'
-  }
-}
 
 /**
  * @example
@@ -89,7 +79,7 @@ export function planPatch(patch: Patch, source: PatchSource, options: { cwd?: st
     if (staged.has(path)) return staged.get(path)!
     if (!original.has(path)) {
       const bytes = source.read(path)
-      original.set(path, bytes === null ? null : textOf(bytes))
+      original.set(path, bytes === null ? null : (textOf(bytes) ?? 'binary'))
     }
     return original.get(path)!
   }
