@@ -152,3 +152,10 @@ export const MAX_PATCH_BYTES = 4 * 1024 * 1024
  * (an abort); `outputBytes` is stdout plus stderr, the rest dropped and the result marked truncated.
  */
 export const BASH_LIMITS = { commands: 10_000, wallMs: 30_000, outputBytes: 1024 * 1024, callDepth: 64 } as const
+
+/**
+ * The permission policy (objects/permission/policy.ts): rules per layer (principal, agent profile,
+ * session), and how long an `ask` may wait for its answer (`askTimeoutSeconds`: this default, within
+ * these bounds) before its call fails `PERMISSION_TIMEOUT`.
+ */
+export const PERMISSION_LIMITS = { rules: 256, askSeconds: 3_600, minAskSeconds: 10, maxAskSeconds: 7 * 24 * 3_600 } as const

@@ -58,6 +58,9 @@ export interface GrepResult {
 }
 
 
+/** The bounds a search keeps (`WORKSPACE_SEARCH_LIMITS` unless a test narrows them). */
+export type SearchLimits = { [K in keyof typeof WORKSPACE_SEARCH_LIMITS]: number }
+
 /** A pattern on the linear-time engine, or `PATTERN_INVALID`. */
 export function compilePattern(pattern: string, options: { fixed?: boolean; ignoreCase?: boolean } = {}): RE2JS {
   if (typeof pattern !== 'string' || pattern === '') throw new NeuronError('PATTERN_INVALID', 'a pattern is a non-empty string', { status: 400, details: { reason: 'empty' } })
@@ -75,7 +78,7 @@ export function compilePattern(pattern: string, options: { fixed?: boolean; igno
  * @example
  * grep(source, { pattern: 'TODO\\(\\w+\\)', glob: 'src/**' }) // { hits: [{ path: 'src/a.ts', line: 3, text: '// TODO(ada): …' }], truncated: false, … }
  */
-export function grep(source: SearchSource, query: GrepQuery, limits = WORKSPACE_SEARCH_LIMITS): GrepResult {
+export function grep(source: SearchSource, query: GrepQuery, limits: SearchLimits = WORKSPACE_SEARCH_LIMITS): GrepResult {
   const re = compilePattern(query.pattern, query)
   const glob = query.glob === undefined ? null : compileGlob(query.glob)
   const max = Math.min(query.limit ?? limits.matches, limits.matches)
@@ -117,7 +120,7 @@ export interface GlobResult {
  * @example
  * globFiles(source, '**\/*.md') // { paths: ['README.md', 'docs/a.md'], truncated: false, next: null }
  */
-export function globFiles(source: SearchSource, pattern: string, options: { after?: string; limit?: number } = {}, limits = WORKSPACE_SEARCH_LIMITS): GlobResult {
+export function globFiles(source: SearchSource, pattern: string, options: { after?: string; limit?: number } = {}, limits: SearchLimits = WORKSPACE_SEARCH_LIMITS): GlobResult {
   const glob = compileGlob(pattern)
   const max = Math.min(options.limit ?? limits.matches, limits.matches)
   const paths: string[] = []
