@@ -8,6 +8,7 @@ import { NeuronError } from '../../objects/errors.ts'
 import { MAX_PATCH_BYTES } from '../../objects/limits.ts'
 import { planPatch, type PatchPlan } from '../../objects/workspace/patch/apply.ts'
 import { parsePatch } from '../../objects/workspace/patch/parse.ts'
+import { codeOf } from '../support/codes.ts'
 
 const enc = new TextEncoder()
 const dec = new TextDecoder()
@@ -24,15 +25,6 @@ function apply(files: Record<string, string | Uint8Array>, patch: string, option
   return { after, plan }
 }
 
-function codeOf(run: () => unknown): string | null {
-  try {
-    run()
-    return null
-  } catch (error) {
-    if (error instanceof NeuronError) return error.code
-    throw error
-  }
-}
 
 const begin = (...body: string[]) => ['*** Begin Patch', ...body, '*** End Patch'].join('\n')
 

@@ -6,16 +6,8 @@ import { describe, expect, it } from 'vitest'
 import { NeuronError } from '../../objects/errors.ts'
 import { WORKSPACE_LIMITS } from '../../objects/limits.ts'
 import { ancestorsOf, filePath, normalizePath, shellPath } from '../../objects/workspace/paths.ts'
+import { codeOf } from '../support/codes.ts'
 
-function codeOf(fn: () => unknown): string | null {
-  try {
-    fn()
-    return null
-  } catch (error) {
-    expect(error).toBeInstanceOf(NeuronError)
-    return (error as NeuronError).code
-  }
-}
 
 const long = (n: number) => 'a'.repeat(n)
 

@@ -8,16 +8,8 @@ import { editText } from '../../objects/workspace/edit.ts'
 import { compileGlob } from '../../objects/workspace/glob.ts'
 import { globFiles, grep, type SearchSource } from '../../objects/workspace/search.ts'
 import { MemoryTree } from '../../objects/workspace/tree.ts'
+import { codeOf } from '../support/codes.ts'
 
-function codeOf(run: () => unknown): string | null {
-  try {
-    run()
-    return null
-  } catch (error) {
-    if (error instanceof NeuronError) return error.code
-    throw error
-  }
-}
 
 describe('edit', () => {
   const table: [string, string, Parameters<typeof editText>[1], string | null, string | null][] = [

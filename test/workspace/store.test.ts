@@ -13,6 +13,7 @@ import { ledgerLog, WorkspaceStore } from '../../objects/workspace/store.ts'
 import { type Change, MemoryTree } from '../../objects/workspace/tree.ts'
 import { uniqueName, withLedger } from '../support/ledger.ts'
 import { countRows } from '../support/rows.ts'
+import { codeOf } from '../support/codes.ts'
 
 const TOPIC = 'session.s1.workspace'
 const text = (s: string) => new TextEncoder().encode(s)
@@ -25,15 +26,6 @@ function withStore<T>(fn: (store: WorkspaceStore, ledger: Ledger, state: Durable
   })
 }
 
-function codeOf(run: () => unknown): string {
-  try {
-    run()
-  } catch (error) {
-    if (error instanceof NeuronError) return error.code
-    throw error
-  }
-  throw new Error('expected a refusal')
-}
 
 /** The tree at `at`, folded from the log's events alone. */
 function foldAt(ledger: Ledger, at: number): MemoryTree {

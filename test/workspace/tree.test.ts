@@ -2,8 +2,8 @@
  * The pure tree: what an operation decides (each code at its boundary), the fold, and the merge diff.
  */
 import { describe, expect, it } from 'vitest'
-import { NeuronError } from '../../objects/errors.ts'
 import { decide, diffTrees, type Edit, MemoryTree, renameEdits } from '../../objects/workspace/tree.ts'
+import { codeOf } from '../support/codes.ts'
 
 const blob = (content: string, size = content.length) => ({ content, size })
 const limits = { fileBytes: 10, files: 3, treeBytes: 20 }
@@ -14,15 +14,6 @@ function treeOf(files: Record<string, string>): MemoryTree {
   return tree
 }
 
-function codeOf(run: () => unknown): string | null {
-  try {
-    run()
-    return null
-  } catch (error) {
-    if (error instanceof NeuronError) return error.code
-    throw error
-  }
-}
 
 describe('decide', () => {
   const tree = treeOf({ 'a.txt': 'aaaa', 'dir/f': 'ff' })
