@@ -29,8 +29,11 @@ import { type BlobRef, type Change, decide, type Decision, type Difference, type
 export interface WorkspaceLog {
   /** Appends one change and returns its sequence. */
   record(change: Change): number
-  /** The workspace's changes with `after < seq ≤ to`, in sequence order, at most `limit`. */
-  changes(after: number, to: number, limit: number): { seq: number; change: Change }[]
+  /**
+   * The workspace's changes with `after < seq ≤ to`, in sequence order, at most `limit`, and the
+   * sequence to continue after (null at `to` or the end; a page may hold fewer than `limit`).
+   */
+  changes(after: number, to: number, limit: number): { items: { seq: number; change: Change }[]; next: number | null }
 }
 
 /**
@@ -51,7 +54,9 @@ export function ledgerLog(ledger: Ledger, topic: string, author: string): Worksp
     },
     changes(after, to, limit) {
       const page = ledger.byTopic(topic, { after, limit })
-      return page.items.filter((item) => item.seq <= to && item.type === WORKSPACE_CHANGED).map((item) => ({ seq: item.seq, change: item.payload as unknown as Change }))
+      const items = page.items.filter((item) => item.seq <= to && item.type === WORKSPACE_CHANGED).map((item) => ({ seq: item.seq, change: item.payload as unknown as Change }))
+      const past = page.items.some((item) => item.seq > to)
+      return { items, next: past || page.next === null || page.next >= to ? null : page.next }
     },
   }
 }
@@ -233,8 +238,8 @@ export class WorkspaceStore {
     const differences: Difference[] = []
     let after = Math.max(options.after ?? from, from)
     for (;;) {
-      const changes = this.log.changes(after, to, limit)
-      for (const { seq, change } of changes) {
+      const page = this.log.changes(after, to, limit)
+      for (const { seq, change } of page.items) {
         after = seq
         // Only a path's last change up to `to` speaks for it: each path appears once.
         const [last] = this.sql.exec<{ seq: number }>('select max(seq) as seq from workspace_file where path = ? and seq <= ?', change.path, to).toArray()
@@ -243,7 +248,8 @@ export class WorkspaceStore {
         if (before !== change.after) differences.push({ path: change.path, before, after: change.after })
         if (differences.length === limit) return { differences, next: seq }
       }
-      if (changes.length < limit) return { differences, next: null }
+      if (page.next === null) return { differences, next: null }
+      after = page.next
     }
   }
 

@@ -123,7 +123,7 @@ describe('refused operations write nothing', () => {
     withStore(
       (store) => {
         store.commit([{ path: 'a', bytes: text('a') }, { path: 'b', bytes: text('b') }], 'setup')
-        const narrow = new WorkspaceStore((store as unknown as { storage: DurableObjectStorage }).storage, (store as unknown as { artifacts: Ledger['artifacts'] }).artifacts, { record: () => 0, changes: () => [] }, { fileBytes: 64, files: 1, treeBytes: 100 })
+        const narrow = new WorkspaceStore((store as unknown as { storage: DurableObjectStorage }).storage, (store as unknown as { artifacts: Ledger['artifacts'] }).artifacts, { record: () => 0, changes: () => ({ items: [], next: null }) }, { fileBytes: 64, files: 1, treeBytes: 100 })
         expect(narrow.decide([{ path: 'a', after: null }], 'c').totals).toEqual({ files: 1, bytes: 1 })
         expect(codeOf(() => narrow.decide([{ path: 'c', after: { content: 'x', size: 1 } }], 'c'))).toBe('WORKSPACE_FULL')
       },
