@@ -181,6 +181,17 @@ describe('history: sequences, diffs, going back', () => {
       expect(store.diff(s0, s0).differences).toEqual([])
     }))
 
+  it('a log that answers short pages still gives the whole diff', () =>
+    withLedger(uniqueName('ws'), (ledger, state) => {
+      state.storage.sql.exec(workspaceSql)
+      const log = ledgerLog(ledger, TOPIC, 'object:test')
+      // A page cut short (as a ledger page is when its payloads reach the page's byte budget).
+      const short: typeof log = { record: log.record, changes: (after, to) => log.changes(after, to, 1) }
+      const store = new WorkspaceStore(state.storage, ledger.artifacts, short)
+      store.commit(['a', 'b', 'c', 'd'].map((path) => ({ path, bytes: text(path) })), 'c1')
+      expect(store.diff(0).differences.map((d) => d.path)).toEqual(['a', 'b', 'c', 'd'])
+    }))
+
   it('revertTo takes the tree back to a sequence with new events, sharing the blobs', () =>
     withStore((store, ledger, state) => {
       const at = store.commit([{ path: 'a', bytes: text('a1') }, { path: 'b', bytes: text('b1') }], 'c0').changes.at(-1)!.seq
