@@ -33,6 +33,7 @@ export function executorContract(make: () => Executor): void {
       expect((await run('pwd; cat x.txt', files, { cwd: 'src' })).stdout).toBe('/workspace/src\nx\n')
       expect((await run('echo "$GREETING"', files, { env: { GREETING: 'hello' } })).stdout).toBe('hello\n')
       expect((await run('wc -c', files, { stdin: 'abcd' })).stdout.trim()).toBe('4')
+      await expect(run('pwd', files, { cwd: '../..' })).rejects.toMatchObject({ code: 'PATH_ESCAPE' })
     })
 
     it('makes, moves, copies and removes files', async () => {

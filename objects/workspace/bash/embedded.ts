@@ -13,7 +13,7 @@
  */
 import { Bash, InMemoryFs, MountableFs } from 'just-bash'
 import { BASH_LIMITS } from '../../limits.ts'
-import { shellPath, WORKSPACE_ROOT } from '../paths.ts'
+import { normalizePath, shellPath, WORKSPACE_ROOT } from '../paths.ts'
 import type { ExecLimits, Executor, RunOptions, RunResult, Stopped } from './executor.ts'
 import { PortFs } from './port-fs.ts'
 
@@ -40,7 +40,8 @@ export const embeddedExecutor: Executor = {
     const fs = new MountableFs({ base: new InMemoryFs(), mounts: [{ mountPoint: WORKSPACE_ROOT, filesystem: new PortFs(options.files) }] })
     const bash = new Bash({
       fs,
-      cwd: shellPath(options.cwd ?? ''),
+      // The working directory by the workspace's own rules: a cwd outside it is PATH_ESCAPE, not a shell `cd`.
+      cwd: shellPath(normalizePath(options.cwd ?? '')),
       env: { HOME: WORKSPACE_ROOT, ...options.env },
       executionLimitProfile: 'hardened',
       executionLimits: {
