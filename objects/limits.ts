@@ -169,3 +169,52 @@ export const ORCHESTRATION_DECISIONS_PER_TURN = 16
  * default, and the most a plan may ask for (`clearanceTimeoutMs`, at least 1 s).
  */
 export const CLEARANCE_TIMEOUT_MS = 24 * 60 * 60 * 1000
+
+/**
+ * A session's workspace (docs/workspace.md#limits): the files tools read and change. Each bound is
+ * checked before anything is written; a change past one is refused whole with its code
+ * (`FILE_TOO_LARGE`, `WORKSPACE_FULL`, `PATH_INVALID`). A file is held whole in memory while a tool
+ * edits or patches it (old and new text at once), so `fileBytes` stays far below the isolate's
+ * 128 MB; the tree's own size is storage, never memory. Paths are measured in UTF-8 bytes.
+ */
+export const WORKSPACE_LIMITS = {
+  /** One file's content. */
+  fileBytes: 8 * 1024 * 1024,
+  /** Files in one workspace (directories are implicit and not counted). */
+  files: 20_000,
+  /** The sum of every file's size. */
+  treeBytes: 512 * 1024 * 1024,
+  /** A whole path, relative to the workspace root. */
+  pathBytes: 1024,
+  /** One segment (a file or directory name), as POSIX's NAME_MAX. */
+  segmentBytes: 255,
+  /** Directory depth. */
+  depth: 64,
+} as const
+
+/**
+ * What one search or patch may take (objects/workspace/search.ts, patch/). A search answers at most
+ * `matches` hits and reads at most `scanBytes` of file content, then says it stopped (`truncated`);
+ * a regex or glob longer than `patternBytes` is refused. A patch is at most `patchBytes` of text.
+ */
+export const WORKSPACE_SEARCH_LIMITS = { matches: 1_000, scanBytes: 64 * 1024 * 1024, patternBytes: 4 * 1024, lineChars: 2_000 } as const
+export const MAX_PATCH_BYTES = 4 * 1024 * 1024
+
+/**
+ * The embedded shell (objects/workspace/bash/): what one command may use. It runs in the calling
+ * isolate and never yields to the event loop while it runs (measured: a 10 ms interval timer fired
+ * 0 times during 684 ms of a shell loop), so its bounds are how long it may hold the thread.
+ * `commands` bounds the shell's steps (every simple command, loop iteration and function call):
+ * one step measured 62 µs (a `:` loop) to 110 µs (a test and an arithmetic expansion) in workerd
+ * here, so 5,000 steps hold the thread for about 0.3 to 0.55 s; `wallMs` is the deadline, checked
+ * between steps as well (a busy loop with no step bound stopped at 320 ms of a 300 ms deadline);
+ * `outputBytes` is stdout plus stderr; `callDepth` bounds recursion.
+ */
+export const BASH_LIMITS = { commands: 5_000, wallMs: 30_000, outputBytes: 1024 * 1024, callDepth: 64 } as const
+
+/**
+ * The permission policy (objects/permission/policy.ts): rules per layer (principal, agent profile,
+ * session), and how long an `ask` may wait for its answer (`askTimeoutSeconds`: this default, within
+ * these bounds) before its call fails `PERMISSION_TIMEOUT`.
+ */
+export const PERMISSION_LIMITS = { rules: 256, askSeconds: 3_600, minAskSeconds: 10, maxAskSeconds: 7 * 24 * 3_600 } as const
