@@ -27,7 +27,7 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { build, stop as stopEsbuild } from 'esbuild'
-import { SANDBOX_LIMITS } from '../objects/limits.ts'
+import { SANDBOX_LIMITS } from '../objects/core/limits.ts'
 
 const WORKERD = (createRequire(import.meta.url)('workerd') as { default: string }).default
 const ENTRY = new URL('../objects/apps/sandbox/worker.ts', import.meta.url).pathname

@@ -1,5 +1,5 @@
 /** Types `env` and `exports` from `cloudflare:workers` inside the workers test pool. */
-import type { Env as WorkerEnv } from '../objects/env.ts'
+import type { Env as WorkerEnv } from '../objects/core/env.ts'
 
 declare global {
   namespace Cloudflare {

@@ -15,8 +15,8 @@
  * they come: nothing past the limit is held in memory.
  */
 import type { MiddlewareHandler } from 'hono'
-import { NeuronError } from '../objects/errors.ts'
-import { DRAIN_MAX_BYTES, DRAIN_MAX_MS } from '../objects/limits.ts'
+import { NeuronError } from '../objects/core/errors.ts'
+import { DRAIN_MAX_BYTES, DRAIN_MAX_MS } from '../objects/core/limits.ts'
 
 /**
  * Refuses request bodies over `maxBytes` with 413 `PAYLOAD_TOO_LARGE` after draining them; a body

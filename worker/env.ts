@@ -1,5 +1,5 @@
-/** The worker's request context: the bindings (objects/env.ts) and what the gate's stages add. */
-import type { Env } from '../objects/env.ts'
+/** The worker's request context: the bindings (objects/core/env.ts) and what the gate's stages add. */
+import type { Env } from '../objects/core/env.ts'
 import type { Principal } from './gate/principal.ts'
 
 /** What the gate's stages put on the request context. */

@@ -1,7 +1,7 @@
 import type { Context } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
-import { failureOf } from '../objects/failure.ts'
+import { failureOf } from '../objects/core/failure.ts'
 import type { AppEnv } from './env.ts'
 
 /**

@@ -1,4 +1,4 @@
-import { parseJson } from '../objects/parse-json.ts'
+import { parseJson } from '../objects/core/parse-json.ts'
 
 /**
  * Reads a request body as JSON, or throws `INVALID_JSON` / `JSON_TOO_DEEP` (400) saying why.

@@ -7,14 +7,14 @@
  */
 import type { Caller } from '../objects/access/authorize.ts'
 import type { SessionListing } from '../objects/directory/listing.ts'
-import type { Env } from '../objects/env.ts'
-import { settled } from '../objects/rpc.ts'
+import type { Env } from '../objects/core/env.ts'
+import { settled } from '../objects/core/rpc.ts'
 import { notFound } from '../objects/session/access.ts'
 import { refuseReservedId } from '../objects/session/agent.ts'
 import type { SessionView } from '../objects/session/projection.ts'
 import { CreateSessionSchema } from '../objects/session/schemas.ts'
-import { Identifier, parseOrThrow } from '../objects/validate.ts'
-import { exists, listSession, register, sessionsOf } from './directory.ts'
+import { Identifier, parseOrThrow } from '../objects/core/validate.ts'
+import { exists, listSession, register, sessionsOf } from '../objects/directory/keys.ts'
 
 /**
  * The stub of an existing session; an unknown id is `SESSION_NOT_FOUND` without addressing its object.

@@ -8,7 +8,7 @@
  */
 import { Bash, InMemoryFs } from 'just-bash'
 import { describe, it } from 'vitest'
-import { BASH_LIMITS } from '../../objects/limits.ts'
+import { BASH_LIMITS } from '../../objects/core/limits.ts'
 import { embeddedExecutor } from '../../objects/workspace/bash/embedded.ts'
 import { MemoryFiles } from '../../objects/workspace/bash/memory-files.ts'
 import { compare } from '../support/compare.ts'

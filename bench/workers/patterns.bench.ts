@@ -9,7 +9,7 @@
 import { describe, it } from 'vitest'
 import { compilePattern } from '../../objects/ledger/pattern.ts'
 import { SchemaValidator } from '../../objects/ledger/validator.ts'
-import { MAX_PATTERN_COST, MAX_SCHEMA_PATTERN_COST } from '../../objects/limits.ts'
+import { MAX_PATTERN_COST, MAX_SCHEMA_PATTERN_COST } from '../../objects/core/limits.ts'
 import { checkSchema } from '../../objects/ledger/schema-check.ts'
 import { canonicalJson } from '../../objects/ledger/json.ts'
 

@@ -14,14 +14,14 @@
  */
 import { DurableObject } from 'cloudflare:workers'
 import { openKey, type SealedKey, sealKey } from '../config/credentials.ts'
-import type { Env } from '../env.ts'
-import { NeuronError } from '../errors.ts'
-import { BACKEND_LIMITS } from '../limits.ts'
+import type { Env } from '../core/env.ts'
+import { NeuronError } from '../core/errors.ts'
+import { BACKEND_LIMITS } from '../core/limits.ts'
 import { sha256Hex } from '../ledger/hash.ts'
 import { assertJson, type Json } from '../ledger/json.ts'
 import { type Folded, Ledger, migrateLedger } from '../ledger/ledger.ts'
 import { SchemaValidator } from '../ledger/validator.ts'
-import { answerFailures } from '../rpc.ts'
+import { answerFailures } from '../core/rpc.ts'
 import { CONNECTIONS_TOPIC, type ConnectionInfo, connectionBinding } from './connections.ts'
 import { assertRoomForGrant, foldGrants, type Grant, GRANTS_TOPIC } from './grants.ts'
 import { INSTALL_TOPIC, type InstalledVersion, installationName } from './installation.ts'
@@ -244,5 +244,5 @@ function notInstalled(): NeuronError {
   return new NeuronError('APP_NOT_INSTALLED', 'the caller has not installed this app', { status: 404 })
 }
 
-// Expected failures of the RPC surface are answers, not uncaught errors (objects/rpc.ts).
+// Expected failures of the RPC surface are answers, not uncaught errors (objects/core/rpc.ts).
 answerFailures(AppBackendObject, ['install', 'uninstall', 'installed', 'call', 'grant', 'revoke', 'listGrants', 'allows', 'setConnection', 'deleteConnection', 'connections', 'revealConnection'])

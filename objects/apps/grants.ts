@@ -4,9 +4,9 @@
  * `app.grant.added` envelope and a revocation an `app.grant.revoked` one; the
  * set of granted origins is their fold. Pure: no platform imports.
  */
-import { NeuronError } from '../errors.ts'
+import { NeuronError } from '../core/errors.ts'
 import type { Stored } from '../ledger/envelope.ts'
-import { MAX_GRANTS } from '../limits.ts'
+import { MAX_GRANTS } from '../core/limits.ts'
 
 /** The topic grants are written to in an installation's ledger. */
 export const GRANTS_TOPIC = 'app.grants'

@@ -19,7 +19,7 @@
  * locally the sandbox process that stands in for the bounds local workerd
  * does not enforce (sandbox/).
  */
-import { BACKEND_LIMITS } from '../limits.ts'
+import { BACKEND_LIMITS } from '../core/limits.ts'
 
 /** Compatibility date of app backends: fixed by the kernel, not chosen by the app. */
 const BACKEND_COMPATIBILITY_DATE = '2026-10-01'

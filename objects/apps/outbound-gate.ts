@@ -14,8 +14,8 @@
  * from the origin's own 403).
  */
 import { RpcTarget, WorkerEntrypoint } from 'cloudflare:workers'
-import type { Env } from '../env.ts'
-import { settled } from '../rpc.ts'
+import type { Env } from '../core/env.ts'
+import { settled } from '../core/rpc.ts'
 import { originOf } from './grants.ts'
 import { installationName } from './installation.ts'
 

@@ -13,12 +13,12 @@
  * module loads is checked by loading it (loader.ts).
  */
 import { z } from 'zod'
-import { NeuronError } from '../errors.ts'
+import { NeuronError } from '../core/errors.ts'
 import { canonicalJson, utf8Length } from '../ledger/json.ts'
 import { sha256Hex } from '../ledger/hash.ts'
 import { checkSchema } from '../ledger/schema-check.ts'
-import { BACKEND_LIMITS, MAX_BACKEND_BYTES, MAX_INTERFACE_METHODS, MAX_PACKAGE_BYTES, MAX_PACKAGE_FILES } from '../limits.ts'
-import { parseOrThrow } from '../validate.ts'
+import { BACKEND_LIMITS, MAX_BACKEND_BYTES, MAX_INTERFACE_METHODS, MAX_PACKAGE_BYTES, MAX_PACKAGE_FILES } from '../core/limits.ts'
+import { parseOrThrow } from '../core/validate.ts'
 
 /** An app id: one address segment, so `app.<id>` addresses stay valid. */
 export const AppId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be 1–64 of [a-z0-9_-], starting with a letter or digit')

@@ -14,9 +14,9 @@
  * (a call, 502) or `BACKEND_LOAD_FAILED` (an upload, 422). An upload is refused with 422 whatever
  * stopped it, since the package is what is wrong.
  */
-import type { Env } from '../env.ts'
-import { NeuronError } from '../errors.ts'
-import { BACKEND_LIMITS } from '../limits.ts'
+import type { Env } from '../core/env.ts'
+import { NeuronError } from '../core/errors.ts'
+import { BACKEND_LIMITS } from '../core/limits.ts'
 import { type BackendHost, BackendStopped, type CallOutbound, DEADLINE_MESSAGE, loaderHost } from './loader.ts'
 import { sandboxHost } from './sandbox/client.ts'
 

@@ -6,10 +6,10 @@
  * AppBackendObject; this index only says what is installed, in which version.
  */
 import { DurableObject } from 'cloudflare:workers'
-import type { Env } from '../env.ts'
+import type { Env } from '../core/env.ts'
 import type { Folded } from '../ledger/ledger.ts'
 import { Ledger, migrateLedger } from '../ledger/ledger.ts'
-import { answerFailures } from '../rpc.ts'
+import { answerFailures } from '../core/rpc.ts'
 import { foldInstalls, INSTALL_TOPIC, type InstallInfo, type StoredPackage } from './installation.ts'
 import type { AppPackage } from './package.ts'
 
@@ -72,5 +72,5 @@ export class AppShelfObject extends DurableObject<Env> {
   }
 }
 
-// Expected failures of the RPC surface are answers, not uncaught errors (objects/rpc.ts).
+// Expected failures of the RPC surface are answers, not uncaught errors (objects/core/rpc.ts).
 answerFailures(AppShelfObject, ['putPackage', 'getPackage', 'installedFile', 'record', 'list'])

@@ -19,10 +19,10 @@
  * class, so the staging lives in a plain object the backend never receives).
  */
 import { RpcTarget } from 'cloudflare:workers'
-import { NeuronError } from '../errors.ts'
+import { NeuronError } from '../core/errors.ts'
 import { assertJson, canonicalJson, type Json, utf8Length } from '../ledger/json.ts'
 import type { Ledger } from '../ledger/ledger.ts'
-import { MAX_CALL_BYTES, MAX_UPDATE_WRITE_BYTES } from '../limits.ts'
+import { MAX_CALL_BYTES, MAX_UPDATE_WRITE_BYTES } from '../core/limits.ts'
 
 const KEY = /^[A-Za-z0-9_:-]{1,128}$/
 

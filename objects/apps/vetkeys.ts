@@ -12,7 +12,7 @@
  * transport key, and that apps cannot derive each other's keys through the API.
  */
 import { z } from 'zod'
-import { NeuronError } from '../errors.ts'
+import { NeuronError } from '../core/errors.ts'
 import { canonicalJson } from '../ledger/json.ts'
 
 const P256_COORDINATE = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'must be a base64url P-256 coordinate')

@@ -10,10 +10,10 @@
  * one object per principal is where concurrent token refreshes collapse.
  */
 import { DurableObject } from 'cloudflare:workers'
-import type { Env } from '../env.ts'
+import type { Env } from '../core/env.ts'
 import type { Json } from '../ledger/json.ts'
 import { Ledger, migrateLedger } from '../ledger/ledger.ts'
-import { answerFailures } from '../rpc.ts'
+import { answerFailures } from '../core/rpc.ts'
 import { keyedProvider, openKey, type SealedKey, sealKey } from './credentials.ts'
 import { type McpAccessToken, McpGrants, type StartInput } from './mcp-grants.ts'
 import { type ConfigVersion, currentVersion, putVersion } from './versions.ts'

@@ -7,7 +7,7 @@
  * what is listed is which providers have one and when it was set.
  */
 import { z } from 'zod'
-import { NeuronError } from '../errors.ts'
+import { NeuronError } from '../core/errors.ts'
 import { CATALOG_SNAPSHOT } from '../llm/catalog-snapshot.ts'
 
 /** A sealed key as stored: base64 of the 12-byte IV and of the ciphertext with its tag. */

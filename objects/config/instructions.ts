@@ -9,7 +9,7 @@
  * silently shortened one.
  */
 import type { JsonObject } from '../ledger/json.ts'
-import { MAX_CONFIG_URL_RESPONSE_BYTES, MAX_INSTRUCTIONS_URL_BYTES } from '../limits.ts'
+import { MAX_CONFIG_URL_RESPONSE_BYTES, MAX_INSTRUCTIONS_URL_BYTES } from '../core/limits.ts'
 import { outboundFetch, readText } from '../outbound/fetch.ts'
 import type { OutboundPolicy } from '../outbound/policy.ts'
 

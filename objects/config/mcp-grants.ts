@@ -13,7 +13,7 @@
  * rotating refresh token is used once), and a refused refresh forgets the tokens.
  */
 import type { OAuthClientInformationMixed } from '@modelcontextprotocol/sdk/shared/auth.js'
-import { NeuronError } from '../errors.ts'
+import { NeuronError } from '../core/errors.ts'
 import { sha256Hex } from '../ledger/hash.ts'
 import type { Json } from '../ledger/json.ts'
 import type { Ledger } from '../ledger/ledger.ts'

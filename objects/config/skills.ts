@@ -9,10 +9,10 @@
  * with `URL_BODY_TOO_LARGE` and the rest of it is never read.
  */
 import { z } from 'zod'
-import { NeuronError } from '../errors.ts'
+import { NeuronError } from '../core/errors.ts'
 import type { JsonObject } from '../ledger/json.ts'
 import { Tool } from '../tools/tool.ts'
-import { MAX_CONFIG_URL_RESPONSE_BYTES, MAX_SKILL_URL_BYTES } from '../limits.ts'
+import { MAX_CONFIG_URL_RESPONSE_BYTES, MAX_SKILL_URL_BYTES } from '../core/limits.ts'
 import { outboundFetch, readText } from '../outbound/fetch.ts'
 import type { OutboundPolicy } from '../outbound/policy.ts'
 import { URL_TIMEOUT_MS, URL_TTL_MS } from './instructions.ts'

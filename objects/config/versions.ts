@@ -5,10 +5,10 @@
  * overwrite each other unknowingly. Used by the principal's ConfigObject and
  * by a session's overrides alike.
  */
-import { NeuronError } from '../errors.ts'
+import { NeuronError } from '../core/errors.ts'
 import type { Json, JsonObject } from '../ledger/json.ts'
 import type { Ledger } from '../ledger/ledger.ts'
-import { parseOrThrow } from '../validate.ts'
+import { parseOrThrow } from '../core/validate.ts'
 import { ConfigSchema } from './schema.ts'
 import type { ConfigVersion } from './views.ts'
 

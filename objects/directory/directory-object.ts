@@ -3,7 +3,7 @@
  * is answered without reaching (and so creating) that id's object. A Durable
  * Object gets its SQLite database the moment it is first addressed, even if it
  * never writes; the worker asks a directory shard first (see
- * worker/directory.ts) and only addresses objects the directory knows.
+ * objects/directory/keys.ts) and only addresses objects the directory knows.
  *
  * An entry is an envelope whose content is just its key, at a fixed time: its
  * content id is a function of the key, so `has` is one primary-key lookup and
@@ -15,7 +15,7 @@
  * never changes, so listing a session again is a duplicate no-op too.
  */
 import { DurableObject } from 'cloudflare:workers'
-import type { Env } from '../env.ts'
+import type { Env } from '../core/env.ts'
 import { seal } from '../ledger/envelope.ts'
 import { sha256Hex } from '../ledger/hash.ts'
 import type { Json } from '../ledger/json.ts'

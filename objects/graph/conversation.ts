@@ -9,7 +9,7 @@
  * pointer (a fork or a truncation). Nothing is rewritten; every branch stays
  * readable by walking its chain.
  */
-import { NeuronError } from '../errors.ts'
+import { NeuronError } from '../core/errors.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import { current } from '../ledger/headers.ts'
 import type { Json } from '../ledger/json.ts'

@@ -9,11 +9,11 @@ import { DurableObject } from 'cloudflare:workers'
 import { drizzle } from 'drizzle-orm/durable-sqlite'
 import { migrate } from 'drizzle-orm/durable-sqlite/migrator'
 import migrations from '../../migrations/graph/migrations.js'
-import type { Env } from '../env.ts'
+import type { Env } from '../core/env.ts'
 import type { Caller } from '../access/authorize.ts'
 import { Ledger } from '../ledger/ledger.ts'
-import { answerFailures } from '../rpc.ts'
-import { parseOrThrow } from '../validate.ts'
+import { answerFailures } from '../core/rpc.ts'
+import { parseOrThrow } from '../core/validate.ts'
 import { type EdgeDraft, Graph, type NodeDraft } from './graph.ts'
 import { EdgeBody, FoldQuery, ForgetBody, NeighbourQuery, NodeBody, PathQuery, PruneBody, RecallBody, RememberBody } from './inputs.ts'
 import { Memory } from './memory.ts'
@@ -134,5 +134,5 @@ function validAddress(address: string): string {
   return parseOrThrow(Address, address, 'INVALID_ADDRESS')
 }
 
-// The chain's calls come from sessions, through `settled` (objects/rpc.ts): a refusal is an answer, not an uncaught error.
+// The chain's calls come from sessions, through `settled` (objects/core/rpc.ts): a refusal is an answer, not an uncaught error.
 answerFailures(GraphObject, ['checkChain', 'applyChain'])

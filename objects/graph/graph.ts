@@ -10,12 +10,12 @@
  * index rows. An edge re-sent with the same content (same time) is recognised
  * by its content id and not written twice.
  */
-import { NeuronError } from '../errors.ts'
+import { NeuronError } from '../core/errors.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import { canonicalJson, type Json } from '../ledger/json.ts'
 import { clampLimit, cutPage, type Ledger } from '../ledger/ledger.ts'
 import { fromLogRow, LOG_COLUMNS, type LogRow } from '../ledger/log-row.ts'
-import { MAX_PAGE } from '../limits.ts'
+import { MAX_PAGE } from '../core/limits.ts'
 import { type EdgeView, emptyNodeState, type NodeState, type NodeView, reduceNode, type Retirement } from './node-state.ts'
 import { addressOf, checkSelfEdge, checkText, MAX_PATH_DEPTH, MAX_WALK_ROWS, ruleOf } from './vocabulary.ts'
 import type { Paged, Reached } from './views.ts'

@@ -4,8 +4,8 @@
  * before its first write, and a read of a graph never written is answered
  * without addressing it (`null` here; empty or not-found to the caller).
  */
-import { exists, register } from '../../worker/directory.ts'
-import type { Env } from '../env.ts'
+import { exists, register } from '../directory/keys.ts'
+import type { Env } from '../core/env.ts'
 import type { Caller } from '../access/authorize.ts'
 import { graphName } from './namespace.ts'
 

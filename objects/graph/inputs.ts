@@ -3,7 +3,7 @@
  * documented from the same schemas in the OpenAPI table.
  */
 import { z } from 'zod'
-import { MAX_PAGE } from '../limits.ts'
+import { MAX_PAGE } from '../core/limits.ts'
 import { Address, EdgeType, Kind, MAX_PATH_DEPTH, NodeId } from './vocabulary.ts'
 
 const Json = z.json()

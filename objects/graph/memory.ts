@@ -15,7 +15,7 @@
  * The index holds one row per live memory edge (rowid = the edge's sequence),
  * so recall is one statement: the FTS5 query, plus a `regards` probe per hit.
  */
-import { NeuronError } from '../errors.ts'
+import { NeuronError } from '../core/errors.ts'
 import { sha256Hex } from '../ledger/hash.ts'
 import type { Json } from '../ledger/json.ts'
 import type { Graph } from './graph.ts'

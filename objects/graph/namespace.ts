@@ -10,7 +10,7 @@
  * `authorize` stage every owned resource uses.
  */
 import { type AccessPolicy, authorize, type Caller, type Decision } from '../access/authorize.ts'
-import { NeuronError } from '../errors.ts'
+import { NeuronError } from '../core/errors.ts'
 
 /**
  * The graph name for a caller, in its own namespace or a claim's.

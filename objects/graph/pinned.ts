@@ -3,7 +3,7 @@
  * to every session it runs (registered as a context source in
  * objects/session/toolset.ts). This module only produces the value.
  */
-import type { Env } from '../env.ts'
+import type { Env } from '../core/env.ts'
 import type { Caller } from '../access/authorize.ts'
 import { graphToRead } from './graphs.ts'
 

@@ -8,7 +8,7 @@
  * here have no rule.
  */
 import { z } from 'zod'
-import { NeuronError } from '../errors.ts'
+import { NeuronError } from '../core/errors.ts'
 import { utf8Length } from '../ledger/json.ts'
 
 /** Node text (what recall searches) is at most this many UTF-8 bytes. */

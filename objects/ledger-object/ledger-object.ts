@@ -5,14 +5,14 @@
  * composed into an object wherever it has subscribers to serve.
  */
 import { DurableObject } from 'cloudflare:workers'
-import type { Env } from '../env.ts'
+import type { Env } from '../core/env.ts'
 import { Conversations, type Turn } from '../graph/conversation.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import type { Json } from '../ledger/json.ts'
 import { type Appended, envelopeNotFound, Ledger, migrateLedger } from '../ledger/ledger.ts'
 import type { Page, PageOptions } from '../ledger/page.ts'
 import type { Plane, RegisteredSchema } from '../ledger/registry.ts'
-import { answerFailures } from '../rpc.ts'
+import { answerFailures } from '../core/rpc.ts'
 import migrations from '../../migrations/ledger-object/migrations.js'
 
 export class LedgerObject extends DurableObject<Env> {
@@ -92,5 +92,5 @@ export class LedgerObject extends DurableObject<Env> {
   }
 }
 
-// Expected failures of the RPC surface are answers, not uncaught errors (objects/rpc.ts).
+// Expected failures of the RPC surface are answers, not uncaught errors (objects/core/rpc.ts).
 answerFailures(LedgerObject, ['append', 'get', 'head', 'byTopic', 'byType', 'byTime', 'ancestors', 'descendants', 'registerSchema', 'openConversation', 'say', 'fork', 'truncate', 'transcript'])

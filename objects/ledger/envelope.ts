@@ -10,8 +10,8 @@
  * `id = sha256(RFC 8785 canonical form of everything but id)`.
  */
 import { z } from 'zod'
-import { NeuronError } from '../errors.ts'
-import { parseOrThrow } from '../validate.ts'
+import { NeuronError } from '../core/errors.ts'
+import { parseOrThrow } from '../core/validate.ts'
 import { isAddress } from './address.ts'
 import { sha256Hex } from './hash.ts'
 import type { Header } from './headers.ts'

@@ -6,7 +6,7 @@
  * numbers, functions, symbols, bigints and lone surrogates are rejected with
  * `NOT_JSON_COMPATIBLE` and the path of the offending value.
  */
-import { NotJsonCompatibleError } from '../errors.ts'
+import { NotJsonCompatibleError } from '../core/errors.ts'
 
 /** A JSON value. Interfaces keep the recursion lazy, so RPC stub types stay shallow. */
 export type Json = null | boolean | number | string | JsonArray | JsonObject

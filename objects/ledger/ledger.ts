@@ -17,13 +17,13 @@
  * reads nothing before its insert.
  */
 import { type Page, type PageOptions } from './page.ts'
-import { MAX_PAGE } from '../limits.ts'
+import { MAX_PAGE } from '../core/limits.ts'
 import { and, eq, gte, sql } from 'drizzle-orm'
 import { drizzle, type DrizzleSqliteDODatabase } from 'drizzle-orm/durable-sqlite'
 import { migrate } from 'drizzle-orm/durable-sqlite/migrator'
 import migrations from '../../migrations/ledger/migrations.js'
-import { NeuronError } from '../errors.ts'
-import { PAGE_PAYLOAD_BYTES } from '../limits.ts'
+import { NeuronError } from '../core/errors.ts'
+import { PAGE_PAYLOAD_BYTES } from '../core/limits.ts'
 import { ArtifactStore } from './artifacts.ts'
 import { DEFAULT_LIMITS, type Envelope, type SealLimits, type Sealed, type Stored, seal } from './envelope.ts'
 import type { Json } from './json.ts'

@@ -1,7 +1,7 @@
 /**
  * A page of a query, shared by every query verb, the routes that expose them
  * and the typed client (no platform imports). Its size limit, MAX_PAGE, is in
- * objects/limits.ts.
+ * objects/core/limits.ts.
  */
 import type { Stored } from './envelope.ts'
 

@@ -16,7 +16,7 @@
  * Pure: no platform imports.
  */
 import { RE2JS } from 're2js'
-import { MAX_PATTERN_COST } from '../limits.ts'
+import { MAX_PATTERN_COST } from '../core/limits.ts'
 import { toRe2 } from './pattern-syntax.ts'
 
 /** A compiled pattern: `test` is an unanchored search, as `RegExp.prototype.test`. */

@@ -9,7 +9,7 @@
 import { eq } from 'drizzle-orm'
 import type { DrizzleSqliteDODatabase } from 'drizzle-orm/durable-sqlite'
 import { z } from 'zod'
-import { NeuronError, SchemaViolationError } from '../errors.ts'
+import { NeuronError, SchemaViolationError } from '../core/errors.ts'
 import { sha256Hex } from './hash.ts'
 import { canonicalJson } from './json.ts'
 import { checkSchema } from './schema-check.ts'

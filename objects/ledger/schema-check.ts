@@ -9,8 +9,8 @@
  * `INVALID_SCHEMA`, so no append can ever name a broken schema.
  */
 import { dereference, schemaArrayKeyword, schemaKeyword, schemaMapKeyword } from '@cfworker/json-schema'
-import { NeuronError } from '../errors.ts'
-import { MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, MAX_SCHEMA_PATTERN_COST } from '../limits.ts'
+import { NeuronError } from '../core/errors.ts'
+import { MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, MAX_SCHEMA_PATTERN_COST } from '../core/limits.ts'
 import { utf8Length } from './json.ts'
 import { patternCost, patternRefusal } from './pattern.ts'
 

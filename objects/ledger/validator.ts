@@ -17,7 +17,7 @@
  * tried: under 70 ms each).
  */
 import { format, type OutputUnit, Validator } from '@cfworker/json-schema'
-import { NeuronError } from '../errors.ts'
+import { NeuronError } from '../core/errors.ts'
 import { LinearRegExp, PatternRefused } from './pattern.ts'
 
 /** `format: url`: an absolute http, https or ftp URL with a host and no whitespace, by the WHATWG parser. */

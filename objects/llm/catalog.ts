@@ -4,7 +4,7 @@
  * available / default and holds no behaviour; `compose.ts` fills it.
  */
 import type { JsonObject } from '../ledger/json.ts'
-import { NeuronError } from '../errors.ts'
+import { NeuronError } from '../core/errors.ts'
 import { UnknownModelError } from './errors.ts'
 
 export type Modality = 'text' | 'image' | 'audio' | 'video' | 'pdf'

@@ -11,9 +11,9 @@
  *    else the offline `local/echo-1`
  */
 import { z } from 'zod'
-import { NeuronError } from '../errors.ts'
+import { NeuronError } from '../core/errors.ts'
 import type { JsonObject } from '../ledger/json.ts'
-import { parseOrThrow } from '../validate.ts'
+import { parseOrThrow } from '../core/validate.ts'
 import { type Catalog, createCatalog, type Provider, type ProviderRow } from './catalog.ts'
 import { CATALOG_SNAPSHOT } from './catalog-snapshot.ts'
 import { localFetch } from './local/fetch.ts'

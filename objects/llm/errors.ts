@@ -3,7 +3,7 @@
  * `ProviderError` also carries the vendor's own words (`vendorType`, message)
  * and whether retrying can help.
  */
-import { NeuronError } from '../errors.ts'
+import { NeuronError } from '../core/errors.ts'
 
 /** Machine-readable codes of a failed provider turn. */
 export type ProviderErrorCode =

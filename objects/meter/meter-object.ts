@@ -4,7 +4,7 @@
  * fold (kept incrementally), which later feeds spending limits.
  */
 import { DurableObject } from 'cloudflare:workers'
-import type { Env } from '../env.ts'
+import type { Env } from '../core/env.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import { Chain } from '../ledger/chain.ts'
 import { type Folded, Ledger, migrateLedger } from '../ledger/ledger.ts'

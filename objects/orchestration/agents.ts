@@ -4,8 +4,8 @@
  * the receiving side (prompts carry fixed message ids), so the tick can send
  * the current prompt again whenever it is unsure it arrived.
  */
-import type { Env } from '../env.ts'
-import { register } from '../../worker/directory.ts'
+import type { Env } from '../core/env.ts'
+import { register } from '../directory/keys.ts'
 import type { Json } from '../ledger/json.ts'
 import { type BridgeDraft, bridge } from './bridge.ts'
 import { promptId } from './fanout.ts'

@@ -10,7 +10,7 @@
  * each other across the bridge, and without the yield their exchange would be one chain of calls
  * that holds the thread (and every other request) until the orchestration ends (event-loop.ts).
  */
-import { laterTurn } from '../event-loop.ts'
+import { laterTurn } from '../core/event-loop.ts'
 
 export interface BridgeOptions {
   /** Attempts before the draft is dead-lettered. */

@@ -12,12 +12,12 @@
  * @example
  * const { duplicate, answer } = receiveInput(host, draft) // answer: the package's beat, { accepted }, or a refusal
  */
-import { NeuronError } from '../errors.ts'
+import { NeuronError } from '../core/errors.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import type { Header } from '../ledger/headers.ts'
 import type { Json } from '../ledger/json.ts'
 import type { Appended } from '../ledger/ledger.ts'
-import { parseOrThrow } from '../validate.ts'
+import { parseOrThrow } from '../core/validate.ts'
 import type { BridgeDraft } from './bridge.ts'
 import { agentCause, causeHeaders } from './cause.ts'
 import { INPUT, ORCH, type OrchEvent, type OrchPayloads } from './events.ts'

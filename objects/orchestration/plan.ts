@@ -5,8 +5,8 @@
  * is not in the plan, or a cycle is refused with a 400 that names the offender.
  */
 import { z } from 'zod'
-import { NeuronError } from '../errors.ts'
-import { Identifier } from '../validate.ts'
+import { NeuronError } from '../core/errors.ts'
+import { Identifier } from '../core/validate.ts'
 
 /** Token and cost caps; crossing one stops new assignments and cancels running work. */
 export const BudgetSchema = z.strictObject({

@@ -11,7 +11,7 @@
 import { type ClearanceDecision, clear, type Declaration } from './clearance.ts'
 import { COORDINATION_TAX, inlineAgentBusy, openInlineAgent, placement } from './fanout.ts'
 import type { Json } from '../ledger/json.ts'
-import { ORCHESTRATION_DECISIONS_PER_TURN } from '../limits.ts'
+import { ORCHESTRATION_DECISIONS_PER_TURN } from '../core/limits.ts'
 import { FINAL_BEATS, type OrchState, type PackageState } from './state.ts'
 
 export type Decision =

@@ -4,8 +4,8 @@
  * document from the same schemas.
  */
 import { z } from 'zod'
-import { CLEARANCE_TIMEOUT_MS } from '../limits.ts'
-import { Identifier } from '../validate.ts'
+import { CLEARANCE_TIMEOUT_MS } from '../core/limits.ts'
+import { Identifier } from '../core/validate.ts'
 import { BudgetSchema, PlanSchema } from './plan.ts'
 
 /** The body of `POST /v1/orchestrations`. */

@@ -6,7 +6,7 @@
  */
 import type { Stored } from '../ledger/envelope.ts'
 import type { Json } from '../ledger/json.ts'
-import { CLEARANCE_TIMEOUT_MS } from '../limits.ts'
+import { CLEARANCE_TIMEOUT_MS } from '../core/limits.ts'
 import type { Declaration } from './clearance.ts'
 import { ORCH, type OrchPayloads } from './events.ts'
 import type { Budget, PackageSpec } from './plan.ts'

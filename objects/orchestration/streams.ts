@@ -6,7 +6,7 @@
  * (`Subscribers`); this module is only the orchestration's request handling.
  */
 import type { Caller } from '../access/authorize.ts'
-import { NeuronError } from '../errors.ts'
+import { NeuronError } from '../core/errors.ts'
 import { CALLER_HEADER } from '../session/ws-protocol.ts'
 import type { Subscribers } from '../session/streams.ts'
 

@@ -12,7 +12,7 @@
  * const get = outboundFetch({ development: false }, { refused: 'URL_REFUSED', tooLarge: 'URL_BODY_TOO_LARGE', maxBytes: 1 << 20 })
  * const { text, cut } = await readText(await get('https://example.com/notes.md'), 64 * 1024)
  */
-import { NeuronError } from '../errors.ts'
+import { NeuronError } from '../core/errors.ts'
 import { checkOutboundUrl, type OutboundPolicy } from './policy.ts'
 
 /** Redirects followed at most; each is checked like the first URL. */

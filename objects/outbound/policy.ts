@@ -11,7 +11,7 @@
  * must use https. Names are not resolved here: a public name that resolves to a private address
  * is what the platform's own network refuses. Pure: no platform imports.
  */
-import { NeuronError } from '../errors.ts'
+import { NeuronError } from '../core/errors.ts'
 
 /** Whether loopback may be reached: `NEURON_ENV === 'development'`. */
 export type OutboundPolicy = { development: boolean }

@@ -23,8 +23,8 @@
  */
 import { RE2JS } from 're2js'
 import { z } from 'zod'
-import { NeuronError } from '../errors.ts'
-import { PERMISSION_LIMITS } from '../limits.ts'
+import { NeuronError } from '../core/errors.ts'
+import { PERMISSION_LIMITS } from '../core/limits.ts'
 import { compileGlob } from '../workspace/glob.ts'
 import { splitCommands } from './commands.ts'
 

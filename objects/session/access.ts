@@ -11,7 +11,7 @@
  * `AGENT_STEER_OWNER_ONLY` (403) and nothing is written: the session is one it may see.
  */
 import { type Caller, type Decision, authorize, gateHeaders } from '../access/authorize.ts'
-import { NeuronError } from '../errors.ts'
+import { NeuronError } from '../core/errors.ts'
 import { Chain } from '../ledger/chain.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import type { Header } from '../ledger/headers.ts'

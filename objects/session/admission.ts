@@ -5,10 +5,10 @@
  * conflict.
  */
 import type { z } from 'zod'
-import { NeuronError } from '../errors.ts'
+import { NeuronError } from '../core/errors.ts'
 import { sha256Hex } from '../ledger/hash.ts'
 import { canonicalJson } from '../ledger/json.ts'
-import { MAX_PENDING } from '../limits.ts'
+import { MAX_PENDING } from '../core/limits.ts'
 import type { Delivery } from './events.ts'
 import type { Admission } from './projection.ts'
 import type { PromptSchema } from './schemas.ts'

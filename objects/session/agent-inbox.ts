@@ -14,7 +14,7 @@
  * const { duplicate, answer } = receiveAgentMessage(host, draft) // answer: { sequence } or { interrupted }
  */
 import type { z } from 'zod'
-import { NeuronError } from '../errors.ts'
+import { NeuronError } from '../core/errors.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import type { Header } from '../ledger/headers.ts'
 import { sha256Hex } from '../ledger/hash.ts'
@@ -22,7 +22,7 @@ import { canonicalJson, type Json } from '../ledger/json.ts'
 import type { ResolvedModel } from '../llm/catalog.ts'
 import type { BridgeDraft } from '../orchestration/bridge.ts'
 import { orchestrationPrincipal } from '../orchestration/cause.ts'
-import { parseOrThrow } from '../validate.ts'
+import { parseOrThrow } from '../core/validate.ts'
 import type { Receipt } from './admission.ts'
 import { type AgentAddress, AgentMessageSchema } from './agent.ts'
 import type { InterruptReply, InterruptSchema } from './control.ts'

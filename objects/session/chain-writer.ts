@@ -7,12 +7,12 @@
  * page, so every event is written at least once; the graph recognises a re-sent
  * write by its content, so at least once is exactly once in the graph.
  */
-import type { Env } from '../env.ts'
+import type { Env } from '../core/env.ts'
 import type { Caller } from '../access/authorize.ts'
 import { graphToWrite } from '../graph/graphs.ts'
 import { type ChainOp, type ChainState, chainStep, emptyChain } from '../graph/turns.ts'
 import type { Ledger } from '../ledger/ledger.ts'
-import { settled } from '../rpc.ts'
+import { settled } from '../core/rpc.ts'
 
 const KEY = 'graph.chain'
 const PAGE = 200

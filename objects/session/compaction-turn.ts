@@ -5,7 +5,7 @@
  * is followed by `epoch.started`, so a failed, interrupted or crashed
  * compaction leaves what the model is shown exactly as it was.
  */
-import { NeuronError } from '../errors.ts'
+import { NeuronError } from '../core/errors.ts'
 import type { Usage } from '../llm/types.ts'
 import type { Budget, TokenEstimator } from './budget.ts'
 import { baselineOf, compactionRequest, splitForCompaction } from './compaction.ts'

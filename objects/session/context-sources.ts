@@ -10,7 +10,7 @@
  * later changes reach the model only at a safe boundary between provider
  * turns, as a durable `context.changed` message (see runner.ts).
  */
-import { NeuronError } from '../errors.ts'
+import { NeuronError } from '../core/errors.ts'
 import type { Json } from '../ledger/json.ts'
 
 /** A source that has no value yet (its first load is running, or failed). */

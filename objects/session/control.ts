@@ -8,7 +8,7 @@
  * honour it is honoured by recovery (see recovery.ts).
  */
 import { z } from 'zod'
-import { Identifier } from '../validate.ts'
+import { Identifier } from '../core/validate.ts'
 import type { EventPayloads, EVENT } from './events.ts'
 import type { SessionState } from './projection.ts'
 

@@ -10,10 +10,10 @@
  */
 import { z } from 'zod'
 import type { Caller } from '../access/authorize.ts'
-import { NeuronError } from '../errors.ts'
+import { NeuronError } from '../core/errors.ts'
 import { type ChainState, chainStep, emptyChain } from '../graph/turns.ts'
 import type { Stored } from '../ledger/envelope.ts'
-import { Identifier } from '../validate.ts'
+import { Identifier } from '../core/validate.ts'
 import { EVENT } from './events.ts'
 import { emptySession, reduceSession, type SessionState } from './projection.ts'
 

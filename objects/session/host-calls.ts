@@ -9,8 +9,8 @@
  * Held in memory only: a call cannot outlive the turn that awaits it, and the
  * table is bounded by `MAX_HOST_CALLS_PER_SOCKET` per socket.
  */
-import { NeuronError } from '../errors.ts'
-import { HOST_PROGRESS_INTERVAL_MS, MAX_HOST_CALLS_PER_SOCKET } from '../limits.ts'
+import { NeuronError } from '../core/errors.ts'
+import { HOST_PROGRESS_INTERVAL_MS, MAX_HOST_CALLS_PER_SOCKET } from '../core/limits.ts'
 
 /** A host's answer, as `host.result` carries it. */
 export type HostAnswer = { ok: true; content: string } | { ok: false; error: { code: string; message: string } }

@@ -7,9 +7,9 @@
  * an accepted tool executes (by sending the call to the offering socket).
  */
 import { z } from 'zod'
-import { NeuronError } from '../errors.ts'
+import { NeuronError } from '../core/errors.ts'
 import { utf8Length } from '../ledger/json.ts'
-import { MAX_HOST_DESCRIPTION, MAX_HOST_OFFER_BYTES, MAX_HOST_TOOLS } from '../limits.ts'
+import { MAX_HOST_DESCRIPTION, MAX_HOST_OFFER_BYTES, MAX_HOST_TOOLS } from '../core/limits.ts'
 import { jsonSchemaTool } from '../tools/json-schema-tool.ts'
 import type { Tool, ToolContext } from '../tools/tool.ts'
 

@@ -13,9 +13,9 @@
  * a restart fails it `HOST_GONE` rather than a generic abandonment.
  */
 import type { Caller } from '../access/authorize.ts'
-import { NeuronError } from '../errors.ts'
+import { NeuronError } from '../core/errors.ts'
 import { utf8Length } from '../ledger/json.ts'
-import { MAX_HOST_PROGRESS_BYTES, MAX_HOST_SOCKETS } from '../limits.ts'
+import { MAX_HOST_PROGRESS_BYTES, MAX_HOST_SOCKETS } from '../core/limits.ts'
 import type { Registration, ToolRegistry } from '../tools/registry.ts'
 import type { Tool } from '../tools/tool.ts'
 import type { Delta } from './air.ts'

@@ -16,14 +16,14 @@
  * await truncateSession(host, caller, { at: 7 }) // { head, truncated }
  */
 import { authorize, type Caller, gateHeaders } from '../access/authorize.ts'
-import type { Env } from '../env.ts'
-import { NeuronError } from '../errors.ts'
+import type { Env } from '../core/env.ts'
+import { NeuronError } from '../core/errors.ts'
 import { conversationOf, type ForkedFrom, openingOps, truncationOps } from '../graph/turns.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import { current, type Header } from '../ledger/headers.ts'
 import type { Ledger } from '../ledger/ledger.ts'
-import { settled } from '../rpc.ts'
-import { parseOrThrow } from '../validate.ts'
+import { settled } from '../core/rpc.ts'
+import { parseOrThrow } from '../core/validate.ts'
 import type { ChainWriter } from './chain-writer.ts'
 import { EVENT, type EventPayloads, type EventType } from './events.ts'
 import { artifactRefsOf, copiesOf, ForkSchema, prefix, scanPrefix, TruncateSchema } from './fork.ts'

@@ -5,7 +5,7 @@
  * are read from the owner's ConfigObject per use and kept nowhere else, so a
  * deleted key stops being used at the next turn and no key is ever recorded.
  */
-import type { Env } from '../env.ts'
+import type { Env } from '../core/env.ts'
 import { type Catalog, type ResolvedModel, resolveModelRef } from '../llm/catalog.ts'
 import { composeCatalog, type EnvVars } from '../llm/compose.ts'
 import { CATALOG_SNAPSHOT } from '../llm/catalog-snapshot.ts'

@@ -4,7 +4,7 @@
  * the step, and the tool specs the step names. What the model was told is
  * history, so it can be shown, diffed and audited after the fact.
  */
-import { NeuronError } from '../errors.ts'
+import { NeuronError } from '../core/errors.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import type { Ledger } from '../ledger/ledger.ts'
 import type { LlmRequest, ToolSpec } from '../llm/types.ts'

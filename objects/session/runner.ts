@@ -12,7 +12,7 @@
  * - a turn the provider refuses as too long gets exactly one rebuild (compact, retry), then the
  *   loop halts with `CONTEXT_OVERFLOW`: never a loop
  */
-import { NeuronError } from '../errors.ts'
+import { NeuronError } from '../core/errors.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import type { Json } from '../ledger/json.ts'
 import { isContextOverflow } from '../llm/overflow.ts'

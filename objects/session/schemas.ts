@@ -5,8 +5,8 @@
  * the id rule only), so a browser, Node or a Worker can import it.
  */
 import { z } from 'zod'
-import { MAX_PAGE } from '../limits.ts'
-import { Identifier } from '../validate.ts'
+import { MAX_PAGE } from '../core/limits.ts'
+import { Identifier } from '../core/validate.ts'
 
 /** The body of `POST /v1/sessions`. */
 export const CreateSessionSchema = z.strictObject({

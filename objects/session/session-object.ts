@@ -6,10 +6,10 @@
  * takes the caller the gate authenticated and authorizes it first.
  */
 import { DurableObject } from 'cloudflare:workers'
-import type { Env } from '../env.ts'
+import type { Env } from '../core/env.ts'
 import { authorize, type Caller, gateHeaders } from '../access/authorize.ts'
-import { NeuronError } from '../errors.ts'
-import { HOST_CALL_TIMEOUT_MS } from '../limits.ts'
+import { NeuronError } from '../core/errors.ts'
+import { HOST_CALL_TIMEOUT_MS } from '../core/limits.ts'
 import type { GraphObject } from '../graph/graph-object.ts'
 import { chainStep, conversationOf, emptyChain } from '../graph/turns.ts'
 import { Bus, on } from '../ledger/bus.ts'
@@ -20,10 +20,10 @@ import { Ledger, migrateLedger } from '../ledger/ledger.ts'
 import type { Page } from '../ledger/page.ts'
 import type { Catalog } from '../llm/catalog.ts'
 import { composeCatalog, type EnvVars } from '../llm/compose.ts'
-import { answerFailures } from '../rpc.ts'
+import { answerFailures } from '../core/rpc.ts'
 import { ToolRegistry } from '../tools/registry.ts'
 import type { McpServerStatus, McpToolset } from '../tools/mcp/toolset.ts'
-import { parseOrThrow } from '../validate.ts'
+import { parseOrThrow } from '../core/validate.ts'
 import { SessionAccess } from './access.ts'
 import type { Receipt } from './admission.ts'
 import { admitPrompt, type IntakeHost, requestInterrupt } from './intake.ts'
@@ -426,6 +426,6 @@ export class SessionObject extends DurableObject<Env> {
   }
 }
 
-// Expected failures of the RPC surface are answers, not uncaught errors (objects/rpc.ts);
+// Expected failures of the RPC surface are answers, not uncaught errors (objects/core/rpc.ts);
 // a call to one of these from inside the object goes through `settle`.
 answerFailures(SessionObject, ['create', 'view', 'mcpServers', 'config', 'putConfig', 'prompt', 'interrupt', 'history', 'denials', 'forkFrom', 'truncate', 'writeChain', 'readArtifact'])

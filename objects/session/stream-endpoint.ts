@@ -12,10 +12,10 @@
  * override async webSocketMessage(ws, message) { socketMessage(this.streams, ws, message) }
  */
 import type { Caller } from '../access/authorize.ts'
-import { NeuronError } from '../errors.ts'
-import { failureOf, failureResponse } from '../failure.ts'
-import { settle } from '../rpc.ts'
-import { parseOrThrow } from '../validate.ts'
+import { NeuronError } from '../core/errors.ts'
+import { failureOf, failureResponse } from '../core/failure.ts'
+import { settle } from '../core/rpc.ts'
+import { parseOrThrow } from '../core/validate.ts'
 import type { Receipt } from './admission.ts'
 import type { InterruptReply } from './control.ts'
 import type { HostTools } from './host-tools.ts'

@@ -8,7 +8,7 @@
  * @example
  * spendTicket(ctx.storage.kv, request.headers.get(TICKET_HEADER)) // throws TICKET_REPLAYED the second time
  */
-import { NeuronError } from '../errors.ts'
+import { NeuronError } from '../core/errors.ts'
 
 /** Expired ids forgotten per use: enough to keep up with any rate of new tickets. */
 const FORGET_PER_USE = 16

@@ -8,14 +8,14 @@
  * @example
  * const { mcp, agent } = composeToolset({ env, name, tools, sources, config: () => overrides.effective(), … })
  */
-import type { Env } from '../env.ts'
+import type { Env } from '../core/env.ts'
 import type { Caller } from '../access/authorize.ts'
 import { instructionsOf } from '../config/instructions.ts'
 import { skillIndex, skillsOf, skillTool } from '../config/skills.ts'
 import { PINNED_KEY, pinnedMemories } from '../graph/pinned.ts'
 import type { Json, JsonObject } from '../ledger/json.ts'
 import type { BridgeDraft } from '../orchestration/bridge.ts'
-import { settled } from '../rpc.ts'
+import { settled } from '../core/rpc.ts'
 import { calculator } from '../tools/builtins/calculator.ts'
 import { memoryTools, type MemoryHost } from '../tools/builtins/memory.ts'
 import { wait } from '../tools/builtins/wait.ts'

@@ -5,10 +5,10 @@
  * `host.*` messages are a browser host's (docs/host-tools.md).
  */
 import { z } from 'zod'
-import { NeuronError } from '../errors.ts'
+import { NeuronError } from '../core/errors.ts'
 import { utf8Length } from '../ledger/json.ts'
-import { MAX_BODY_BYTES } from '../limits.ts'
-import { parseJson } from '../parse-json.ts'
+import { MAX_BODY_BYTES } from '../core/limits.ts'
+import { parseJson } from '../core/parse-json.ts'
 import { HostOfferSchema } from './host-offer.ts'
 import { oneOfTextOrParts, PromptFields } from './schemas.ts'
 

@@ -6,7 +6,7 @@
  * The authority stage is the one place a tool that needs the session owner's
  * credentials is refused in a turn that does not act for the owner: it never runs.
  */
-import { NeuronError } from '../errors.ts'
+import { NeuronError } from '../core/errors.ts'
 import { canonicalJson, utf8Length } from '../ledger/json.ts'
 import type { Registration, ToolRegistry } from './registry.ts'
 import type { ToolContext } from './tool.ts'

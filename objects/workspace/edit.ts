@@ -7,7 +7,7 @@
  *
  * Pure: no platform imports.
  */
-import { NeuronError } from '../errors.ts'
+import { NeuronError } from '../core/errors.ts'
 
 export interface EditRequest {
   oldString: string

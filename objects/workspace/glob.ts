@@ -15,8 +15,8 @@
  * Pure: no platform imports.
  */
 import { RE2JS } from 're2js'
-import { NeuronError } from '../errors.ts'
-import { WORKSPACE_SEARCH_LIMITS } from '../limits.ts'
+import { NeuronError } from '../core/errors.ts'
+import { WORKSPACE_SEARCH_LIMITS } from '../core/limits.ts'
 
 /** A compiled glob. */
 export interface Glob {

@@ -19,8 +19,8 @@
  *
  * Pure: no platform imports.
  */
-import { NeuronError } from '../errors.ts'
-import { WORKSPACE_LIMITS } from '../limits.ts'
+import { NeuronError } from '../core/errors.ts'
+import { WORKSPACE_LIMITS } from '../core/limits.ts'
 
 /** Where the workspace appears inside the shell, and the only absolute prefix paths may carry. */
 export const WORKSPACE_ROOT = '/workspace'

@@ -22,7 +22,7 @@
 import type { ArtifactStore } from '../ledger/artifacts.ts'
 import { sha256Hex } from '../ledger/hash.ts'
 import type { Ledger } from '../ledger/ledger.ts'
-import { MAX_PAGE } from '../limits.ts'
+import { MAX_PAGE } from '../core/limits.ts'
 import { type BlobRef, type Change, decide, type Decision, type Difference, type Edit, type FileEntry, renameEdits, type Totals, type TreeLimits, type TreeReader, WORKSPACE_CHANGED } from './tree.ts'
 
 /** Where the workspace's events go. `record` is synchronous so it commits with the index rows. */

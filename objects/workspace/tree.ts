@@ -16,8 +16,8 @@
  *
  * Pure: no platform imports.
  */
-import { NeuronError } from '../errors.ts'
-import { WORKSPACE_LIMITS } from '../limits.ts'
+import { NeuronError } from '../core/errors.ts'
+import { WORKSPACE_LIMITS } from '../core/limits.ts'
 import { ancestorsOf } from './paths.ts'
 
 /** The event type of a change (on the workspace's topic). */

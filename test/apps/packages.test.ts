@@ -3,7 +3,7 @@
  * content-addressed and immutable (the same bytes are the same version).
  */
 import { beforeAll, describe, expect, it } from 'vitest'
-import { MAX_BACKEND_BYTES, MAX_PACKAGE_BYTES } from '../../objects/limits.ts'
+import { MAX_BACKEND_BYTES, MAX_PACKAGE_BYTES } from '../../objects/core/limits.ts'
 import { api, postJson } from '../support/api.ts'
 import { COUNTER, pkg } from '../fixtures/apps/packages.ts'
 import { errorOf, person, upload, warm } from './support.ts'

@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
 import { openKey, sealKey } from '../../objects/config/credentials.ts'
-import type { Env } from '../../objects/env.ts'
+import type { Env } from '../../objects/core/env.ts'
 import type { Stored } from '../../objects/ledger/envelope.ts'
 import { composeCatalog } from '../../objects/llm/compose.ts'
 import { OwnerCatalog } from '../../objects/session/owner-catalog.ts'

@@ -7,8 +7,8 @@
 import { describe, expect, it } from 'vitest'
 import { instructionsOf } from '../../objects/config/instructions.ts'
 import { skillsOf } from '../../objects/config/skills.ts'
-import { NeuronError } from '../../objects/errors.ts'
-import { MAX_INSTRUCTIONS_URL_BYTES, MAX_SKILL_URL_BYTES } from '../../objects/limits.ts'
+import { NeuronError } from '../../objects/core/errors.ts'
+import { MAX_INSTRUCTIONS_URL_BYTES, MAX_SKILL_URL_BYTES } from '../../objects/core/limits.ts'
 import { outboundFetch } from '../../objects/outbound/fetch.ts'
 
 const dev = { development: true }

@@ -6,7 +6,7 @@
 import { exports } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
 import apiDoc from '../../docs/api.md?raw'
-import { MAX_BODY_BYTES } from '../../objects/limits.ts'
+import { MAX_BODY_BYTES } from '../../objects/core/limits.ts'
 import { COMMON_ERRORS, ROUTES } from '../../worker/openapi/routes.ts'
 import { api } from '../support/api.ts'
 import { uniqueName } from '../support/ledger.ts'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { NeuronError } from '../../objects/errors.ts'
+import { NeuronError } from '../../objects/core/errors.ts'
 import { Conversations } from '../../objects/graph/conversation.ts'
 import { uniqueName, withLedger } from '../support/ledger.ts'
 

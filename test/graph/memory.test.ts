@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
 import { MEMORY_NODE } from '../../objects/graph/memory.ts'
-import { exists } from '../../worker/directory.ts'
+import { exists } from '../../objects/directory/keys.ts'
 import { pinnedMemories } from '../../objects/graph/pinned.ts'
 import { api } from '../support/api.ts'
 import { bearer, idOf } from '../support/auth.ts'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { NeuronError } from '../../objects/errors.ts'
+import { NeuronError } from '../../objects/core/errors.ts'
 import { ENVELOPE_V1, EnvelopeDraftSchema, plainDraft, seal } from '../../objects/ledger/envelope.ts'
 import { sha256Hex } from '../../objects/ledger/hash.ts'
 import { canonicalJson } from '../../objects/ledger/json.ts'

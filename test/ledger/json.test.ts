@@ -1,6 +1,6 @@
 import canonicalize from 'canonicalize'
 import { describe, expect, it } from 'vitest'
-import { NotJsonCompatibleError } from '../../objects/errors.ts'
+import { NotJsonCompatibleError } from '../../objects/core/errors.ts'
 import { assertJson, canonicalJson, utf8Length } from '../../objects/ledger/json.ts'
 
 /** RFC 8785 Appendix B: IEEE-754 bit patterns and their canonical text. */

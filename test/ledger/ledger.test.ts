@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { NeuronError } from '../../objects/errors.ts'
+import { NeuronError } from '../../objects/core/errors.ts'
 import type { Stored } from '../../objects/ledger/envelope.ts'
 import { Ledger } from '../../objects/ledger/ledger.ts'
-import { PAGE_PAYLOAD_BYTES } from '../../objects/limits.ts'
+import { PAGE_PAYLOAD_BYTES } from '../../objects/core/limits.ts'
 import { uniqueName, withLedger } from '../support/ledger.ts'
 
 const note = (topic: string, i: number, extra: Record<string, unknown> = {}) => ({

@@ -7,10 +7,10 @@
  * polynomial case (Node 22, k = 12, 22 characters), RE2 a few milliseconds.
  */
 import { describe, expect, it } from 'vitest'
-import { NeuronError } from '../../objects/errors.ts'
+import { NeuronError } from '../../objects/core/errors.ts'
 import { canonicalJson } from '../../objects/ledger/json.ts'
 import { checkSchema } from '../../objects/ledger/schema-check.ts'
-import { MAX_PATTERN_COST, MAX_SCHEMA_PATTERN_COST } from '../../objects/limits.ts'
+import { MAX_PATTERN_COST, MAX_SCHEMA_PATTERN_COST } from '../../objects/core/limits.ts'
 import { SchemaValidator } from '../../objects/ledger/validator.ts'
 import { jsonSchemaTool } from '../../objects/tools/json-schema-tool.ts'
 import { ToolRegistry } from '../../objects/tools/registry.ts'

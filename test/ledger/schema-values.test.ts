@@ -5,7 +5,7 @@
  * vendor refuses a tool's malformed schema, failing every turn that offers it).
  */
 import { describe, expect, it } from 'vitest'
-import { NeuronError } from '../../objects/errors.ts'
+import { NeuronError } from '../../objects/core/errors.ts'
 import { canonicalJson } from '../../objects/ledger/json.ts'
 import { checkSchema } from '../../objects/ledger/schema-check.ts'
 

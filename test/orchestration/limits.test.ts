@@ -6,7 +6,7 @@
  */
 import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
-import { CLEARANCE_TIMEOUT_MS } from '../../objects/limits.ts'
+import { CLEARANCE_TIMEOUT_MS } from '../../objects/core/limits.ts'
 import { api, postJson } from '../support/api.ts'
 import { bearer, idOf } from '../support/auth.ts'
 import { uniqueName } from '../support/ledger.ts'

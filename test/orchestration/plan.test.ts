@@ -3,7 +3,7 @@ import { bridge } from '../../objects/orchestration/bridge.ts'
 import { clear } from '../../objects/orchestration/clearance.ts'
 import { checkPlan, dependsOn, planProblem } from '../../objects/orchestration/plan.ts'
 import { parseCommands } from '../../objects/llm/local/commands.ts'
-import { NeuronError } from '../../objects/errors.ts'
+import { NeuronError } from '../../objects/core/errors.ts'
 
 const p = (id: string, ...needs: string[]) => ({ id, needs })
 

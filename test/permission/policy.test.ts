@@ -4,7 +4,7 @@
  */
 import { Validator } from '@cfworker/json-schema'
 import { describe, expect, it } from 'vitest'
-import { NeuronError } from '../../objects/errors.ts'
+import { NeuronError } from '../../objects/core/errors.ts'
 import { splitCommands } from '../../objects/permission/commands.ts'
 import { type Action, alwaysRules, type PermissionCall, PermissionSection, permissionJsonSchema, Policy, type PermissionRule } from '../../objects/permission/policy.ts'
 

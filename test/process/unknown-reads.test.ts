@@ -6,7 +6,7 @@
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { DIRECTORY_SHARDS } from '../../objects/limits.ts'
+import { DIRECTORY_SHARDS } from '../../objects/core/limits.ts'
 import { devToken, startWrangler, type Wrangler } from '../support/wrangler.ts'
 
 /** The object databases of one class under the persist dir (`*.sqlite`, not workerd's metadata). */

@@ -1,6 +1,6 @@
 import { runInDurableObject, evictDurableObject } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
-import { MAX_PENDING } from '../../objects/limits.ts'
+import { MAX_PENDING } from '../../objects/core/limits.ts'
 import { admit } from '../../objects/session/admission.ts'
 import { PromptSchema } from '../../objects/session/schemas.ts'
 import type { SessionObject } from '../../objects/session/session-object.ts'

@@ -4,8 +4,8 @@
  * ends once; only its socket may answer it; bounded per socket; progress rate).
  */
 import { describe, expect, it } from 'vitest'
-import { NeuronError } from '../../objects/errors.ts'
-import { MAX_HOST_CALLS_PER_SOCKET, MAX_HOST_OFFER_BYTES, MAX_HOST_TOOLS } from '../../objects/limits.ts'
+import { NeuronError } from '../../objects/core/errors.ts'
+import { MAX_HOST_CALLS_PER_SOCKET, MAX_HOST_OFFER_BYTES, MAX_HOST_TOOLS } from '../../objects/core/limits.ts'
 import { HostCalls } from '../../objects/session/host-calls.ts'
 import { checkOffer } from '../../objects/session/host-offer.ts'
 import { ToolRegistry } from '../../objects/tools/registry.ts'

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest'
 import { newSession, ownerCaller, postJson, waitIdle, events } from '../support/session.ts'
 import { openSocket } from '../support/streams.ts'
 import { NOTES_SEARCH } from '../support/host.ts'
-import { MAX_HOST_SOCKETS } from '../../objects/limits.ts'
+import { MAX_HOST_SOCKETS } from '../../objects/core/limits.ts'
 
 type Socket = Awaited<ReturnType<typeof openSocket>>
 type Message = Record<string, unknown>

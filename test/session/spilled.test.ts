@@ -6,7 +6,7 @@
  */
 import { evictDurableObject } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
-import { MAX_BODY_BYTES } from '../../objects/limits.ts'
+import { MAX_BODY_BYTES } from '../../objects/core/limits.ts'
 import { api, events, newSession, ownerCaller, types, waitIdle } from '../support/session.ts'
 import { promptBody } from '../support/prompt-body.ts'
 import { openSocket, readSse } from '../support/streams.ts'

@@ -1,7 +1,7 @@
 /**
  * The code a refusal carries: what the table tests of pure decisions compare.
  */
-import { NeuronError } from '../../objects/errors.ts'
+import { NeuronError } from '../../objects/core/errors.ts'
 
 /**
  * The `NeuronError` code `run` threw, or null when it returned; any other error is thrown on.

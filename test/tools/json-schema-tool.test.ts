@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { NeuronError } from '../../objects/errors.ts'
+import { NeuronError } from '../../objects/core/errors.ts'
 import { jsonSchemaTool } from '../../objects/tools/json-schema-tool.ts'
 import { ToolRegistry, specsOf } from '../../objects/tools/registry.ts'
 import { settle } from '../../objects/tools/settle.ts'

@@ -4,7 +4,7 @@ import { evaluate } from '../../objects/tools/builtins/calculator.ts'
 import { ToolRegistry, specsOf } from '../../objects/tools/registry.ts'
 import { MODEL_OUTPUT_CAP, settle } from '../../objects/tools/settle.ts'
 import { Tool, type ToolContext } from '../../objects/tools/tool.ts'
-import { NeuronError } from '../../objects/errors.ts'
+import { NeuronError } from '../../objects/core/errors.ts'
 
 const context = (signal = new AbortController().signal): ToolContext => ({ sessionId: 's', assistantMessageId: 'step', toolCallId: 'call', signal, authority: { owner: true, memory: null } })
 

@@ -4,8 +4,8 @@
  * storage; nesting up to the limit is fine.
  */
 import { describe, expect, it } from 'vitest'
-import { MAX_JSON_DEPTH } from '../../objects/limits.ts'
-import { parseJson } from '../../objects/parse-json.ts'
+import { MAX_JSON_DEPTH } from '../../objects/core/limits.ts'
+import { parseJson } from '../../objects/core/parse-json.ts'
 import { api, newSession, ownerCaller, postJson, waitIdle } from '../support/session.ts'
 import { openSocket } from '../support/streams.ts'
 import { uniqueName } from '../support/ledger.ts'

@@ -1,13 +1,13 @@
 /**
- * The one error → answer rule (objects/failure.ts) and failures across RPC
- * (objects/rpc.ts): typed errors answer with their status and are not logged;
+ * The one error → answer rule (objects/core/failure.ts) and failures across RPC
+ * (objects/core/rpc.ts): typed errors answer with their status and are not logged;
  * anything else is 500 INTERNAL, logged once with its stack.
  */
 import { env } from 'cloudflare:workers'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { NeuronError } from '../../objects/errors.ts'
-import { failureOf, failureResponse } from '../../objects/failure.ts'
-import { answerFailures, settle, settled } from '../../objects/rpc.ts'
+import { NeuronError } from '../../objects/core/errors.ts'
+import { failureOf, failureResponse } from '../../objects/core/failure.ts'
+import { answerFailures, settle, settled } from '../../objects/core/rpc.ts'
 import { ownerCaller } from '../support/session.ts'
 
 class Probe {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { isAddress } from '../../objects/ledger/address.ts'
-import { Identifier } from '../../objects/validate.ts'
+import { Identifier } from '../../objects/core/validate.ts'
 import { api, postJson } from '../support/api.ts'
 import { newSession } from '../support/session.ts'
 

@@ -9,7 +9,7 @@
 import { runInDurableObject } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
-import { MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH } from '../../objects/limits.ts'
+import { MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH } from '../../objects/core/limits.ts'
 import { api } from '../support/api.ts'
 import { idOf } from '../support/auth.ts'
 import { uniqueName } from '../support/ledger.ts'

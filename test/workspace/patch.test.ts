@@ -4,8 +4,8 @@
  * binary refused, hostile paths, malformed patches.
  */
 import { describe, expect, it } from 'vitest'
-import { NeuronError } from '../../objects/errors.ts'
-import { MAX_PATCH_BYTES } from '../../objects/limits.ts'
+import { NeuronError } from '../../objects/core/errors.ts'
+import { MAX_PATCH_BYTES } from '../../objects/core/limits.ts'
 import { planPatch, type PatchPlan } from '../../objects/workspace/patch/apply.ts'
 import { parsePatch } from '../../objects/workspace/patch/parse.ts'
 import { codeOf } from '../support/codes.ts'

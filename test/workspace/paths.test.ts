@@ -3,8 +3,8 @@
  * normalize to one path.
  */
 import { describe, expect, it } from 'vitest'
-import { NeuronError } from '../../objects/errors.ts'
-import { WORKSPACE_LIMITS } from '../../objects/limits.ts'
+import { NeuronError } from '../../objects/core/errors.ts'
+import { WORKSPACE_LIMITS } from '../../objects/core/limits.ts'
 import { ancestorsOf, filePath, normalizePath, shellPath } from '../../objects/workspace/paths.ts'
 import { codeOf } from '../support/codes.ts'
 

@@ -3,7 +3,7 @@
  * (including the shapes that stall a backtracking engine), grep bounded and resumable.
  */
 import { describe, expect, it } from 'vitest'
-import { NeuronError } from '../../objects/errors.ts'
+import { NeuronError } from '../../objects/core/errors.ts'
 import { editText } from '../../objects/workspace/edit.ts'
 import { compileGlob } from '../../objects/workspace/glob.ts'
 import { globFiles, grep, type SearchSource } from '../../objects/workspace/search.ts'

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import workspaceSql from '../../migrations/workspace/0000_workspace_file.sql'
-import { NeuronError } from '../../objects/errors.ts'
+import { NeuronError } from '../../objects/core/errors.ts'
 import { sha256Hex } from '../../objects/ledger/hash.ts'
 import { Ledger } from '../../objects/ledger/ledger.ts'
 import { ledgerLog, WorkspaceStore } from '../../objects/workspace/store.ts'

@@ -11,7 +11,7 @@
  * | NEURON_ENV        | `development` allows dev tokens, and only on a loopback host         |
  */
 import { z } from 'zod'
-import { NeuronError } from '../../objects/errors.ts'
+import { NeuronError } from '../../objects/core/errors.ts'
 
 export const ASYMMETRIC = ['ES256', 'EdDSA', 'RS256'] as const
 export const DEV_ISSUER = 'neuron-dev'

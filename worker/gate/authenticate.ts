@@ -6,8 +6,8 @@
  * `c.var.principal`.
  */
 import type { MiddlewareHandler } from 'hono'
-import { NeuronError } from '../../objects/errors.ts'
-import type { Env } from '../../objects/env.ts'
+import { NeuronError } from '../../objects/core/errors.ts'
+import type { Env } from '../../objects/core/env.ts'
 import type { AppEnv } from '../env.ts'
 import { authConfigOf } from './auth-config.ts'
 import { Authenticator, expOf } from './authenticator.ts'

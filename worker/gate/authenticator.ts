@@ -19,7 +19,7 @@
 import { decode, sign, verify } from 'hono/jwt'
 import type { HonoJsonWebKey } from 'hono/utils/jwt/jws'
 import type { JWTPayload } from 'hono/utils/jwt/types'
-import { NeuronError } from '../../objects/errors.ts'
+import { NeuronError } from '../../objects/core/errors.ts'
 import { ASYMMETRIC, type AuthConfig, DEV_ISSUER, TICKET_AUDIENCE } from './auth-config.ts'
 import { claimsOf, type Principal } from './principal.ts'
 import { REVEAL_CLAIM } from '../../objects/apps/connections.ts'

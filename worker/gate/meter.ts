@@ -6,7 +6,7 @@
  */
 import type { MiddlewareHandler } from 'hono'
 import type { RequestCount } from '../../objects/meter/meter-object.ts'
-import type { Env } from '../../objects/env.ts'
+import type { Env } from '../../objects/core/env.ts'
 import type { AppEnv } from '../env.ts'
 import { batched, FLUSH_AFTER_MS } from './batch.ts'
 import { principalId } from './principal.ts'

@@ -5,7 +5,7 @@
  * a session or an orchestration, with a code, before anything is written.
  */
 import type { MiddlewareHandler } from 'hono'
-import { NeuronError } from '../../objects/errors.ts'
+import { NeuronError } from '../../objects/core/errors.ts'
 import type { AppEnv } from '../env.ts'
 
 /** The claim that marks an agent's credentials. */

@@ -7,7 +7,7 @@
 import { ConnectionBody } from '../../objects/apps/connections.ts'
 import { AppPackage } from '../../objects/apps/package.ts'
 import { VetkeyRequest } from '../../objects/apps/vetkeys.ts'
-import { MAX_CALL_BYTES, MAX_CREDENTIAL_BYTES } from '../../objects/limits.ts'
+import { MAX_CALL_BYTES, MAX_CREDENTIAL_BYTES } from '../../objects/core/limits.ts'
 import { CallBody, GrantBody, InstallBody, PACKAGE_BODY, SMALL_BODY } from '../routes/apps.ts'
 import { BODY_ERRORS, REQUEST_ERRORS } from './body-errors.ts'
 import * as R from './app-responses.ts'

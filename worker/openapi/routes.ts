@@ -19,7 +19,7 @@ import { CreateSessionSchema, PageQuery, PromptSchema, StreamQuery } from '../..
 import { ListQuery, SchemaBody, WalkQuery } from '../routes/ledgers.ts'
 import { CancelSchema, ClearanceSchema, CreateOrchestrationSchema } from '../../objects/orchestration/schemas.ts'
 import { OrchestrationHistoryQuery } from '../routes/orchestrations.ts'
-import { MAX_APPEND_BYTES, MAX_BODY_BYTES, MAX_CREDENTIAL_BYTES, MAX_GRAPH_BODY, MAX_MCP_HEADERS_BYTES, MAX_MCP_OAUTH_BYTES, MAX_SCHEMA_BYTES } from '../../objects/limits.ts'
+import { MAX_APPEND_BYTES, MAX_BODY_BYTES, MAX_CREDENTIAL_BYTES, MAX_GRAPH_BODY, MAX_MCP_HEADERS_BYTES, MAX_MCP_OAUTH_BYTES, MAX_SCHEMA_BYTES } from '../../objects/core/limits.ts'
 import { APP_ROUTES } from './app-routes.ts'
 import { BODY_ERRORS, REQUEST_ERRORS } from './body-errors.ts'
 import * as R from './responses.ts'

@@ -10,9 +10,9 @@
 import { Hono } from 'hono'
 import { readFrameToken } from '../../objects/apps/frame-files.ts'
 import { APP_CSP, contentType } from '../../objects/apps/frame-policy.ts'
-import { NeuronError } from '../../objects/errors.ts'
-import { settled } from '../../objects/rpc.ts'
-import { exists } from '../directory.ts'
+import { NeuronError } from '../../objects/core/errors.ts'
+import { settled } from '../../objects/core/rpc.ts'
+import { exists } from '../../objects/directory/keys.ts'
 import type { AppEnv } from '../env.ts'
 import { shelfKey } from './apps.ts'
 

@@ -20,7 +20,7 @@
  * await fetch('/v1/dev/token', { method: 'POST', headers: { 'x-neuron-dev-login': '1' } }) // 200 { token, expiresAt }
  */
 import { Hono } from 'hono'
-import { NeuronError } from '../../objects/errors.ts'
+import { NeuronError } from '../../objects/core/errors.ts'
 import type { AppEnv } from '../env.ts'
 import { authenticatorFor } from '../gate/authenticate.ts'
 import { isLoopbackHost } from '../gate/authenticator.ts'

@@ -7,9 +7,9 @@
  */
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import { Hono } from 'hono'
-import { NeuronError } from '../../objects/errors.ts'
-import { failureResponse } from '../../objects/failure.ts'
-import { MAX_BODY_BYTES } from '../../objects/limits.ts'
+import { NeuronError } from '../../objects/core/errors.ts'
+import { failureResponse } from '../../objects/core/failure.ts'
+import { MAX_BODY_BYTES } from '../../objects/core/limits.ts'
 import { limitBody } from '../body-limit.ts'
 import { callerOf } from '../caller.ts'
 import type { AppEnv } from '../env.ts'

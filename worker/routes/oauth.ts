@@ -9,10 +9,10 @@
  */
 import { Hono } from 'hono'
 import { z } from 'zod'
-import { NeuronError } from '../../objects/errors.ts'
-import { settled } from '../../objects/rpc.ts'
+import { NeuronError } from '../../objects/core/errors.ts'
+import { settled } from '../../objects/core/rpc.ts'
 import { openState } from '../../objects/tools/mcp/oauth/state.ts'
-import { parseOrThrow } from '../../objects/validate.ts'
+import { parseOrThrow } from '../../objects/core/validate.ts'
 import type { AppEnv } from '../env.ts'
 
 /** The callback's path: the redirect URI registered with authorization servers is this, on the request's origin. */

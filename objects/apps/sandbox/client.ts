@@ -12,7 +12,7 @@
  * bound is per process, not per isolate as on Cloudflare.
  */
 import { newWebSocketRpcSession, type RpcStub } from 'capnweb'
-import { NeuronError } from '../../errors.ts'
+import { NeuronError } from '../../core/errors.ts'
 import { type BackendHost, BackendStopped } from '../loader.ts'
 import type { SandboxApi, SandboxPing } from './worker.ts'
 

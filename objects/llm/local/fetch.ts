@@ -3,7 +3,7 @@
  * `POST …/chat/completions` in-process with a streaming `Response`, so the
  * real OpenAI-compatible dialect sends to it and parses its bytes like any vendor's.
  */
-import { laterTurn } from '../../event-loop.ts'
+import { laterTurn } from '../../core/event-loop.ts'
 import { planTurn, type ChatBody } from './reply.ts'
 import { sseEvents } from './wire.ts'
 

@@ -4,7 +4,7 @@
  * the constants pi and e, and the functions below.
  */
 import { z } from 'zod'
-import { NeuronError } from '../../errors.ts'
+import { NeuronError } from '../../core/errors.ts'
 import { Tool } from '../tool.ts'
 
 const FUNCTIONS: Record<string, (...args: number[]) => number> = {

@@ -10,8 +10,8 @@
  */
 import { z } from 'zod'
 import type { Caller } from '../../access/authorize.ts'
-import type { Env } from '../../env.ts'
-import { NeuronError } from '../../errors.ts'
+import type { Env } from '../../core/env.ts'
+import { NeuronError } from '../../core/errors.ts'
 import type { GraphObject } from '../../graph/graph-object.ts'
 import { graphToRead, graphToWrite } from '../../graph/graphs.ts'
 import { Scope } from '../../graph/inputs.ts'

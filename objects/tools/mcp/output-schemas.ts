@@ -8,7 +8,7 @@
  * the listing.
  */
 import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js'
-import { NeuronError } from '../../errors.ts'
+import { NeuronError } from '../../core/errors.ts'
 import { canonicalJson } from '../../ledger/json.ts'
 import { checkSchema } from '../../ledger/schema-check.ts'
 import { SchemaValidator } from '../../ledger/validator.ts'

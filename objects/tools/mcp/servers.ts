@@ -8,7 +8,7 @@
  * sealed per principal and server name (objects/config/config-object.ts).
  */
 import { z } from 'zod'
-import { NeuronError } from '../../errors.ts'
+import { NeuronError } from '../../core/errors.ts'
 import { providerToolName } from '../../llm/tool-names.ts'
 
 /** A server's name: lower-case letters, digits and `-` (no `_` or `.`, so a tool's full name parses back). */

@@ -12,7 +12,7 @@
  * retry delay, so authorizing a server takes effect at the next turn.
  */
 import { canonicalJson, type Json } from '../../ledger/json.ts'
-import { NeuronError } from '../../errors.ts'
+import { NeuronError } from '../../core/errors.ts'
 import { jsonSchemaTool } from '../json-schema-tool.ts'
 import type { Registration, ToolRegistry } from '../registry.ts'
 import { McpConnection, type McpListedTool } from './connection.ts'

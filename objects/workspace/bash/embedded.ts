@@ -12,7 +12,7 @@
  * given; the browser build it resolves to in workerd has no `python3`, `sqlite3` or `js-exec` either.
  */
 import { Bash, InMemoryFs, MountableFs } from 'just-bash'
-import { BASH_LIMITS } from '../../limits.ts'
+import { BASH_LIMITS } from '../../core/limits.ts'
 import { normalizePath, shellPath, WORKSPACE_ROOT } from '../paths.ts'
 import type { ExecLimits, Executor, RunOptions, RunResult, Stopped } from './executor.ts'
 import { PortFs } from './port-fs.ts'

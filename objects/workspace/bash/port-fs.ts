@@ -10,7 +10,7 @@
  * print; a refusal of the workspace (a limit, a path) reads `EFBIG`/`ENOSPC`/`EINVAL` with its code.
  */
 import type { CpOptions, FileContent, FsStat, IFileSystem, MkdirOptions, RmOptions } from 'just-bash'
-import { NeuronError } from '../../errors.ts'
+import { NeuronError } from '../../core/errors.ts'
 import { normalizePath, WORKSPACE_ROOT } from '../paths.ts'
 import type { FilePort } from './executor.ts'
 

@@ -5,8 +5,8 @@
  *
  * Pure: no platform imports.
  */
-import { NeuronError } from '../../errors.ts'
-import { MAX_PATCH_BYTES } from '../../limits.ts'
+import { NeuronError } from '../../core/errors.ts'
+import { MAX_PATCH_BYTES } from '../../core/limits.ts'
 import { parseBeginPatch } from './begin-patch.ts'
 import type { Patch } from './types.ts'
 import { parseUnified } from './unified.ts'

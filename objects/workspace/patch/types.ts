@@ -4,7 +4,7 @@
  *
  * Pure: no platform imports.
  */
-import { NeuronError } from '../../errors.ts'
+import { NeuronError } from '../../core/errors.ts'
 
 /** One line of a hunk: context (`' '`), removed (`'-'`) or added (`'+'`). */
 export interface HunkLine {

@@ -11,7 +11,7 @@
  *
  * Pure: no platform imports.
  */
-import { NeuronError } from '../../errors.ts'
+import { NeuronError } from '../../core/errors.ts'
 import { emptyHunk, type FilePatch, type Hunk, invalid, type Patch } from './types.ts'
 
 const HUNK = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$/

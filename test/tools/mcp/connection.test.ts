@@ -5,8 +5,8 @@
  */
 import { describe, expect, inject, it } from 'vitest'
 import { McpConnection } from '../../../objects/tools/mcp/connection.ts'
-import { NeuronError } from '../../../objects/errors.ts'
-import { MAX_MCP_LIST_BYTES, MAX_MCP_PATTERN_COST, MAX_MCP_RESPONSE_BYTES, MAX_MCP_RESULT_BYTES, MAX_MCP_TOOLS } from '../../../objects/limits.ts'
+import { NeuronError } from '../../../objects/core/errors.ts'
+import { MAX_MCP_LIST_BYTES, MAX_MCP_PATTERN_COST, MAX_MCP_RESPONSE_BYTES, MAX_MCP_RESULT_BYTES, MAX_MCP_TOOLS } from '../../../objects/core/limits.ts'
 
 const base = inject('mcpServerUrl')
 const dev = { development: true }

@@ -10,7 +10,7 @@ import { checkOutboundUrl, type OutboundPolicy } from '../../../objects/outbound
 
 const checkMcpUrl = (url: string, policy: OutboundPolicy) => checkOutboundUrl(url, policy, 'MCP_URL_REFUSED')
 import { McpHeadersBody, McpServers, mcpServersOf, mcpToolName } from '../../../objects/tools/mcp/servers.ts'
-import { NeuronError } from '../../../objects/errors.ts'
+import { NeuronError } from '../../../objects/core/errors.ts'
 
 const codeOf = (work: () => unknown) => {
   try {

@@ -20,10 +20,10 @@ import {
 import { OAuthError, ServerError, TemporarilyUnavailableError } from '@modelcontextprotocol/sdk/server/auth/errors.js'
 import type { AuthorizationServerMetadata, OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js'
 import { checkResourceAllowed, resourceUrlFromServerUrl } from '@modelcontextprotocol/sdk/shared/auth-utils.js'
-import { NeuronError } from '../../../errors.ts'
+import { NeuronError } from '../../../core/errors.ts'
 import { outboundFetch } from '../../../outbound/fetch.ts'
 import { checkOutboundUrl, type OutboundPolicy } from '../../../outbound/policy.ts'
-import { MAX_MCP_OAUTH_RESPONSE_BYTES } from '../../../limits.ts'
+import { MAX_MCP_OAUTH_RESPONSE_BYTES } from '../../../core/limits.ts'
 
 /** How long one request to an authorization server or a metadata document may take. */
 export const OAUTH_FETCH_TIMEOUT_MS = 10_000

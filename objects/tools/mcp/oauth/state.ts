@@ -7,7 +7,7 @@
  * open; the nonce makes it unguessable, and the principal's config object keeps
  * only the nonce's hash, consumed by the first callback, so a state works once.
  */
-import { NeuronError } from '../../../errors.ts'
+import { NeuronError } from '../../../core/errors.ts'
 import { fromBase64, openKey, sealKey, toBase64 } from '../../../config/credentials.ts'
 
 /** How long a started authorization may wait for its callback. */

@@ -1,7 +1,7 @@
 /**
  * One rule for turning a failure into an answer, used at every edge of the
  * backend: the worker's `onError`, a Durable Object's stream `fetch` and its
- * WebSocket handler, and its RPC methods (objects/rpc.ts).
+ * WebSocket handler, and its RPC methods (objects/core/rpc.ts).
  *
  * - A `NeuronError` is expected: it answers with its own status and body and is
  *   not logged (the audit line already records its code).

@@ -3,15 +3,15 @@
  * locally). It lives beside the objects because both the worker and every Durable
  * Object class receive it; the worker's own request types stay in `worker/env.ts`.
  */
-import type { AppBackendObject } from './apps/backend-object.ts'
-import type { AppShelfObject } from './apps/shelf-object.ts'
-import type { ConfigObject } from './config/config-object.ts'
-import type { DirectoryObject } from './directory/directory-object.ts'
-import type { GraphObject } from './graph/graph-object.ts'
-import type { LedgerObject } from './ledger-object/ledger-object.ts'
-import type { MeterObject } from './meter/meter-object.ts'
-import type { OrchestrationObject } from './orchestration/orchestration-object.ts'
-import type { SessionObject } from './session/session-object.ts'
+import type { AppBackendObject } from '../apps/backend-object.ts'
+import type { AppShelfObject } from '../apps/shelf-object.ts'
+import type { ConfigObject } from '../config/config-object.ts'
+import type { DirectoryObject } from '../directory/directory-object.ts'
+import type { GraphObject } from '../graph/graph-object.ts'
+import type { LedgerObject } from '../ledger-object/ledger-object.ts'
+import type { MeterObject } from '../meter/meter-object.ts'
+import type { OrchestrationObject } from '../orchestration/orchestration-object.ts'
+import type { SessionObject } from '../session/session-object.ts'
 
 export interface Env {
   LEDGER: DurableObjectNamespace<LedgerObject>

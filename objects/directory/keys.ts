@@ -5,10 +5,10 @@
  * the files a flood of unknown ids can touch are bounded by `DIRECTORY_SHARDS`), and each
  * isolate remembers the keys it has seen exist (entries are never removed).
  */
-import type { SessionListing } from '../objects/directory/listing.ts'
-import { sha256Hex } from '../objects/ledger/hash.ts'
-import { DIRECTORY_SHARDS } from '../objects/limits.ts'
-import type { Env } from '../objects/env.ts'
+import type { SessionListing } from './listing.ts'
+import { sha256Hex } from '../ledger/hash.ts'
+import { DIRECTORY_SHARDS } from '../core/limits.ts'
+import type { Env } from '../core/env.ts'
 
 /** Known keys remembered per isolate; the oldest are forgotten first. */
 const REMEMBERED = 10_000

@@ -48,7 +48,7 @@ export const MAX_SCHEMA_PATTERN_COST = 4096
 export const MAX_MCP_PATTERN_COST = 8192
 
 /**
- * Directory shards (worker/directory.ts): the most objects that reads of unknown ids can
+ * Directory shards (objects/directory/keys.ts): the most objects that reads of unknown ids can
  * address, so the storage a flood of such reads can create is bounded by this number.
  */
 export const DIRECTORY_SHARDS = 16
