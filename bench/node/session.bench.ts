@@ -33,7 +33,7 @@ let vendor: ChildProcess | undefined
 let auth: Record<string, string>
 beforeAll(async () => {
   // Read by wrangler dev at start (startWrangler passes this process's environment on).
-  if (process.env.NEURON_BENCH_DEV_TRACES !== '1') process.env.X_LOCAL_OBSERVABILITY = 'false'
+  process.env.X_LOCAL_OBSERVABILITY = process.env.NEURON_BENCH_DEV_TRACES === '1' ? 'true' : 'false'
   const started = await startScriptServer(VENDOR_SCRIPT)
   vendor = started.child
   dev = await startWrangler({ config: deliveryConfig(), vars: { OLLAMA_BASE_URL: started.url } })

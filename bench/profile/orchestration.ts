@@ -22,7 +22,7 @@ const packages = Number(process.argv[2] ?? 200)
 /** µs between samples asked for: the stretches worth seeing last milliseconds. */
 const SAMPLING_US = 200
 
-if (process.env.NEURON_BENCH_DEV_TRACES !== '1') process.env.X_LOCAL_OBSERVABILITY = 'false'
+process.env.X_LOCAL_OBSERVABILITY = process.env.NEURON_BENCH_DEV_TRACES === '1' ? 'true' : 'false'
 const dev = await startWrangler()
 try {
   const owner = { authorization: `Bearer ${await devToken('profile')}`, 'content-type': 'application/json' }

@@ -10,6 +10,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { freePort, SANDBOX_MARKER } from '../../scripts/sandbox.ts'
+import { DEV_PROCESS_ENV } from '../../scripts/dev-env.mjs'
 
 export interface Wrangler {
   url: string
@@ -98,10 +99,10 @@ async function startOn(port: number, inspectorPort: number, persistTo: string, o
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     detached: true,
-    // No `Request.cf` lookup (Neuron never reads it; offline it prints a DNS stack trace), as `npm start`.
+    // The environment `npm start` gives wrangler dev (scripts/dev-env.mjs).
     // The shell's build serves its test fixtures' pages only when asked (shell-web/build.ts): every
     // test server asks, so builds of one test run never disagree about them.
-    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: 'true', NO_COLOR: '1', CLOUDFLARE_CF_FETCH_ENABLED: 'false', NEURON_SHELL_FIXTURES: '1' },
+    env: { ...DEV_PROCESS_ENV, ...process.env, WRANGLER_SEND_METRICS: 'false', CI: 'true', NO_COLOR: '1', NEURON_SHELL_FIXTURES: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let log = ''
