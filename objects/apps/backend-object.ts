@@ -21,6 +21,7 @@ import { sha256Hex } from '../ledger/hash.ts'
 import { assertJson, type Json } from '../ledger/json.ts'
 import { type Folded, Ledger, migrateLedger } from '../ledger/ledger.ts'
 import { SchemaValidator } from '../ledger/validator.ts'
+import { checkOutboundUrl } from '../outbound/policy.ts'
 import { answerFailures } from '../core/rpc.ts'
 import { CONNECTIONS_TOPIC, type ConnectionInfo, connectionBinding } from './connections.ts'
 import { assertRoomForGrant, foldGrants, type Grant, GRANTS_TOPIC } from './grants.ts'
@@ -129,6 +130,8 @@ export class AppBackendObject extends DurableObject<Env> {
   /** Grants the backend outbound access to `origin` (already normalized); granting twice is no change. */
   grant(person: string, origin: string): Grant {
     this.mustBeInstalled()
+    // The one outbound rule for URLs from outside the code: no grant names what no fetch may reach.
+    checkOutboundUrl(origin, { development: this.env.NEURON_ENV === 'development' })
     const granted = this.granted()
     const existing = granted.get(origin)
     if (existing) return existing

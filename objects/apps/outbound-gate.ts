@@ -10,12 +10,15 @@
  * fetch follows it through this gate again, so a granted origin cannot lead
  * the backend to an ungranted one. Raw TCP (`connect()`) also arrives here and
  * is refused: the gate has no `connect`. It refuses the rest with 403 and the code
- * `ORIGIN_NOT_GRANTED` (the header `x-neuron-gate: refused` tells the refusal
- * from the origin's own 403).
+ * `ORIGIN_NOT_GRANTED`, or `URL_REFUSED` for a URL the outbound policy refuses whatever
+ * is granted (objects/outbound/policy.ts: a private or reserved address); the header
+ * `x-neuron-gate: refused` tells the refusal from the origin's own 403.
  */
 import { RpcTarget, WorkerEntrypoint } from 'cloudflare:workers'
 import type { Env } from '../core/env.ts'
+import type { NeuronError } from '../core/errors.ts'
 import { settled } from '../core/rpc.ts'
+import { checkOutboundUrl } from '../outbound/policy.ts'
 import { originOf } from './grants.ts'
 import { installationName } from './installation.ts'
 
@@ -28,6 +31,12 @@ export interface GateProps {
 export class OutboundGate extends WorkerEntrypoint<Env, GateProps> {
   override async fetch(request: Request): Promise<Response> {
     const { person, app } = this.ctx.props
+    try {
+      checkOutboundUrl(request.url, { development: this.env.NEURON_ENV === 'development' })
+    } catch (error) {
+      const { code, message, details } = error as NeuronError
+      return Response.json({ error: { code, message, details } }, { status: 403, headers: { 'x-neuron-gate': 'refused' } })
+    }
     let origin: string | null = null
     try {
       origin = originOf(request.url)

@@ -87,6 +87,18 @@ describe('outbound grants', () => {
     expect(await errorOf(await postJson('/v1/apps/installs/absent/backend-calls', { origin: 'https://example.com' }, ada))).toMatchObject({ code: 'APP_NOT_INSTALLED' })
   })
 
+  it('the outbound policy holds whatever is granted: a private or reserved origin is neither granted nor reached', async () => {
+    const ada = person('ada')
+    await installed(pkg('probe', PROBE_MODULE, PROBE_METHODS), ada)
+    for (const origin of ['http://10.0.0.1', 'http://169.254.169.254', 'http://[::ffff:127.0.0.1]:8787', 'http://0.0.0.0:8787']) {
+      expect(await errorOf(await postJson('/v1/apps/installs/probe/backend-calls', { origin }, ada)), origin).toMatchObject({ code: 'URL_REFUSED' })
+      const reached = await output('probe', 'reach', { url: `${origin}/latest/meta-data` }, ada)
+      expect(reached, origin).toMatchObject({ status: 403, gate: 'refused' })
+      expect(JSON.parse(reached.body as string), origin).toMatchObject({ error: { code: 'URL_REFUSED' } })
+    }
+    expect(await (await api('/v1/apps/installs/probe/backend-calls', {}, ada)).json()).toEqual({ items: [] })
+  })
+
   it('baseline: with no gate handed to the call, a backend cannot fetch at all, not even with the fetch it kept from load time', async () => {
     const vendor = await fakeVendor([PONG])
     const module = `const raw = globalThis.fetch
