@@ -72,7 +72,7 @@ export class Attention<F> {
     readonly lifespanMs: number = LIMITS.activationLifespanMs,
     readonly marginMs: number = LIMITS.activationMarginMs,
     /** How far apart the browser's activation and focus updates of one click may reach the page. */
-    readonly settleMs: number = 2 * LIMITS.attentionSampleMs,
+    readonly settleMs: number = LIMITS.focusSettleMs,
   ) {}
 
   /** The person pressed a pointer or a key on the trusted page itself (not inside an app frame). */

@@ -134,7 +134,10 @@ describe('a dialog needs a gesture in the app that asks, and a dismissed one is 
     await w.evaluate(() => ((globalThis as any).witness.onClick = () => (globalThis as any).witness.bus.requestPermission({ app: 'siege', scope: 'call', reason: 'mine' })))
     await g.quiet()
     await g.clickFrame(witnessTile)
-    await expect.poll(() => g.value<string>("document.querySelector('#grant-dialog').textContent"), { timeout: 10_000 }).toContain('mine')
+    await expect.poll(() => g.value<string>("document.querySelector('#grant-dialog[open]')?.textContent ?? 'no dialog open'"), { timeout: 10_000 }).toContain('mine').catch(async (error: Error) => {
+      const seen = await w.evaluate(() => (globalThis as any).witness.clicked)
+      throw new Error(`${error.message}; the witness tile's outcomes: ${JSON.stringify(seen)}; the page's attention: ${JSON.stringify(await g.value('window.neutron.kernel.gestures.state()'))}`)
+    })
     await shell.page.keyboard.press('Escape')
     await expect.poll(() => w.evaluate(() => (globalThis as any).witness.clicked.at(-1)), { timeout: 10_000 }).toMatchObject({ error: 'PERMISSION_DENIED' })
   }, 90_000)

@@ -3,9 +3,9 @@
  * bounded, and nothing non-JSON or over 1 MiB reaches a target — arguments,
  * results and progress, including floods on a port.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { auditSince, fixtureState, grant, lastSeq, liveEndpoints, revoke } from './support/shell.ts'
-import { MiB, type Outcome, SIEGE_BG, WITNESS_BG, assertNothingSmuggled, duringAttack, figures, one, reloadSiegeBackground, reloadSiegeTile, run, s, setupSiege, shell, siegeBg, siegeTile, w, witnessBg, witnessTile } from './support/siege.ts'
+import { MiB, type Outcome, SIEGE_BG, WITNESS_BG, assertNothingSmuggled, duringAttack, figures, one, reloadSiegeBackground, reloadSiegeTile, run, s, setupSiege, shareWhole, shell, siegeBg, siegeTile, w, witnessBg, witnessTile } from './support/siege.ts'
 
 setupSiege()
 
@@ -46,6 +46,7 @@ describe('validation work is bounded', () => {
 describe('nothing non-JSON or over 1 MiB reaches a target', () => {
   beforeAll(() => grant(shell.page, siegeTile, 'siege', 'witness', 'session'))
   afterAll(() => revoke(shell.page, 'siege', 'witness'))
+  beforeEach(() => shareWhole())
 
   it.each(['array-extras', 'array-small-extra', 'array-hole-and-name', 'boxed', 'set', 'regexp'])('arguments: %s is refused with NOT_JSON_COMPATIBLE and audited as refused', async (kind) => {
     const invokes = await fixtureState<number>(witnessBg, 'invokes')
@@ -97,9 +98,6 @@ describe('nothing non-JSON or over 1 MiB reaches a target', () => {
   })
 
   it('progress within the rate is checked and forwarded; nothing of it is non-JSON', async () => {
-    // Wait for the siege app's share of the kernel's time to be whole again after the probes
-    // above: progress over an app's share is dropped unread, which is not what this probe is about.
-    await shell.page.waitForFunction(() => (window as any).neutron.kernel.work.left('siege') >= 20)
     const { value } = await duringAttack('8 concurrent calls with 10 progress events of 1 KiB each', () => run<{ outcomes: Outcome[]; progress: number }>('floods', 8, 10, 1_024))
     expect(value.outcomes.map((o) => o.ok?.sent ?? o.error?.code)).toEqual(Array(8).fill(10))
     expect(value.progress).toBe(80)

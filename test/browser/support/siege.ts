@@ -60,6 +60,14 @@ export const run = <T = Outcome>(fn: string, ...args: unknown[]): Promise<T> =>
   s.evaluate(([fn, args]) => (globalThis as any).siege[fn as string](...(args as unknown[])), [fn, args] as const)
 
 /**
+ * Waits until `app`'s share of the trusted page's time is whole again: a probe about what a
+ * message's contents draw must not meet the refusal (VALIDATION_BUDGET) an earlier probe's
+ * spending earned, however slow the machine made that spending.
+ */
+export const shareWhole = (app = 'siege') =>
+  shell.page.waitForFunction((a) => (window as any).neutron.kernel.work.left(a) >= (window as any).neutron.kernel.work.burstMs, app)
+
+/**
  * Runs `attack` while (a) the witness app calls the kernel every 10 ms and (b) the trusted page
  * pings itself through a MessageChannel every 10 ms — the same task queue port messages wait in,
  * so (b) is how long any message waits for the kernel. Returns the attack's value, the worst

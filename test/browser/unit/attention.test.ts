@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { Attention } from '../../../shell-web/kernel/attention.ts'
+import { LIMITS } from '../../../shell-web/protocol/limits.ts'
 
 /** A page with a clock the test moves, two app frames and the page's own chrome. */
 function page() {
@@ -122,6 +123,25 @@ describe('whose gesture is the page’s activation', () => {
     p.at(9_050)
     p.see(true, 'thief', 'witness')
     expect(p.decide('thief')).toMatchObject({ allow: false })
+  })
+
+  it('a focus update as late as a loaded machine delivers it (focusSettleMs) is still the clicked frame’s; a later one only claims', () => {
+    const p = page()
+    p.see(false, 'witness')
+    p.at(2_000)
+    p.see(true, 'witness', 'tile')
+    p.at(2_000 + LIMITS.focusSettleMs - 10)
+    p.see(true, 'tile', 'tile')
+    expect(p.decide('tile')).toEqual({ allow: true })
+    p.at(8_000)
+    p.see(false, 'tile')
+    p.see(false, 'witness')
+    p.at(9_000)
+    p.see(true, 'witness', 'tile')
+    p.at(9_000 + LIMITS.focusSettleMs + 10)
+    p.see(true, 'tile', 'tile')
+    expect(p.attention.state().claim).toMatchObject({ frame: 'tile' })
+    expect(p.decide('tile')).toMatchObject({ allow: false, reason: expect.stringMatching(/took focus/) })
   })
 
   it('a tap (no pointer seen on the page) that moves focus into a frame is that frame’s', () => {
