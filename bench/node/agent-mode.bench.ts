@@ -1,5 +1,5 @@
 /**
- * Host tool round trip with the real browser half (issue 13): Chromium runs the shell signed in,
+ * Host tool round trip with the real browser half: Chromium runs the shell signed in,
  * the agent panel holds the session's socket, Agent Mode is enabled for the Notes app. Measured
  * at the page: from `host.call` arriving on the page's socket to the call's `tool.succeeded`
  * event arriving on it — through the bridge, the kernel (a root invocation with its capability,

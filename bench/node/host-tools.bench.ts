@@ -1,5 +1,5 @@
 /**
- * Host tool round trip against a real `wrangler dev` (issue 13, the server half).
+ * Host tool round trip against a real `wrangler dev` (the server half).
  * A Node client plays the browser host: it offers `notes_search`, the local model
  * calls it, and the time measured at the host runs from `host.call` arriving to
  * the call's `tool.succeeded` event arriving on the same socket (the answer

@@ -1,5 +1,5 @@
 /**
- * Orchestration benchmarks against a real `wrangler dev` (issue 11).
+ * Orchestration benchmarks against a real `wrangler dev`.
  *
  * - Coordination tax: N trivial packages run by an orchestration vs the same N sessions run
  *   directly with the same provider turns (two prompts, each one tool call and one summary

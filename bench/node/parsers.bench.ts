@@ -1,6 +1,6 @@
 /**
- * Our stream path against the official SDKs' stream parsers on the same bytes
- * (issue 14): `streamModel` (SSE + dialect + normalized events, async iteration)
+ * Our stream path against the official SDKs' stream parsers on the same bytes:
+ * `streamModel` (SSE + dialect + normalized events, async iteration)
  * vs `Stream.fromSSEResponse` of `openai` and `@anthropic-ai/sdk` (SSE + one
  * `JSON.parse` per event, raw chunks out), both reading the same 16 KiB chunks
  * from an in-memory response body. Node, not workerd: the SDKs are Node

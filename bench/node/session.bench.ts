@@ -1,5 +1,5 @@
 /**
- * Session delivery benchmarks against a real `wrangler dev` (issues 3 and 14).
+ * Session delivery benchmarks against a real `wrangler dev`.
  * Two floors, measured in the same run, in interleaved blocks:
  * - a raw `ws.send`: a WebSocket ping whose payload the session object sends straight back;
  * - the physical limit of a durable event: in one bench-only object (bench/delivery/), an INSERT

@@ -1,5 +1,5 @@
 /**
- * Shell message-bus benchmark in real Chromium (issue 5).
+ * Shell message-bus benchmark in real Chromium.
  *
  * Routed: tile → kernel → background → kernel → tile through the SDK and the
  * kernel broker (envelope and JSON checks at both hops, policy, limits, input

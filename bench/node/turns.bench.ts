@@ -1,5 +1,5 @@
 /**
- * Turn cost over a long session (issue 14, item 5): one session on a real `wrangler dev`, one
+ * Turn cost over a long session: one session on a real `wrangler dev`, one
  * prompt at a time over one WebSocket, each waited for until its drain ends, timed per block of
  * turns. Nothing a turn does may grow with the history, so the last block must cost what the
  * first did. Bounded by count and by time (NEURON_TURNS, default 2,000; 240 s); prints workerd's

@@ -1,5 +1,5 @@
 /**
- * Sessions that last (issue 10): tokens sent per turn over a 500-turn session on the 4k-window
+ * Sessions that last: tokens sent per turn over a 500-turn session on the 4k-window
  * `local/echo-small` (flat after the first compaction), and the per-turn cost of the budget
  * check plus context assembly against serialising the provider request alone.
  */

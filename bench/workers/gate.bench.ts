@@ -1,5 +1,5 @@
 /**
- * The gate's cost (issue 6): requests/s through the full stage pipeline
+ * The gate's cost: requests/s through the full stage pipeline
  * (audit → authenticate (ES256 JWT) → meter → route → session authorize) vs the
  * same route with the gate removed (a fixed principal, no stages), in one run.
  */

@@ -1,5 +1,5 @@
 /**
- * Graph and memory benchmarks (issue 12), each against its physical limit
+ * Graph and memory benchmarks, each against its physical limit
  * measured in the same object, in the same run:
  *
  * - edge append (seal, endpoint and cycle checks, envelope + index rows) against

@@ -1,5 +1,5 @@
 /**
- * Ledger benchmarks (issue 2). The physical limit is a raw `ctx.storage.sql.exec`
+ * Ledger benchmarks. The physical limit is a raw `ctx.storage.sql.exec`
  * INSERT of the same column bytes into a table built from the object's own `log` DDL
  * (same layout, same indexes), in the same object, in the same run.
  */

@@ -1,5 +1,5 @@
 /**
- * Runner overhead (issue 3): a turn streaming 10,000 tokens from the local model,
+ * Runner overhead: a turn streaming 10,000 tokens from the local model,
  * end to end through the session (admission, drain, dialect, deltas, durable
  * events), against parsing the same bytes alone in the same run.
  */

@@ -1,5 +1,5 @@
 /**
- * The shared-session attack as reported, through a real `wrangler dev`: two principals, a session
+ * The shared-session attack, through a real `wrangler dev`: two principals, a session
  * one of them shares with a claim the other holds. The holder's prompts run `memory_recall`,
  * `memory_forget` and `memory_remember {"pinned": true}`; none of them reaches the owner's graph,
  * before or after a `kill -9`, and the owner's own sessions still recall what the owner remembered.
