@@ -348,7 +348,7 @@ describe('progress', () => {
   })
 })
 
-describe('what the review found', () => {
+describe('refused private actions: audited for the person, never readable by the app', () => {
   it('a refused private action is audited for the person but never readable by the app (audit.list)', async () => {
     const since = await lastSeq(shell.page)
     expect((await run('rawExec', 'tools.expose', { name: 'nope' })).error?.code).toBe('BAD_REQUEST')
