@@ -59,7 +59,7 @@ export function createAgentActions(deps: AgentActionDeps): [string, PrivateActio
       )
       const enabled = { ok: { enabled: true, app: ep.app, version: manifest.version, entrypoint } }
       if (!decision.ask) return 'already' in decision ? enabled : { error: fail(decision.code, decision.message, decision.retryAfterMs) }
-      const backingOff = deps.gate.backoff(ep.app)
+      const backingOff = deps.gate.admitChecked(ep.app)
       if (backingOff) return { error: fail('AGENT_CONSENT_DENIED', backingOff.message, backingOff.retryAfterMs) }
       const answer = await agentMode.ask({ app: ep.app, version: manifest.version, title: manifest.title, entrypoint, endpoint: ep.id })
       if (answer !== 'withdrawn') deps.gate.answered(ep.app, answer === 'allow')

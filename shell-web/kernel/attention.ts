@@ -60,6 +60,8 @@ export class Attention<F> {
   #owner: AttentionState<F>['owner'] = null
   #claim: AttentionState<F>['claim']
   #attended: F | null = null
+  /** The live activation already opened a dialog: it serves nothing more (see spend). */
+  #spent = false
   #lastPage = -Infinity
   #pageSinceObserved = false
   /** When the live activation rose (a fresh one, not a refresh). */
@@ -96,15 +98,18 @@ export class Attention<F> {
     if (!active) {
       this.#owner = null
       this.#claim = undefined
+      this.#spent = false
     } else if (this.#pageSinceObserved) {
       this.#owner = 'page'
       this.#claim = undefined
-    } else if (!this.#active) {
+    } else if (!this.#active || (this.#owner === 'page' && now >= this.#lastPage + this.lifespanMs + this.marginMs)) {
       // A fresh activation with no interaction of the page's own: the click that moved focus into a
       // frame, or a click or key press in the frame that has focus — if the pointer went there (a
       // frame can take focus back faster than any sample, so focus that did not move proves nothing).
+      // Still live past the page's own gesture is fresh too: a sample missed the gap between them.
       this.#owner = focused !== null && (moved || pointer() === focused) ? focused : 'unknown'
       this.#claim = undefined
+      this.#spent = false
       this.#rose = now
     } else if (moved && focused !== null && this.#owner === 'unknown' && now - this.#rose <= this.settleMs && pointer() === focused) {
       // The same click, its focus update arriving a sample after its activation: the frame the pointer went into.
@@ -117,6 +122,8 @@ export class Attention<F> {
     if (claim && active && focused === claim.frame && now >= claim.resolveAt) {
       this.#owner = pointer() === claim.frame ? claim.frame : 'unknown'
       this.#claim = undefined
+      // Live past another source's last possible refresh: a newer gesture than any spent one.
+      if (claim.resolveAt > claim.since) this.#spent = false
     }
     if (active && focused !== null && this.#owner === focused && !this.#claim) this.#attended = focused
     this.#active = active
@@ -140,8 +147,18 @@ export class Attention<F> {
       if (requestedAt >= claim.resolveAt - this.lifespanMs) return { wait: claim.resolveAt }
       return { allow: false, reason: 'this frame took focus while the last gesture was elsewhere (the shell or another frame): the person must click or type in it again' }
     }
+    if (activation && this.#spent) return { allow: false, reason: 'this gesture already opened a dialog: the person must click or type in the frame again' }
     if (this.#owner === frame) return { allow: true }
     return { allow: false, reason: 'the last gesture was not in this frame' }
+  }
+
+  /**
+   * A dialog opened on the live activation: it is used up. The browser keeps it live, and focus
+   * coming back to the frame when the dialog closes would otherwise hand the same click to a
+   * second request the app swaps in. A fresh activation, or one proven newer, serves again.
+   */
+  spend(): void {
+    if (this.#active) this.#spent = true
   }
 
   state(): AttentionState<F> {

@@ -11,7 +11,7 @@
  *   refused at once without a dialog meanwhile; a dialog the person accepts clears it.
  *
  * @example
- * const refused = await gate.admit('planner') // null, or { code, message, retryAfterMs? }
+ * const refused = await gate.admit('planner') // null (the gesture is now spent), or { code, message, retryAfterMs? }
  * if (refused) return { error: refused.code === 'BACKING_OFF' ? fail('PERMISSION_DENIED', refused.message, refused.retryAfterMs) : refused }
  * const answer = await ask()
  * gate.answered('planner', answer === 'allow')
@@ -26,19 +26,31 @@ export class DialogGate {
   #dismissed = new Map<string, { count: number; until: number }>()
 
   constructor(
-    private readonly gestures: Pick<Gestures, 'inApp'>,
+    private readonly gestures: Pick<Gestures, 'inApp' | 'spend'>,
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** May `app` open a dialog now? Null, or why not (`BACKING_OFF`: the caller answers with its dialog's "declined" code). */
+  /**
+   * May `app` open a dialog now? Null, or why not (`BACKING_OFF`: the caller answers with its
+   * dialog's "declined" code). Admitted, the dialog uses the gesture up (Gestures.spend).
+   */
   async admit(app: string): Promise<GateRefusal | null> {
     const backingOff = this.backoff(app)
     if (backingOff) return backingOff
     const gesture = await this.gestures.inApp(app)
-    return gesture.allow ? null : fail(gesture.code, gesture.message)
+    if (!gesture.allow) return fail(gesture.code, gesture.message)
+    this.gestures.spend()
+    return null
   }
 
-  /** Only the back-off (for a dialog whose own check already asked for the gesture in the very frame). */
+  /** For a dialog whose own check already asked for the gesture in the very frame: the back-off, and admitted, the gesture is used up. */
+  admitChecked(app: string): GateRefusal | null {
+    const backingOff = this.backoff(app)
+    if (!backingOff) this.gestures.spend()
+    return backingOff
+  }
+
+  /** Only the back-off: is `app` waiting after a dismissed dialog? */
   backoff(app: string): GateRefusal | null {
     const backoff = this.#dismissed.get(app)
     const left = backoff ? backoff.until - this.now() : 0

@@ -35,6 +35,8 @@ export interface Gestures {
   check(ep: Endpoint, options?: { activation?: boolean }): Promise<GestureDecision>
   /** The person's gesture is in a frame of `app` right now (for dialogs an app's background may ask for). */
   inApp(app: string): Promise<GestureDecision>
+  /** A dialog opened on the live gesture: it serves nothing more until the person acts again (attention.ts). */
+  spend(): void
   /** What the page observes now: the owner's endpoint id, 'page', 'unknown' or null (for tests and devtools). */
   state(): { active: boolean; focused: string | null; owner: string | null; claim: boolean; attended: string | null }
   dispose(): void
@@ -130,6 +132,10 @@ export function createGestures(deps: GestureDeps): Gestures {
         if (frame && frame.spec.app === app && frame.endpoint) return decide(frame.endpoint, frame, true)
         if (performance.now() >= until) return refuse(`the person is not using a frame of "${app}": a dialog needs a click or key press in the app`)
       }
+    },
+    spend() {
+      sample()
+      attention.spend()
     },
     state() {
       sample()

@@ -79,7 +79,7 @@ export function installOfferTool(deps: InstallOfferDeps): KernelTool {
           throw new Refusal('OFFER_INVALID', error.message)
         })
         // The person dismissed this app's last dialog just now: remembered, refused without another.
-        const backingOff = deps.gate.backoff(caller.app)
+        const backingOff = deps.gate.admitChecked(caller.app)
         if (backingOff) return { error: fail('OFFER_REFUSED', backingOff.message, backingOff.retryAfterMs) }
         const answer = await deps.offers.show(slot, { url: target.href, offer, upgradeFrom: installer.installed(offer.app)?.version ?? null })
         if (answer === 'withdrawn') return { error: fail('CANCELLED', 'the offer was withdrawn') }

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { gestures } from './support/gestures.ts'
 import { type AuditRow, audit, auditSince, fixtureState, grant, lastSeq, liveEndpoints } from './support/shell.ts'
-import { SIEGE_BG, WITNESS_BG, assertNothingSmuggled, duringAttack, one, reloadSiegeBackground, run, s, setupSiege, shell, siegeBg, siegeTile, w, witnessTile } from './support/siege.ts'
+import { SIEGE_BG, WITNESS_BG, assertNothingSmuggled, duringAttack, ensureSiegeTile, one, reloadSiegeBackground, run, s, setupSiege, shell, siegeBg, siegeTile, w, witnessTile } from './support/siege.ts'
 
 setupSiege()
 
@@ -51,6 +51,7 @@ describe('grants and the person', () => {
   })
 
   it('a request an app swaps in for one the person is looking at is refused: the dialog took the focus, so its gesture is gone', async () => {
+    await ensureSiegeTile()
     // The person is using the siege tile: its app may ask (dialog-gate.ts).
     const g = await gestures(shell.page)
     await g.quiet()

@@ -139,6 +139,14 @@ export async function reloadSiegeTile() {
   await s.evaluate(() => (globalThis as any).siege.ready)
 }
 
+/**
+ * A live siege tile: an attack before may have got it disconnected (on a loaded machine its
+ * spam runs past its share of the page's time while others wait, and the flood rule ends it).
+ */
+export async function ensureSiegeTile() {
+  if (!(await liveEndpoints(shell.page)).includes(siegeTile)) await reloadSiegeTile()
+}
+
 export function one(entries: AuditRow[], match: Partial<AuditRow>): AuditRow {
   const found = entries.filter((e) => Object.entries(match).every(([k, v]) => (e as any)[k] === v))
   expect(found, `audit entry ${JSON.stringify(match)}`).toHaveLength(1)

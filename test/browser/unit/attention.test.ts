@@ -144,6 +144,48 @@ describe('whose gesture is the page’s activation', () => {
     expect(p.decide('tile')).toMatchObject({ allow: false, reason: expect.stringMatching(/took focus/) })
   })
 
+  it('a gesture that opened a dialog serves nothing more: not when focus comes back, only a fresh or provably newer one', () => {
+    const p = page()
+    p.see(false, 'tile')
+    p.at(2_000)
+    p.see(true, 'tile') // a click in the tile
+    expect(p.decide('tile')).toEqual({ allow: true })
+    p.attention.spend() // it opened a dialog, which takes the focus
+    p.at(2_100)
+    p.see(true, null, 'tile')
+    p.at(2_600)
+    p.see(true, 'tile') // the dialog closed without the person: focus returns to the tile, the click still live
+    expect(p.decide('tile')).toMatchObject({ allow: false, reason: expect.stringMatching(/already opened a dialog/) })
+    // The person answered on the shell (a page interaction) and then clicked the tile again: served once the shell's click has run out.
+    p.chrome()
+    p.at(3_000)
+    p.see(true, null, 'page')
+    p.at(3_200)
+    p.see(true, 'tile')
+    p.at(3_000 + 5_000 + 150)
+    p.see(true, 'tile')
+    expect(p.decide('tile')).toEqual({ allow: true })
+    // And after the activation ran out, a fresh click serves at once.
+    p.attention.spend()
+    p.at(20_000)
+    p.see(false, 'tile')
+    p.at(21_000)
+    p.see(true, 'tile')
+    expect(p.decide('tile')).toEqual({ allow: true })
+  })
+
+  it('an activation still live after the shell’s own gesture ran out is a fresh one, though no sample saw the gap', () => {
+    const p = page()
+    p.see(false, 'tile')
+    p.chrome()
+    p.at(2_000)
+    p.see(true, 'tile', 'page') // a click on the shell
+    expect(p.attention.state().owner).toBe('page')
+    p.at(2_000 + 5_000 + 200)
+    p.see(true, 'tile', 'tile') // its activation ran out and a click in the tile followed between two samples
+    expect(p.decide('tile')).toEqual({ allow: true })
+  })
+
   it('a tap (no pointer seen on the page) that moves focus into a frame is that frame’s', () => {
     const p = page()
     p.see(false, null, 'page')

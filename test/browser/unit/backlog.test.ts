@@ -17,10 +17,25 @@ describe('backlog', () => {
 })
 
 describe('dialog gate', () => {
-  const allow = { inApp: async () => ({ allow: true as const }) }
+  const allow = { inApp: async () => ({ allow: true as const }), spend: () => {} }
   it('needs the person’s gesture in the asking app', async () => {
-    const gate = new DialogGate({ inApp: async (app) => ({ allow: false, code: 'USER_ACTIVATION_REQUIRED', message: `not ${app}` }) })
+    let spent = 0
+    const gate = new DialogGate({ inApp: async (app) => ({ allow: false, code: 'USER_ACTIVATION_REQUIRED', message: `not ${app}` }), spend: () => spent++ })
     expect(await gate.admit('bg')).toMatchObject({ code: 'USER_ACTIVATION_REQUIRED', message: 'not bg' })
+    expect(spent).toBe(0)
+  })
+
+  it('a dialog it admits uses the gesture up; one refused for backing off does not', async () => {
+    let spent = 0
+    const gate = new DialogGate({ inApp: async () => ({ allow: true as const }), spend: () => spent++ }, () => 0)
+    expect(await gate.admit('app')).toBeNull()
+    expect(spent).toBe(1)
+    expect(gate.admitChecked('other')).toBeNull()
+    expect(spent).toBe(2)
+    gate.answered('app', false)
+    expect(await gate.admit('app')).toMatchObject({ code: 'BACKING_OFF' })
+    expect(gate.admitChecked('app')).toMatchObject({ code: 'BACKING_OFF' })
+    expect(spent).toBe(2)
   })
 
   it('remembers a dismissed dialog: the app backs off, longer each time, until one is accepted', async () => {
