@@ -121,7 +121,7 @@ export class SessionObject extends DurableObject<Env> {
       grant: () => this.grant(),
     })
     // The owner's document with this session's overrides laid over it (session-config.ts).
-    this.overrides = new SessionConfig(this.ledger, this.topic, async () => (await this.env.CONFIGS.getByName(this.state.owner).current()).document)
+    this.overrides = new SessionConfig(this.ledger, this.topic, async () => (await settled(this.env.CONFIGS.getByName(this.state.owner)).current()).document)
     const composed = composeToolset({
       env,
       name: this.name,

@@ -11,11 +11,16 @@ import { devToken, startWrangler, type Wrangler } from '../support/wrangler.ts'
 const stranger = { id: 'principal:stranger', claims: [] }
 const long = 'x'.repeat(300)
 
-/** One provoked refusal per object class: binding, object name, method, arguments, and the answer expected. */
+/**
+ * At least one provoked refusal per object class (two where a class once answered only some of its
+ * methods): binding, object name, method, arguments, and the answer expected.
+ */
 const REFUSALS: { binding: string; name: string; method: string; args: unknown[]; code: string; status: number }[] = [
   { binding: 'SESSIONS', name: 'rpc-none', method: 'view', args: [stranger], code: 'SESSION_NOT_FOUND', status: 404 },
   { binding: 'LEDGER', name: 'rpc-ledger', method: 'append', args: [{}], code: 'INVALID_ENVELOPE', status: 400 },
   { binding: 'GRAPHS', name: 'rpc-graph', method: 'checkChain', args: [stranger, []], code: 'INVALID_GRAPH', status: 400 },
+  { binding: 'GRAPHS', name: 'rpc-graph', method: 'fold', args: [stranger, 'node.note.x'], code: 'INVALID_GRAPH', status: 400 },
+  { binding: 'CONFIGS', name: 'rpc-config', method: 'put', args: ['rpc-config', {}, '"v99"'], code: 'CONFIG_VERSION_MISMATCH', status: 412 },
   { binding: 'CONFIGS', name: 'rpc-config', method: 'completeMcpOAuth', args: ['rpc-config', 'srv', 'nonce', { code: 'c' }], code: 'MCP_OAUTH_STATE_INVALID', status: 400 },
   { binding: 'APP_SHELVES', name: 'rpc-shelf', method: 'record', args: [long, 'app.installed', { app: 'a', version: '1', hash: 'h' }], code: 'INVALID_ENVELOPE', status: 400 },
   { binding: 'APP_BACKENDS', name: 'rpc-backend', method: 'uninstall', args: ['p'], code: 'APP_NOT_INSTALLED', status: 404 },
