@@ -20,6 +20,7 @@ import type { Env } from '../core/env.ts'
 import { authorize, type Caller, gateHeaders } from '../access/authorize.ts'
 import { NeuronError } from '../core/errors.ts'
 import { laterTurn } from '../core/event-loop.ts'
+import { answerFailures } from '../core/rpc.ts'
 import { Bus, on } from '../ledger/bus.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import type { Header } from '../ledger/headers.ts'
@@ -383,3 +384,7 @@ export function orchestrationNotFound(id: string): NeuronError {
 function packageNotFound(id: string, pkg: string): NeuronError {
   return new NeuronError('PACKAGE_NOT_FOUND', `orchestration ${id} has no package ${pkg}`, { status: 404, details: { id, package: pkg } })
 }
+
+// Expected failures of the RPC surface are answers, not uncaught errors (objects/core/rpc.ts):
+// the routes and the agents' bridge call through `settled`.
+answerFailures(OrchestrationObject, ['create', 'view', 'history', 'cancel', 'decideClearance', 'receive'])

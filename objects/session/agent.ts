@@ -21,6 +21,7 @@ import { bridge, type BridgeDraft } from '../orchestration/bridge.ts'
 import { orchestrationPrincipal } from '../orchestration/cause.ts'
 import type { OrchestrationObject } from '../orchestration/orchestration-object.ts'
 import { NeuronError } from '../core/errors.ts'
+import { settled } from '../core/rpc.ts'
 import { Tool } from '../tools/tool.ts'
 import { Identifier } from '../core/validate.ts'
 import { EVENT, type EventPayloads, type EventType } from './events.ts'
@@ -217,7 +218,7 @@ export class AgentLink {
 export function agentLinkOf(name: string, orchestrations: DurableObjectNamespace<OrchestrationObject>, deadLetter: (draft: BridgeDraft, error: unknown) => void, turns: AgentTurns): AgentLink | null {
   const address = agentAddressOf(name)
   if (!address) return null
-  const orchestration = orchestrations.getByName(address.orchestration)
+  const orchestration = settled(orchestrations.getByName(address.orchestration))
   const toOrchestration = bridge({ deadLetter })
   return new AgentLink(
     address,

@@ -20,7 +20,7 @@ import { Ledger, migrateLedger } from '../ledger/ledger.ts'
 import type { Page } from '../ledger/page.ts'
 import type { Catalog } from '../llm/catalog.ts'
 import { composeCatalog, type EnvVars } from '../llm/compose.ts'
-import { answerFailures } from '../core/rpc.ts'
+import { answerFailures, settled } from '../core/rpc.ts'
 import { ToolRegistry } from '../tools/registry.ts'
 import type { McpServerStatus, McpToolset } from '../tools/mcp/toolset.ts'
 import { parseOrThrow } from '../core/validate.ts'
@@ -121,7 +121,7 @@ export class SessionObject extends DurableObject<Env> {
       grant: () => this.grant(),
     })
     // The owner's document with this session's overrides laid over it (session-config.ts).
-    this.overrides = new SessionConfig(this.ledger, this.topic, async () => (await this.env.CONFIGS.getByName(this.state.owner).current()).document)
+    this.overrides = new SessionConfig(this.ledger, this.topic, async () => (await settled(this.env.CONFIGS.getByName(this.state.owner)).current()).document)
     const composed = composeToolset({
       env,
       name: this.name,
@@ -421,11 +421,11 @@ export class SessionObject extends DurableObject<Env> {
 
   private meterTurn(step: EventPayloads[typeof EVENT.stepEnded]): void {
     if (!step.usage || !this.state.owner) return
-    const metered = this.env.METERS.getByName(this.state.owner).turn({ session: this.name, step: step.step, usage: step.usage, cost: step.cost })
+    const metered = settled(this.env.METERS.getByName(this.state.owner)).turn({ session: this.name, step: step.step, usage: step.usage, cost: step.cost })
     this.ctx.waitUntil(metered.catch((error: unknown) => console.error('meter: turn not recorded', { session: this.name, error })))
   }
 }
 
 // Expected failures of the RPC surface are answers, not uncaught errors (objects/core/rpc.ts);
 // a call to one of these from inside the object goes through `settle`.
-answerFailures(SessionObject, ['create', 'view', 'mcpServers', 'config', 'putConfig', 'prompt', 'interrupt', 'history', 'denials', 'forkFrom', 'truncate', 'writeChain', 'readArtifact'])
+answerFailures(SessionObject, ['create', 'view', 'mcpServers', 'config', 'putConfig', 'prompt', 'interrupt', 'history', 'denials', 'forkFrom', 'truncate', 'writeChain', 'readArtifact', 'receive'])

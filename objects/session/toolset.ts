@@ -58,7 +58,7 @@ export function composeToolset(host: ToolsetHost): { mcp: McpToolset; agent: Age
   const mcp = new McpToolset({
     registry: tools,
     servers: async () => mcpServersOf(await config()),
-    access: async () => (ownerId() ? await env.CONFIGS.getByName(ownerId()).mcpAccess(ownerId()) : { headers: {}, grants: {} }),
+    access: async () => (ownerId() ? await settled(env.CONFIGS.getByName(ownerId())).mcpAccess(ownerId()) : { headers: {}, grants: {} }),
     token: async (server, url, stale) => (ownerId() ? await settled(env.CONFIGS.getByName(ownerId())).mcpAccessToken(ownerId(), server, url, stale) : null),
     development: policy.development,
   })

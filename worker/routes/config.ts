@@ -29,7 +29,7 @@ export const config = new Hono<AppEnv>()
   .get('/', async (c) => {
     const id = callerOf(c).id
     // Reads create no storage: a principal that never wrote a config has the empty version 0.
-    const current = (await exists(c.env, `config:${id}`)) ? await c.env.CONFIGS.getByName(id).current() : { version: 0, etag: etagOf(0), document: {} }
+    const current = (await exists(c.env, `config:${id}`)) ? await settled(c.env.CONFIGS.getByName(id)).current() : { version: 0, etag: etagOf(0), document: {} }
     c.header('etag', current.etag)
     return c.json(current)
   })
@@ -39,30 +39,30 @@ export const config = new Hono<AppEnv>()
     // Checked here, then registered before the object writes: a request never writes and then fails.
     parseOrThrow(ConfigSchema, body, 'INVALID_CONFIG')
     await register(c.env, `config:${caller.id}`)
-    const stored = await c.env.CONFIGS.getByName(caller.id).put(caller.id, body, c.req.header('if-match'))
+    const stored = await settled(c.env.CONFIGS.getByName(caller.id)).put(caller.id, body, c.req.header('if-match'))
     c.header('etag', stored.etag)
     return c.json(stored)
   })
   .get('/credentials', async (c) => {
     const id = callerOf(c).id
-    return c.json({ items: (await exists(c.env, `config:${id}`)) ? await c.env.CONFIGS.getByName(id).credentials() : [] })
+    return c.json({ items: (await exists(c.env, `config:${id}`)) ? await settled(c.env.CONFIGS.getByName(id)).credentials() : [] })
   })
   .put('/credentials/:provider', limitBody(MAX_CREDENTIAL_BYTES), async (c) => {
     const caller = callerOf(c)
     const provider = keyedProvider(c.req.param('provider'))
     const { apiKey } = parseOrThrow(CredentialBody, await readJson(c.req.raw), 'INVALID_REQUEST')
     await register(c.env, `config:${caller.id}`)
-    return c.json(await c.env.CONFIGS.getByName(caller.id).setCredential(caller.id, provider, apiKey))
+    return c.json(await settled(c.env.CONFIGS.getByName(caller.id)).setCredential(caller.id, provider, apiKey))
   })
   .delete('/credentials/:provider', async (c) => {
     const caller = callerOf(c)
     const provider = keyedProvider(c.req.param('provider'))
-    const deleted = (await exists(c.env, `config:${caller.id}`)) && (await c.env.CONFIGS.getByName(caller.id).deleteCredential(caller.id, provider)).deleted
+    const deleted = (await exists(c.env, `config:${caller.id}`)) && (await settled(c.env.CONFIGS.getByName(caller.id)).deleteCredential(caller.id, provider)).deleted
     return c.json({ provider, deleted })
   })
   .get('/mcp', async (c) => {
     const id = callerOf(c).id
-    return c.json({ items: (await exists(c.env, `config:${id}`)) ? await c.env.CONFIGS.getByName(id).mcpHeaderInfo() : [] })
+    return c.json({ items: (await exists(c.env, `config:${id}`)) ? await settled(c.env.CONFIGS.getByName(id)).mcpHeaderInfo() : [] })
   })
   .put('/mcp/:server/headers', limitBody(MAX_MCP_HEADERS_BYTES), async (c) => {
     const caller = callerOf(c)
@@ -70,17 +70,17 @@ export const config = new Hono<AppEnv>()
     const { headers } = parseOrThrow(McpHeadersBody, await readJson(c.req.raw), 'INVALID_REQUEST')
     checkMcpHeaderNames(headers)
     await register(c.env, `config:${caller.id}`)
-    return c.json(await c.env.CONFIGS.getByName(caller.id).setMcpHeaders(caller.id, server, headers))
+    return c.json(await settled(c.env.CONFIGS.getByName(caller.id)).setMcpHeaders(caller.id, server, headers))
   })
   .delete('/mcp/:server/headers', async (c) => {
     const caller = callerOf(c)
     const server = parseOrThrow(McpServerName, c.req.param('server'), 'INVALID_REQUEST')
-    const deleted = (await exists(c.env, `config:${caller.id}`)) && (await c.env.CONFIGS.getByName(caller.id).deleteMcpHeaders(caller.id, server)).deleted
+    const deleted = (await exists(c.env, `config:${caller.id}`)) && (await settled(c.env.CONFIGS.getByName(caller.id)).deleteMcpHeaders(caller.id, server)).deleted
     return c.json({ server, deleted })
   })
   .get('/mcp/oauth', async (c) => {
     const id = callerOf(c).id
-    return c.json({ items: (await exists(c.env, `config:${id}`)) ? await c.env.CONFIGS.getByName(id).mcpOAuthInfo() : [] })
+    return c.json({ items: (await exists(c.env, `config:${id}`)) ? await settled(c.env.CONFIGS.getByName(id)).mcpOAuthInfo() : [] })
   })
   .post('/mcp/:server/oauth', limitBody(MAX_MCP_OAUTH_BYTES), async (c) => {
     const caller = callerOf(c)

@@ -1,4 +1,5 @@
 import { Hono } from 'hono'
+import { settled } from '../../objects/core/rpc.ts'
 import { callerOf } from '../caller.ts'
 import type { AppEnv } from '../env.ts'
 
@@ -8,4 +9,4 @@ export const me = new Hono<AppEnv>()
     const principal = c.get('principal')
     return c.json({ id: callerOf(c).id, issuer: principal.issuer, subject: principal.subject, claims: principal.claims, via: principal.via })
   })
-  .get('/usage', async (c) => c.json(await c.env.METERS.getByName(callerOf(c).id).totals()))
+  .get('/usage', async (c) => c.json(await settled(c.env.METERS.getByName(callerOf(c).id)).totals()))

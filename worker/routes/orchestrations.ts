@@ -13,6 +13,7 @@ import { checkPlan } from '../../objects/orchestration/plan.ts'
 import { orchestrationNotFound } from '../../objects/orchestration/orchestration-object.ts'
 import { CreateOrchestrationSchema } from '../../objects/orchestration/schemas.ts'
 import { CALLER_HEADER } from '../../objects/session/ws-protocol.ts'
+import { settled } from '../../objects/core/rpc.ts'
 import { Identifier, parseOrThrow } from '../../objects/core/validate.ts'
 import { limitBody } from '../body-limit.ts'
 import { callerOf } from '../caller.ts'
@@ -36,7 +37,7 @@ export const orchestrations = new Hono<AppEnv>()
     const { plan } = parseOrThrow(CreateOrchestrationSchema, body, 'INVALID_REQUEST')
     if (plan) checkPlan(plan)
     await register(c.env, `orchestration:${id}`)
-    const { orchestration, created } = await c.env.ORCHESTRATIONS.getByName(id).create(callerOf(c), body)
+    const { orchestration, created } = await settled(c.env.ORCHESTRATIONS.getByName(id)).create(callerOf(c), body)
     return c.json(orchestration, created ? 201 : 200)
   })
   .get('/:id', async (c) => c.json(await (await stub(c.env, c.req.param('id'))).view(callerOf(c))))
@@ -61,7 +62,7 @@ export const orchestrations = new Hono<AppEnv>()
 async function stub(env: Env, id: string) {
   const valid = parseOrThrow(Identifier, id, 'INVALID_ORCHESTRATION_ID')
   if (!(await exists(env, `orchestration:${valid}`))) throw orchestrationNotFound(valid)
-  return env.ORCHESTRATIONS.getByName(valid)
+  return settled(env.ORCHESTRATIONS.getByName(valid))
 }
 
 /** Streams go to the object's fetch with the caller set by the gate; clients cannot supply that header. */
