@@ -7,7 +7,7 @@
 import type { Env } from '../core/env.ts'
 import { register } from '../directory/keys.ts'
 import type { Json } from '../ledger/json.ts'
-import { type BridgeDraft, bridge } from './bridge.ts'
+import { type BridgeDraft, bridge } from '../agent-link/bridge.ts'
 import { promptId } from './fanout.ts'
 import { declarePrompt, executePrompt, planPrompt } from './prompts.ts'
 import { agentSessionName, type OrchState } from './state.ts'

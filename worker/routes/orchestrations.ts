@@ -12,7 +12,7 @@ import { MAX_BODY_BYTES } from '../../objects/core/limits.ts'
 import { checkPlan } from '../../objects/orchestration/plan.ts'
 import { orchestrationNotFound } from '../../objects/orchestration/orchestration-object.ts'
 import { CreateOrchestrationSchema } from '../../objects/orchestration/schemas.ts'
-import { CALLER_HEADER } from '../../objects/session/ws-protocol.ts'
+import { CALLER_HEADER } from '../../objects/delivery/protocol.ts'
 import { Identifier, parseOrThrow } from '../../objects/core/validate.ts'
 import { limitBody } from '../body-limit.ts'
 import { callerOf } from '../caller.ts'
@@ -20,7 +20,7 @@ import { exists, register } from '../../objects/directory/keys.ts'
 import type { Env } from '../../objects/core/env.ts'
 import type { AppEnv } from '../env.ts'
 import { readJson } from '../read-json.ts'
-import { PageQuery, StreamQuery } from '../../objects/session/schemas.ts'
+import { PageQuery, StreamQuery } from '../../objects/delivery/queries.ts'
 
 /** `?after=&limit=&address=` of the history route; `address` is a sub-address: `control`, `dead` or `agent.{token}`. */
 export const OrchestrationHistoryQuery = PageQuery.extend({

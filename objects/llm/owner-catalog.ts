@@ -1,16 +1,16 @@
 /**
- * The catalog a session's model calls go through: the deployment's catalog,
+ * The catalog a session's model calls go through (and an orchestration's, for its owner): the deployment's catalog,
  * or, when the session's provider has no env key, the same catalog composed
  * with its owner's stored keys (composeCatalog decides which key wins). Keys
  * are read from the owner's ConfigObject per use and kept nowhere else, so a
  * deleted key stops being used at the next turn and no key is ever recorded.
  */
 import type { Env } from '../core/env.ts'
-import { type Catalog, type ResolvedModel, resolveModelRef } from '../llm/catalog.ts'
-import { composeCatalog, type EnvVars } from '../llm/compose.ts'
-import { CATALOG_SNAPSHOT } from '../llm/catalog-snapshot.ts'
-import type { LlmEvent, LlmRequest } from '../llm/types.ts'
-import { streamModelBatches } from '../llm/stream.ts'
+import { type Catalog, type ResolvedModel, resolveModelRef } from './catalog.ts'
+import { composeCatalog, type EnvVars } from './compose.ts'
+import { CATALOG_SNAPSHOT } from './catalog-snapshot.ts'
+import type { LlmEvent, LlmRequest } from './types.ts'
+import { streamModelBatches } from './stream.ts'
 
 export class OwnerCatalog {
   constructor(
