@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { MAX_BODY_BYTES } from '../../objects/core/limits.ts'
 import { api } from '../support/api.ts'
 import { decisions, finished, newOrchestration, script, waitUntil } from '../support/orchestration.ts'
 import { openSocket, readSse } from '../support/streams.ts'
@@ -42,6 +43,29 @@ describe('orchestration streams', () => {
     socket.send({ type: 'prompt', text: 'no' })
     const error = await socket.until((m) => m.some((x) => x.type === 'error'))
     expect(error.find((x) => x.type === 'error')).toMatchObject({ error: { code: 'INVALID_MESSAGE' } })
+    socket.close()
+  })
+
+  it("a socket's messages are read under a session socket's rules: the same limits, codes and error frames", async () => {
+    const { id } = await newOrchestration({ plan: [{ id: 'a', instructions: script('a') }] })
+    await waitUntil(id, finished)
+    const socket = await openSocket(`/v1/orchestrations/${id}/ws`)
+    const errors = () => socket.messages.filter((x) => x.type === 'error').map((x) => (x.error as { code: string }).code)
+    const cases: [string, string][] = [
+      ['not json', 'INVALID_JSON'],
+      [`{"type":"subscribe","after":${'['.repeat(3600)}${']'.repeat(3600)}}`, 'JSON_TOO_DEEP'],
+      [JSON.stringify({ type: 'subscribe', after: 0, pad: 'x'.repeat(MAX_BODY_BYTES) }), 'PAYLOAD_TOO_LARGE'],
+      [JSON.stringify({ type: 'subscribe', after: -1 }), 'INVALID_MESSAGE'],
+    ]
+    for (const [message, code] of cases) {
+      const seen = errors().length
+      socket.ws.send(message)
+      await socket.until(() => errors().length > seen)
+      expect(errors().at(-1)).toBe(code)
+    }
+    // Still usable: a subscribe after the refusals replays to the end.
+    socket.send({ type: 'subscribe', after: 0 })
+    await socket.until((m) => m.some((x) => x.type === 'replay-end'))
     socket.close()
   })
 
