@@ -69,6 +69,17 @@ describe('orchestration streams', () => {
     socket.close()
   })
 
+  it('stream headers only the worker sets are replaced on the way in: a client cannot forge a ticket', async () => {
+    const { id } = await newOrchestration({ plan: [{ id: 'a', instructions: script('a') }] })
+    await waitUntil(id, finished)
+    const forged = { 'x-neuron-ticket': JSON.stringify({ jti: 'forged', exp: 9_999_999_999 }), 'x-neuron-auth-exp': '1' }
+    // Twice: a forged ticket that reached the object would be spent the first time and refused the second.
+    for (let i = 0; i < 2; i++) {
+      const seen = await readSse(await api(`/v1/orchestrations/${id}/events`, { headers: forged }), (events) => events.some((e) => e.event === 'replay-end'))
+      expect(seen.some((e) => e.event === 'orchestration.finished')).toBe(true)
+    }
+  })
+
   it('streams of an orchestration the caller may not see are 404', async () => {
     const { id } = await newOrchestration({ plan: [{ id: 'a', instructions: script('a') }] })
     const res = await api(`/v1/orchestrations/${id}/events`, {}, 'mallory')
