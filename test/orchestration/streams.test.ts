@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { MAX_BODY_BYTES } from '../../objects/core/limits.ts'
 import { api } from '../support/api.ts'
+import { token } from '../support/auth.ts'
 import { decisions, finished, newOrchestration, script, waitUntil } from '../support/orchestration.ts'
 import { openSocket, readSse } from '../support/streams.ts'
 
@@ -78,6 +79,22 @@ describe('orchestration streams', () => {
       const seen = await readSse(await api(`/v1/orchestrations/${id}/events`, { headers: forged }), (events) => events.some((e) => e.event === 'replay-end'))
       expect(seen.some((e) => e.event === 'orchestration.finished')).toBe(true)
     }
+  })
+
+  it('a socket lives no longer than the token it was opened with, as a session socket', async () => {
+    const { id } = await newOrchestration({ plan: [{ id: 'a', instructions: script('a') }] })
+    await waitUntil(id, finished)
+    const expiresIn = 2
+    const exp = Math.floor(Date.now() / 1000) + expiresIn
+    const socket = await openSocket(`/v1/orchestrations/${id}/ws`, undefined, { headers: { authorization: `Bearer ${await token({ expiresIn })}` } })
+    const closed = new Promise<number>((resolve) => socket.ws.addEventListener('close', (event) => resolve(event.code)))
+    // Past the token's expiry (whole seconds), by the clock the object reads too.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, exp * 1000 - Date.now()) + 200))
+    socket.send({ type: 'subscribe', after: 0 })
+    await socket.until((m) => m.some((x) => x.type === 'error'))
+    expect(socket.messages.find((x) => x.type === 'error')).toMatchObject({ error: { code: 'TOKEN_EXPIRED' } })
+    expect(socket.messages.some((x) => x.type === 'event')).toBe(false)
+    expect(await closed).toBe(4401)
   })
 
   it('streams of an orchestration the caller may not see are 404', async () => {
