@@ -32,16 +32,8 @@ export const ORCH = {
   finished: 'orchestration.finished',
 } as const
 
-/** Inputs, on the control and agent addresses. */
-export const INPUT = {
-  cancel: 'orchestration.control.cancel',
-  plan: 'orchestration.agent.plan',
-  declare: 'orchestration.agent.declare',
-  report: 'orchestration.agent.report',
-  burn: 'orchestration.agent.burn',
-  failed: 'orchestration.agent.failed',
-  dead: 'orchestration.dead-letter',
-} as const
+/** Inputs, on the control and agent addresses (named where agents can read them too). */
+export { INPUT } from '../agent-link/protocol.ts'
 
 export interface OrchPayloads {
   /** `plan: null`: a planning turn produces it. `clearanceTimeoutMs`: absent on orchestrations created before it existed (the limit applies). */

@@ -16,10 +16,9 @@ import { z } from 'zod'
 import { current } from '../ledger/headers.ts'
 import type { Json } from '../ledger/json.ts'
 import type { Ledger } from '../ledger/ledger.ts'
-import { INPUT } from '../orchestration/events.ts'
-import { bridge, type BridgeDraft } from '../orchestration/bridge.ts'
-import { orchestrationPrincipal } from '../orchestration/cause.ts'
-import type { OrchestrationObject } from '../orchestration/orchestration-object.ts'
+import { bridge, type BridgeDraft } from '../agent-link/bridge.ts'
+import { INPUT, orchestrationPrincipal } from '../agent-link/protocol.ts'
+import type { Env } from '../core/env.ts'
 import { NeuronError } from '../core/errors.ts'
 import { settled } from '../core/rpc.ts'
 import { Tool } from '../tools/tool.ts'
@@ -215,7 +214,7 @@ export class AgentLink {
  * @example
  * const agent = agentLinkOf(sessionName, env.ORCHESTRATIONS, (draft, error) => ledger.append(…), turns)
  */
-export function agentLinkOf(name: string, orchestrations: DurableObjectNamespace<OrchestrationObject>, deadLetter: (draft: BridgeDraft, error: unknown) => void, turns: AgentTurns): AgentLink | null {
+export function agentLinkOf(name: string, orchestrations: Env['ORCHESTRATIONS'], deadLetter: (draft: BridgeDraft, error: unknown) => void, turns: AgentTurns): AgentLink | null {
   const address = agentAddressOf(name)
   if (!address) return null
   const orchestration = settled(orchestrations.getByName(address.orchestration))

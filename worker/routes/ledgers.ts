@@ -21,7 +21,7 @@ import { isAddress } from '../../objects/ledger/address.ts'
 import { EnvelopeDraftSchema } from '../../objects/ledger/envelope.ts'
 import { envelopeNotFound } from '../../objects/ledger/ledger.ts'
 import type { Page } from '../../objects/ledger/page.ts'
-import { MAX_PAGE } from '../../objects/core/limits.ts'
+import { Paging } from '../../objects/delivery/queries.ts'
 import type { LedgerObject } from '../../objects/ledger-object/ledger-object.ts'
 import { settled } from '../../objects/core/rpc.ts'
 import { Identifier, parseOrThrow } from '../../objects/core/validate.ts'
@@ -29,10 +29,6 @@ import type { AppEnv } from '../env.ts'
 import { readJson } from '../read-json.ts'
 
 
-const Paging = {
-  after: z.coerce.number().int().nonnegative().optional(),
-  limit: z.coerce.number().int().min(1).max(MAX_PAGE).optional(),
-}
 /** `GET …/envelopes`: exactly one of topic, type or a time range, plus paging. */
 export const ListQuery = z
   .strictObject({

@@ -12,8 +12,8 @@ import { MAX_BODY_BYTES } from '../../objects/core/limits.ts'
 import { checkPlan } from '../../objects/orchestration/plan.ts'
 import { orchestrationNotFound } from '../../objects/orchestration/orchestration-object.ts'
 import { CreateOrchestrationSchema } from '../../objects/orchestration/schemas.ts'
-import { CALLER_HEADER } from '../../objects/session/ws-protocol.ts'
 import { settled } from '../../objects/core/rpc.ts'
+import { forwardStream } from '../stream-forward.ts'
 import { Identifier, parseOrThrow } from '../../objects/core/validate.ts'
 import { limitBody } from '../body-limit.ts'
 import { callerOf } from '../caller.ts'
@@ -21,7 +21,7 @@ import { exists, register } from '../../objects/directory/keys.ts'
 import type { Env } from '../../objects/core/env.ts'
 import type { AppEnv } from '../env.ts'
 import { readJson } from '../read-json.ts'
-import { PageQuery, StreamQuery } from '../../objects/session/schemas.ts'
+import { PageQuery } from '../../objects/delivery/queries.ts'
 
 /** `?after=&limit=&address=` of the history route; `address` is a sub-address: `control`, `dead` or `agent.{token}`. */
 export const OrchestrationHistoryQuery = PageQuery.extend({
@@ -65,10 +65,7 @@ async function stub(env: Env, id: string) {
   return settled(env.ORCHESTRATIONS.getByName(valid))
 }
 
-/** Streams go to the object's fetch with the caller set by the gate; clients cannot supply that header. */
+/** Streams go to the object's fetch with the caller set by the gate; clients cannot supply these headers. */
 async function forward(c: import('hono').Context<AppEnv>): Promise<Response> {
-  parseOrThrow(StreamQuery, c.req.query(), 'INVALID_QUERY')
-  const headers = new Headers(c.req.raw.headers)
-  headers.set(CALLER_HEADER, JSON.stringify(callerOf(c)))
-  return (await stub(c.env, c.req.param('id')!)).fetch(new Request(c.req.raw, { headers }))
+  return forwardStream(c, await stub(c.env, c.req.param('id')!))
 }

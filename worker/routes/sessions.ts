@@ -8,8 +8,8 @@
 import { Hono } from 'hono'
 import { refuseReservedId } from '../../objects/session/agent.ts'
 import { ForkSchema } from '../../objects/session/fork.ts'
-import { PageQuery, StreamQuery } from '../../objects/session/schemas.ts'
-import { AUTH_EXPIRY_HEADER, CALLER_HEADER, TICKET_HEADER } from '../../objects/session/ws-protocol.ts'
+import { PageQuery } from '../../objects/delivery/queries.ts'
+import { forwardStream } from '../stream-forward.ts'
 import { settled } from '../../objects/core/rpc.ts'
 import { parseOrThrow } from '../../objects/core/validate.ts'
 import { parseJson } from '../../objects/core/parse-json.ts'
@@ -94,12 +94,5 @@ export const sessions = new Hono<AppEnv>()
 
 /** Streams go to the object's fetch with the caller set by the gate; clients cannot supply these headers. */
 async function forward(c: import('hono').Context<AppEnv>): Promise<Response> {
-  parseOrThrow(StreamQuery, c.req.query(), 'INVALID_QUERY')
-  const headers = new Headers(c.req.raw.headers)
-  headers.delete(TICKET_HEADER)
-  headers.set(CALLER_HEADER, JSON.stringify(callerOf(c)))
-  headers.set(AUTH_EXPIRY_HEADER, String(c.get('authExp')))
-  const ticket = c.get('ticket')
-  if (ticket) headers.set(TICKET_HEADER, JSON.stringify(ticket))
-  return (await sessionStub(c.env, c.req.param('id')!)).fetch(new Request(c.req.raw, { headers }))
+  return forwardStream(c, await sessionStub(c.env, c.req.param('id')!))
 }

@@ -1,5 +1,5 @@
 /**
- * The catalog a session's model calls go through: the deployment's catalog,
+ * The catalog a session's model calls go through (and an orchestration's, for its owner): the deployment's catalog,
  * or, when the session's provider has no env key, the same catalog composed
  * with its owner's stored keys (composeCatalog decides which key wins). Keys
  * are read from the owner's ConfigObject per use and kept nowhere else, so a
@@ -7,11 +7,11 @@
  */
 import type { Env } from '../core/env.ts'
 import { settled } from '../core/rpc.ts'
-import { type Catalog, parseModelRef, type ResolvedModel, resolveModel } from '../llm/catalog.ts'
-import { composeCatalog, type EnvVars } from '../llm/compose.ts'
-import { CATALOG_SNAPSHOT } from '../llm/catalog-snapshot.ts'
-import type { LlmEvent, LlmRequest } from '../llm/types.ts'
-import { streamModelBatches } from '../llm/stream.ts'
+import { type Catalog, parseModelRef, type ResolvedModel, resolveModel } from './catalog.ts'
+import { composeCatalog, type EnvVars } from './compose.ts'
+import { CATALOG_SNAPSHOT } from './catalog-snapshot.ts'
+import type { LlmEvent, LlmRequest } from './types.ts'
+import { streamModelBatches } from './stream.ts'
 
 export class OwnerCatalog {
   constructor(
