@@ -68,7 +68,8 @@ export function route<const P extends string>(declaration: RouteDoc & { path: P;
 export function mount(base: string, routes: readonly Route[]): Hono<AppEnv> {
   const router = new Hono<AppEnv>()
   for (const declared of routes) {
-    if (!declared.path.startsWith(base)) throw new Error(`${declared.path} is not under ${base}`)
+    // `/v1/memory/…` is not under `/v1/me`: a whole segment must match.
+    if (declared.path !== base && !declared.path.startsWith(`${base}/`)) throw new Error(`${declared.path} is not under ${base}`)
     const path = declared.path.slice(base.length).replace(/\{(\w+)\}/g, ':$1') || '/'
     const method = declared.method.toUpperCase()
     if (declared.maxBodyBytes === undefined) router.on(method, path, declared.handler)
