@@ -23,6 +23,12 @@ export { AUTH_ERRORS, COMMON_ERRORS } from './document.ts'
 /** `/v1/openapi.json` and `/v1/docs`, describing this whole collection. */
 const DOCS_ROUTES = docsRoutes(() => ROUTES)
 
+/**
+ * Every declared /v1 route.
+ *
+ * @example
+ * ROUTES.find((r) => r.operationId === 'createSession')?.maxBodyBytes
+ */
 export const ROUTES: readonly Route[] = [
   ...DOCS_ROUTES,
   ...DEV_ROUTES,

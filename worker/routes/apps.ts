@@ -48,6 +48,13 @@ type Ctx = Context<AppEnv>
 /** Every route under `/v1/apps/installs/{app}` resolves the caller's installation first. */
 const INSTALL_ERRORS = ['INVALID_REQUEST', 'APP_NOT_INSTALLED']
 
+/**
+ * The `/v1/apps` routes, each declared once with its handler; collected into the document by
+ * worker/openapi/routes.ts.
+ *
+ * @example
+ * APP_ROUTES.map((r) => `${r.method} ${r.path}`)
+ */
 export const APP_ROUTES = [
   route({
     method: 'post',
@@ -308,6 +315,7 @@ export const APP_ROUTES = [
   }),
 ]
 
+/** The `/v1/apps` router, mounted by worker/index.ts: `app.route('/v1/apps', apps)`. */
 export const apps = mount('/v1/apps', APP_ROUTES)
 
 /** The caller's installation of the route's `:app`; `APP_NOT_INSTALLED` (404) without creating anything. */

@@ -24,6 +24,13 @@ import * as R from '../openapi/responses.ts'
 import { mount, route } from '../route.ts'
 import { CALLBACK_PATH } from './oauth.ts'
 
+/**
+ * The `/v1/config` routes, each declared once with its handler; collected into the document by
+ * worker/openapi/routes.ts.
+ *
+ * @example
+ * CONFIG_ROUTES.map((r) => `${r.method} ${r.path}`)
+ */
 export const CONFIG_ROUTES = [
   route({
     method: 'get',
@@ -235,4 +242,5 @@ export const CONFIG_ROUTES = [
   }),
 ]
 
+/** The `/v1/config` router, mounted by worker/index.ts: `app.route('/v1/config', config)`. */
 export const config = mount('/v1/config', CONFIG_ROUTES)

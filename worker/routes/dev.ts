@@ -29,6 +29,13 @@ import { mount, route } from '../route.ts'
 
 export const DEV_LOGIN_HEADER = 'x-neuron-dev-login'
 
+/**
+ * The `/v1/dev` routes, each declared once with its handler; collected into the document by
+ * worker/openapi/routes.ts.
+ *
+ * @example
+ * DEV_ROUTES.map((r) => `${r.method} ${r.path}`)
+ */
 export const DEV_ROUTES = [
   route({
     method: 'post',
@@ -43,6 +50,7 @@ export const DEV_ROUTES = [
   }),
 ]
 
+/** The `/v1/dev` router, mounted by worker/index.ts: `app.route('/v1/dev', dev)`. */
 export const dev = mount('/v1/dev', DEV_ROUTES)
 
 async function devToken(c: Context<AppEnv>): Promise<Response> {

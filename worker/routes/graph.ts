@@ -22,6 +22,13 @@ import { mount, route } from '../route.ts'
 /** Every graph route resolves `?scope=`: the caller's own graph, or a claim's it holds. */
 const GRAPH_ERRORS = ['INVALID_QUERY', 'CLAIM_REQUIRED']
 
+/**
+ * The `/v1/graph` routes, each declared once with its handler; collected into the document by
+ * worker/openapi/routes.ts.
+ *
+ * @example
+ * GRAPH_ROUTES.map((r) => `${r.method} ${r.path}`)
+ */
 export const GRAPH_ROUTES = [
   route({
     method: 'post',
@@ -126,6 +133,13 @@ export const GRAPH_ROUTES = [
   }),
 ]
 
+/**
+ * The `/v1/memory` routes, each declared once with its handler; collected into the document by
+ * worker/openapi/routes.ts.
+ *
+ * @example
+ * MEMORY_ROUTES.map((r) => `${r.method} ${r.path}`)
+ */
 export const MEMORY_ROUTES = [
   route({
     method: 'post',
@@ -202,7 +216,9 @@ export const MEMORY_ROUTES = [
   }),
 ]
 
+/** The `/v1/graph` router, mounted by worker/index.ts: `app.route('/v1/graph', graph)`. */
 export const graph = mount('/v1/graph', GRAPH_ROUTES)
+/** The `/v1/memory` router, mounted by worker/index.ts: `app.route('/v1/memory', memory)`. */
 export const memory = mount('/v1/memory', MEMORY_ROUTES)
 
 function scopeOf(c: Context<AppEnv>): string | undefined {

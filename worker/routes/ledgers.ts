@@ -54,6 +54,13 @@ export const SchemaBody = z.record(z.string(), z.unknown()).describe('A JSON Sch
 /** Paging of the causality walks. */
 export const WalkQuery = z.strictObject(Paging)
 
+/**
+ * The `/v1/ledgers` routes, each declared once with its handler; collected into the document by
+ * worker/openapi/routes.ts.
+ *
+ * @example
+ * LEDGER_ROUTES.map((r) => `${r.method} ${r.path}`)
+ */
 export const LEDGER_ROUTES = [
   route({
     method: 'post',
@@ -168,6 +175,7 @@ export const LEDGER_ROUTES = [
   }),
 ]
 
+/** The `/v1/ledgers` router, mounted by worker/index.ts: `app.route('/v1/ledgers', ledgers)`. */
 export const ledgers = mount('/v1/ledgers', LEDGER_ROUTES)
 
 /** The directory key of the caller's ledger named in the path (validated). */

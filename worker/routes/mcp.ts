@@ -15,6 +15,13 @@ import { neuronMcpServer } from '../mcp/server.ts'
 import * as R from '../openapi/responses.ts'
 import { mount, route } from '../route.ts'
 
+/**
+ * The `/v1/mcp` routes, each declared once with its handler; collected into the document by
+ * worker/openapi/routes.ts.
+ *
+ * @example
+ * MCP_ROUTES.map((r) => `${r.method} ${r.path}`)
+ */
 export const MCP_ROUTES = [
   route({
     method: 'post',
@@ -55,4 +62,5 @@ export const MCP_ROUTES = [
   }),
 ]
 
+/** The `/v1/mcp` router, mounted by worker/index.ts: `app.route('/v1/mcp', mcp)`. */
 export const mcp = mount('/v1/mcp', MCP_ROUTES)

@@ -3,6 +3,13 @@ import { callerOf } from '../caller.ts'
 import * as R from '../openapi/responses.ts'
 import { mount, route } from '../route.ts'
 
+/**
+ * The `/v1/me` routes, each declared once with its handler; collected into the document by
+ * worker/openapi/routes.ts.
+ *
+ * @example
+ * ME_ROUTES.map((r) => `${r.method} ${r.path}`)
+ */
 export const ME_ROUTES = [
   route({
     method: 'get',
@@ -31,4 +38,5 @@ export const ME_ROUTES = [
   }),
 ]
 
+/** The `/v1/me` router, mounted by worker/index.ts: `app.route('/v1/me', me)`. */
 export const me = mount('/v1/me', ME_ROUTES)

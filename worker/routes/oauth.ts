@@ -26,6 +26,13 @@ export const McpOAuthCallbackQuery = z.object({
   error_description: z.string().max(1024).optional(),
 })
 
+/**
+ * The `/v1/oauth` routes, each declared once with its handler; collected into the document by
+ * worker/openapi/routes.ts.
+ *
+ * @example
+ * OAUTH_ROUTES.map((r) => `${r.method} ${r.path}`)
+ */
 export const OAUTH_ROUTES = [
   route({
     method: 'get',
@@ -48,4 +55,5 @@ export const OAUTH_ROUTES = [
   }),
 ]
 
+/** The `/v1/oauth` router, mounted by worker/index.ts: `app.route('/v1/oauth', oauth)`. */
 export const oauth = mount('/v1/oauth', OAUTH_ROUTES)

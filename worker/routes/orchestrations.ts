@@ -32,6 +32,13 @@ export const OrchestrationHistoryQuery = PageQuery.extend({
   address: z.string().regex(/^(control|dead|agent\.[A-Za-z0-9_:-]+)$/, 'must be control, dead or agent.{token}').optional(),
 })
 
+/**
+ * The `/v1/orchestrations` routes, each declared once with its handler; collected into the document by
+ * worker/openapi/routes.ts.
+ *
+ * @example
+ * ORCHESTRATION_ROUTES.map((r) => `${r.method} ${r.path}`)
+ */
 export const ORCHESTRATION_ROUTES = [
   route({
     method: 'post',
@@ -141,6 +148,7 @@ export const ORCHESTRATION_ROUTES = [
   }),
 ]
 
+/** The `/v1/orchestrations` router, mounted by worker/index.ts: `app.route('/v1/orchestrations', orchestrations)`. */
 export const orchestrations = mount('/v1/orchestrations', ORCHESTRATION_ROUTES)
 
 /** The stub of an existing orchestration; an unknown id is `ORCHESTRATION_NOT_FOUND` without addressing its object. */

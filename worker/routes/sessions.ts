@@ -29,6 +29,13 @@ import { mount, route } from '../route.ts'
 /** Every route naming a session resolves it first: a malformed or unknown id writes nothing. */
 const SESSION_ERRORS = ['SESSION_NOT_FOUND', 'INVALID_SESSION_ID']
 
+/**
+ * The `/v1/sessions` routes, each declared once with its handler; collected into the document by
+ * worker/openapi/routes.ts.
+ *
+ * @example
+ * SESSION_ROUTES.map((r) => `${r.method} ${r.path}`)
+ */
 export const SESSION_ROUTES = [
   route({
     method: 'post',
@@ -273,6 +280,7 @@ export const SESSION_ROUTES = [
   }),
 ]
 
+/** The `/v1/sessions` router, mounted by worker/index.ts: `app.route('/v1/sessions', sessions)`. */
 export const sessions = mount('/v1/sessions', SESSION_ROUTES)
 
 /** Streams go to the object's fetch with the caller set by the gate; clients cannot supply these headers. */
