@@ -14,7 +14,7 @@ import { NeuronError } from '../core/errors.ts'
 import { type ChainState, chainStep, emptyChain } from '../graph/turns.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import { Identifier } from '../core/validate.ts'
-import { EVENT } from './events.ts'
+import { EVENT, isEvent, type StoredEvent } from './events.ts'
 import { emptySession, reduceSession, type SessionState } from './projection.ts'
 
 /** `POST /v1/sessions/{id}/fork`: the origin's history sequence to fork after, and the new session's id. */
@@ -72,7 +72,7 @@ export async function* prefix(origin: Origin, caller: Caller, at: number): Async
 export interface PrefixScan {
   state: SessionState
   chain: ChainState
-  created: Stored
+  created: StoredEvent<typeof EVENT.created>
 }
 
 /**
@@ -84,9 +84,9 @@ export interface PrefixScan {
 export async function scanPrefix(events: AsyncIterable<Stored>, origin: string, owner: string, at: number): Promise<PrefixScan> {
   let state = emptySession()
   let chain = emptyChain()
-  let created: Stored | null = null
+  let created: StoredEvent<typeof EVENT.created> | null = null
   for await (const event of events) {
-    if (event.type === EVENT.created) created = event
+    if (isEvent(event, EVENT.created)) created = event
     state = reduceSession(state, event)
     chain = chainStep(chain, event, origin, owner).state
   }
