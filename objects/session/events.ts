@@ -34,6 +34,11 @@ export const EVENT = {
   truncated: 'session.next.truncated',
 } as const
 
+/** What every session event's type begins with (a display may leave it out). */
+export const EVENT_PREFIX = 'session.next.'
+// Fails to compile when a name leaves the prefix.
+EVENT satisfies Record<string, `${typeof EVENT_PREFIX}${string}`>
+
 export type Delivery = 'steer' | 'queue'
 
 /** Payloads by event type. */
