@@ -118,8 +118,8 @@ export async function copiesOf(events: AsyncIterable<Stored>, scan: PrefixScan):
 /** Whether the fork copies an event: turn events yes; bookkeeping and prompts never promoted before `at`, no. */
 function copied(event: Stored, scan: PrefixScan): boolean {
   if (NOT_COPIED.has(event.type)) return false
-  if (event.type === EVENT.admitted) {
-    const { messageId } = event.payload as { messageId: string }
+  if (isEvent(event, EVENT.admitted)) {
+    const { messageId } = event.payload
     return !scan.state.pending.some((row) => row.messageId === messageId)
   }
   return true
