@@ -14,7 +14,7 @@ import { NeuronError } from '../core/errors.ts'
 import { type ChainState, chainStep, emptyChain } from '../graph/turns.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import { Identifier } from '../core/validate.ts'
-import { EVENT, isEvent, type StoredEvent } from './events.ts'
+import { EVENT, isEvent, isSessionEvent, type SessionEvent, type StoredEvent } from './events.ts'
 import { emptySession, reduceSession, type SessionState } from './projection.ts'
 
 /** `POST /v1/sessions/{id}/fork`: the origin's history sequence to fork after, and the new session's id. */
@@ -102,11 +102,14 @@ export async function scanPrefix(events: AsyncIterable<Stored>, origin: string, 
 /** The most events a fork copies: they are held in memory so the copy is written in one atomic step. */
 export const MAX_FORK_EVENTS = 5_000
 
-/** The events a fork copies, in order; `FORK_TOO_LONG` past `MAX_FORK_EVENTS`. */
-export async function copiesOf(events: AsyncIterable<Stored>, scan: PrefixScan): Promise<Stored[]> {
-  const copies: Stored[] = []
+/**
+ * The events a fork copies, in order; `FORK_TOO_LONG` past `MAX_FORK_EVENTS`. A session's log holds
+ * only its vocabulary's events (test/session/event-schemas.test.ts), so each copy is typed by it.
+ */
+export async function copiesOf(events: AsyncIterable<Stored>, scan: PrefixScan): Promise<(Stored & SessionEvent)[]> {
+  const copies: (Stored & SessionEvent)[] = []
   for await (const event of events) {
-    if (!copied(event, scan)) continue
+    if (!isSessionEvent(event) || !copied(event, scan)) continue
     if (copies.length === MAX_FORK_EVENTS) {
       throw new NeuronError('FORK_TOO_LONG', `a fork copies at most ${MAX_FORK_EVENTS} events`, { status: 413, details: { limit: MAX_FORK_EVENTS } })
     }

@@ -81,7 +81,7 @@ export async function forkSession(host: LineageHost, caller: Caller, from: strin
   host.record(EVENT.created, { ...base, owner: caller.id, share: [] }, [...gateHeaders(caller, decision), { key: 'forked-from', value: { ...forkedFrom } }])
   // Copies are history, not new work: they are not metered again. Each names the event it copies
   // (the first original, for a copy of a copy), so the chain knows it as that turn.
-  for (const event of copies) host.publish(event.type as EventType, event.payload as never, [{ key: 'copied-from', value: originOf(event) }])
+  for (const event of copies) host.publish(event.type, event.payload, [{ key: 'copied-from', value: originOf(event) }])
   await writeChainNow(host)
 }
 
