@@ -4,32 +4,14 @@
  * events their own schemas (event-schemas.ts) accept. Checked by the real schema registry.
  */
 import { describe, expect, it } from 'vitest'
-import type { Stored } from '../../objects/ledger/envelope.ts'
-import type { Ledger } from '../../objects/ledger/ledger.ts'
 import { DECISION_SCHEMAS, decisionSchemaRef, registerDecisionSchemas } from '../../objects/orchestration/decision-schemas.ts'
 import { ORCH, type OrchEvent } from '../../objects/orchestration/events.ts'
 import { eventSchemaRef, registerEventSchemas } from '../../objects/session/event-schemas.ts'
 import { EVENT_TYPES, type EventType } from '../../objects/session/events.ts'
 import { uniqueName, withLedger } from '../support/ledger.ts'
+import { refusals } from '../support/schemas.ts'
 import { decisions, finished, newOrchestration, script, waitUntil } from '../support/orchestration.ts'
 import { events, waitIdle } from '../support/session.ts'
-
-/** What the registry refuses of `written`: a type outside `types`, or a payload off its schema. */
-function refusals(ledger: Ledger, written: Stored[], types: ReadonlySet<string>, ref: (type: string) => string) {
-  const refused: { type: string; seq: number; error: string }[] = []
-  for (const event of written) {
-    if (!types.has(event.type)) {
-      refused.push({ type: event.type, seq: event.seq, error: 'no schema: not a type of the vocabulary' })
-      continue
-    }
-    try {
-      ledger.schemas.validate(ref(event.type), event.payload)
-    } catch (error) {
-      refused.push({ type: event.type, seq: event.seq, error: JSON.stringify((error as { details?: unknown }).details ?? String(error)) })
-    }
-  }
-  return refused
-}
 
 describe('orchestration decision payload schemas', () => {
   it('every decision type has a schema the registry takes; a payload off it is refused', () =>

@@ -17,6 +17,7 @@ import { EVENT, EVENT_TYPES, type EventType } from '../../objects/session/events
 import { calculator } from '../../objects/tools/builtins/calculator.ts'
 import { ToolRegistry } from '../../objects/tools/registry.ts'
 import { uniqueName, withLedger } from '../support/ledger.ts'
+import { refusals } from '../support/schemas.ts'
 import { scriptedSession } from '../support/runner-host.ts'
 import { events, newSession, postJson, waitFor, waitIdle } from '../support/session.ts'
 
@@ -120,19 +121,7 @@ describe('session event payload schemas', () => {
     const written = [...(await httpEvents()), ...(await scriptedEvents())]
     await withLedger(uniqueName('schemas'), (ledger) => {
       registerEventSchemas(ledger.schemas)
-      const refused: { type: string; seq: number; error: string }[] = []
-      for (const event of written) {
-        if (!EVENT_TYPES.has(event.type)) {
-          refused.push({ type: event.type, seq: event.seq, error: 'no schema: not a type of the vocabulary' })
-          continue
-        }
-        try {
-          ledger.schemas.validate(eventSchemaRef(event.type as EventType), event.payload)
-        } catch (error) {
-          refused.push({ type: event.type, seq: event.seq, error: JSON.stringify((error as { details?: unknown }).details ?? String(error)) })
-        }
-      }
-      expect(refused).toEqual([])
+      expect(refusals(ledger, written, EVENT_TYPES, (type) => eventSchemaRef(type as EventType))).toEqual([])
     })
     // The turns reached every type of the vocabulary, so no schema went unchecked.
     const seen = new Set(written.map((event) => event.type))
