@@ -59,6 +59,28 @@ export interface OrchPayloads {
 }
 export type OrchEvent = keyof OrchPayloads
 
+/**
+ * One decision: its `type` and the payload that type carries, so a fold that switches on `type`
+ * sees the payload narrowed without a cast.
+ *
+ * @example
+ * if (isOrchDecision(envelope) && envelope.type === ORCH.finished) envelope.payload.status
+ */
+export type OrchDecision = { [K in OrchEvent]: { type: K; payload: OrchPayloads[K] } }[OrchEvent]
+
+const DECISIONS: ReadonlySet<string> = new Set<string>(Object.values(ORCH))
+
+/**
+ * Whether `event` is one of the orchestration's decisions; then `type` narrows its payload (trusted
+ * as the orchestration wrote it).
+ *
+ * @example
+ * if (isOrchDecision(envelope)) reduce(envelope)
+ */
+export function isOrchDecision<E extends { type: string; payload?: unknown }>(event: E): event is E & OrchDecision {
+  return DECISIONS.has(event.type)
+}
+
 /** A cancel entry on the control address: the whole orchestration, or one package. */
 export interface CancelEntry {
   package: string | null

@@ -34,7 +34,7 @@ import { contextMemory, type SessionGrant } from './authority.ts'
 import { SessionConfig } from './session-config.ts'
 import type { ConfigVersion } from '../config/versions.ts'
 import { ChainWriter } from './chain-writer.ts'
-import { EVENT, type EventPayloads, type EventType } from './events.ts'
+import { EVENT, type EventPayloads, type EventType, isEvent } from './events.ts'
 import { History } from './history.ts'
 import { forkSession, type LineageHost, sessionExists, truncateSession } from './lineage.ts'
 import { emptySession, reduceSession, type SessionState, type SessionView, viewOf } from './projection.ts'
@@ -368,12 +368,13 @@ export class SessionObject extends DurableObject<Env> {
    */
   protected record<T extends EventType>(type: T, payload: EventPayloads[T], headers: Header[] = []): Stored {
     const envelope = this.publish(type, payload, headers)
-    if (type === EVENT.stepEnded) this.meterTurn(payload as EventPayloads[typeof EVENT.stepEnded])
+    const event = { type, payload }
+    if (isEvent(event, EVENT.stepEnded)) this.meterTurn(event.payload)
     if (type === EVENT.drainEnded) this.writeChainLater()
-    if (type === EVENT.toolSucceeded || type === EVENT.toolFailed || type === EVENT.toolCancelled) {
-      this.hostTools.settled((payload as EventPayloads[typeof EVENT.toolFailed]).toolCallId)
+    if (isEvent(event, EVENT.toolSucceeded) || isEvent(event, EVENT.toolFailed) || isEvent(event, EVENT.toolCancelled)) {
+      this.hostTools.settled(event.payload.toolCallId)
     }
-    const told = this.agent?.observe(type, payload)
+    const told = this.agent?.observe(event)
     if (told) this.ctx.waitUntil(told.catch((error: unknown) => console.error('agent: step boundary not delivered', { session: this.name, error })))
     return envelope
   }
