@@ -6,6 +6,7 @@
  * live part whole. So a client that reconnects mid-step renders exactly what a
  * client that never left renders, with no hole and nothing doubled.
  */
+import { EVENT, isSessionEvent } from '../objects/session/events.ts'
 import type { SessionFrame, Stored } from './types.ts'
 
 /** One provider step as shown: durable parts, plus what only deltas carried so far. */
@@ -20,7 +21,12 @@ export interface StepView {
   stale: boolean
 }
 
-const CLOSERS = new Set(['session.next.step.ended', 'session.next.step.failed', 'session.next.interrupted'])
+const CLOSERS = new Set<string>([EVENT.stepEnded, EVENT.stepFailed, EVENT.interrupted])
+
+/** The step an event belongs to, when its payload names one. */
+function stepOf(payload: unknown): string | null {
+  return typeof payload === 'object' && payload !== null && 'step' in payload && typeof payload.step === 'string' ? payload.step : null
+}
 
 /**
  * @example
@@ -82,33 +88,33 @@ export class LiveTranscript {
   }
 
   private event(event: Stored): void {
-    const p = (event.payload ?? {}) as { step?: string | null; text?: string; toolCallId?: string; name?: string; input?: unknown; content?: string; error?: { code?: string }; reason?: string }
-    if (typeof p.step !== 'string') return
-    const step = this.step(p.step)
+    const id = stepOf(event.payload)
+    if (id === null || !isSessionEvent(event)) return
+    const step = this.step(id)
     switch (event.type) {
-      case 'session.next.reasoning':
-        step.reasoning += p.text ?? ''
+      case EVENT.reasoning:
+        step.reasoning += event.payload.text
         step.liveReasoning = ''
         return
-      case 'session.next.text':
-        step.text += p.text ?? ''
+      case EVENT.text:
+        step.text += event.payload.text
         step.liveText = ''
         return
-      case 'session.next.tool.called': {
-        const call = this.call(step, p.toolCallId!)
-        call.name = p.name
-        call.input = JSON.stringify(p.input)
+      case EVENT.toolCalled: {
+        const call = this.call(step, event.payload.toolCallId)
+        call.name = event.payload.name
+        call.input = JSON.stringify(event.payload.input)
         call.liveInput = ''
         return
       }
-      case 'session.next.tool.succeeded':
-        this.call(step, p.toolCallId!).outcome = p.content ?? ''
+      case EVENT.toolSucceeded:
+        this.call(step, event.payload.toolCallId).outcome = event.payload.content
         return
-      case 'session.next.tool.failed':
-        this.call(step, p.toolCallId!).outcome = `failed: ${p.error?.code ?? ''}`
+      case EVENT.toolFailed:
+        this.call(step, event.payload.toolCallId).outcome = `failed: ${event.payload.error.code}`
         return
-      case 'session.next.tool.cancelled':
-        this.call(step, p.toolCallId!).outcome = `cancelled: ${p.reason ?? ''}`
+      case EVENT.toolCancelled:
+        this.call(step, event.payload.toolCallId).outcome = `cancelled: ${event.payload.reason}`
         return
     }
     if (CLOSERS.has(event.type)) {

@@ -14,7 +14,8 @@
  * after the first interrupt on a 2-core dev machine (measured through
  * test/process/client.test.ts), no longer than a double click lasts.
  */
-import type { SessionFrame } from './types.ts'
+import { EVENT, isEvent } from '../objects/session/events.ts'
+import type { SessionFrame, Stored } from './types.ts'
 
 /** What an interrupt names: the turn shown (null: none is shown running) and its idempotency key. */
 export interface InterruptTarget {
@@ -27,14 +28,14 @@ export interface InterruptTarget {
 /** A second click this soon after the first is the same gesture (the usual double-click interval). */
 export const REPEAT_MS = 500
 
-const P = 'session.next.'
-/** Events that open a turn: the turn shown becomes theirs. */
-const OPENERS: Record<string, (p: Record<string, unknown>) => unknown> = {
-  [`${P}step.started`]: (p) => p.step,
-  [`${P}compaction.started`]: (p) => p.id,
+/** The turn an event opens, when it opens one: the turn shown becomes it. */
+function opens(event: Stored): string | null {
+  if (isEvent(event, EVENT.stepStarted)) return event.payload.step
+  if (isEvent(event, EVENT.compactionStarted)) return event.payload.id
+  return null
 }
 /** Events after which no turn is running (until the next opener). */
-const CLOSERS = new Set([`${P}step.ended`, `${P}step.failed`, `${P}compaction.ended`, `${P}interrupted`, `${P}halted`, `${P}drain.ended`])
+const CLOSERS = new Set<string>([EVENT.stepEnded, EVENT.stepFailed, EVENT.compactionEnded, EVENT.interrupted, EVENT.halted, EVENT.drainEnded])
 
 /**
  * @example
@@ -56,10 +57,9 @@ export class ShownTurn {
   /** Folds one frame the client has shown. */
   apply(frame: SessionFrame): void {
     if (frame.kind !== 'event') return
-    const { type } = frame.envelope
-    const opened = OPENERS[type]?.((frame.envelope.payload ?? {}) as Record<string, unknown>)
+    const opened = opens(frame.envelope)
     if (typeof opened === 'string') this.#show(opened)
-    else if (CLOSERS.has(type)) this.#show(null)
+    else if (CLOSERS.has(frame.envelope.type)) this.#show(null)
   }
 
   /**

@@ -7,6 +7,7 @@
  * whether the client saw the step live, joined it midway, or read it back
  * after it ended.
  */
+import { EVENT, isEvent } from '../objects/session/events.ts'
 import type { SessionFrame } from './types.ts'
 
 /**
@@ -35,8 +36,8 @@ export class TextOnce {
       this.#shown.set(step, text.length)
       return { step, text: text.slice(shown) }
     }
-    if (frame.kind !== 'event' || frame.envelope.type !== 'session.next.text') return null
-    const { step, text } = frame.envelope.payload as { step: string; text: string }
+    if (frame.kind !== 'event' || !isEvent(frame.envelope, EVENT.text)) return null
+    const { step, text } = frame.envelope.payload
     const rest = text.slice(this.#shown.get(step) ?? 0)
     this.#shown.delete(step)
     return rest ? { step, text: rest } : null

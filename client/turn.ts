@@ -10,14 +10,13 @@
  */
 import type { SessionHandle } from './session.ts'
 import { TextOnce } from './text-once.ts'
-import type { PromptResult, Receipt, SessionFrame } from './types.ts'
+import { EVENT, isEvent } from '../objects/session/events.ts'
+import type { PromptResult, Receipt, SessionFrame, Stored } from './types.ts'
 
-const P = 'session.next.'
-
-/** Whether `type` (with its payload) closes the loop that was running. */
-function closesLoop(type: string, payload: { finish?: string }): boolean {
-  if (type === `${P}step.ended`) return payload.finish !== 'tool-calls'
-  return type === `${P}interrupted` || type === `${P}halted` || type === `${P}drain.ended`
+/** Whether `event` closes the loop that was running. */
+function closesLoop(event: Stored): boolean {
+  if (isEvent(event, EVENT.stepEnded)) return event.payload.finish !== 'tool-calls'
+  return event.type === EVENT.interrupted || event.type === EVENT.halted || event.type === EVENT.drainEnded
 }
 
 /**
@@ -50,11 +49,11 @@ export class Turn implements PromptResult {
     let promoted = false
     try {
       for await (const frame of this.session.events({ after: this.receipt.sequence - 1, signal: stop.signal })) {
-        if (frame.kind === 'event' && frame.envelope.type === `${P}prompted`) {
-          promoted ||= (frame.envelope.payload as { messageIds: string[] }).messageIds.includes(this.receipt.id)
+        if (frame.kind === 'event' && isEvent(frame.envelope, EVENT.prompted)) {
+          promoted ||= frame.envelope.payload.messageIds.includes(this.receipt.id)
         }
         yield { ...frame, promoted }
-        if (promoted && frame.kind === 'event' && closesLoop(frame.envelope.type, (frame.envelope.payload ?? {}) as { finish?: string })) return
+        if (promoted && frame.kind === 'event' && closesLoop(frame.envelope)) return
       }
     } finally {
       options.signal?.removeEventListener('abort', abort)
@@ -67,7 +66,7 @@ export class Turn implements PromptResult {
     const once = new TextOnce()
     const ours = new Set<string>()
     for await (const frame of this.stream(options)) {
-      if (frame.promoted && frame.kind === 'event' && frame.envelope.type === `${P}step.started`) ours.add((frame.envelope.payload as { step: string }).step)
+      if (frame.promoted && frame.kind === 'event' && isEvent(frame.envelope, EVENT.stepStarted)) ours.add(frame.envelope.payload.step)
       const added = once.next(frame)
       if (added && ours.has(added.step)) yield added.text
     }

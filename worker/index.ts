@@ -9,8 +9,8 @@
  * - authenticate is the only place a credential is checked (worker/gate/authenticate.ts)
  * - meter counts the request against its principal after the response is decided
  * - spawn refuses agents' credentials on the routes that create sessions or orchestrations
- * - validate: each route parses its input with its zod schema, the same schemas
- *   the OpenAPI document is generated from
+ * - validate: each route parses its input with the zod schemas its declaration
+ *   names (worker/route.ts), the ones the OpenAPI document is generated from
  * - authorize runs where each resource's policy lives: the SessionObject for a
  *   session (objects/access/authorize.ts), the principal's own namespace for a ledger
  *
@@ -24,11 +24,11 @@ import { challenge } from './gate/challenge.ts'
 import { meter } from './gate/meter.ts'
 import { refuseAgents } from './gate/spawn.ts'
 import { onError } from './on-error.ts'
+import { docs, OPEN_ROUTES } from './openapi/routes.ts'
 import { appFrames } from './routes/app-frames.ts'
 import { apps } from './routes/apps.ts'
 import { config } from './routes/config.ts'
 import { dev } from './routes/dev.ts'
-import { docs, OPEN_ROUTES } from './routes/docs.ts'
 import { graph, memory } from './routes/graph.ts'
 import { health } from './routes/health.ts'
 import { ledgers } from './routes/ledgers.ts'

@@ -8,6 +8,7 @@
  * drop and resumes where it stopped.
  */
 import { createInterface } from 'node:readline'
+import { EVENT, isEvent } from '../../objects/session/events.ts'
 import { NeuronApiError } from '../errors.ts'
 import type { SessionHandle } from '../session.ts'
 import { ShownTurn } from '../shown-turn.ts'
@@ -43,10 +44,10 @@ export async function chat(session: SessionHandle, style: Style): Promise<number
     for await (const frame of session.events({ after: lastSequence, signal: stop.signal, onReconnect: () => renderer.note('connection lost; reconnecting…') })) {
       renderer.frame(frame)
       shown.apply(frame)
-      if (frame.kind === 'event' && frame.envelope.type === 'session.next.prompted') {
-        for (const id of (frame.envelope.payload as { messageIds: string[] }).messageIds) waiting.delete(id)
+      if (frame.kind === 'event' && isEvent(frame.envelope, EVENT.prompted)) {
+        for (const id of frame.envelope.payload.messageIds) waiting.delete(id)
       }
-      if (frame.kind === 'event' && frame.envelope.type === 'session.next.drain.ended' && waiting.size === 0) {
+      if (frame.kind === 'event' && frame.envelope.type === EVENT.drainEnded && waiting.size === 0) {
         busy = false
         renderer.endLine()
         // After end of input, leave once every prompt sent has had its turn (a pipe may send several).

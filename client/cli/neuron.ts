@@ -16,6 +16,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
+import { EVENT_PREFIX } from '../../objects/session/events.ts'
 import { NeuronApiError, NeuronClient } from '../index.ts'
 import type { SessionView } from '../types.ts'
 import { chat } from './chat.ts'
@@ -163,7 +164,7 @@ async function main(argv: string[]): Promise<number> {
       for await (const frame of client.session(id).events({ after, signal: stop.signal, onReconnect: () => json || renderer.note('connection lost; reconnecting…') })) {
         if (json) process.stdout.write(`${JSON.stringify(frame)}\n`)
         else if (frame.kind === 'event') {
-          renderer.note(`#${frame.envelope.seq} ${frame.envelope.type.replace('session.next.', '')}`)
+          renderer.note(`#${frame.envelope.seq} ${frame.envelope.type.replace(EVENT_PREFIX, '')}`)
           renderer.event(frame.envelope)
         } else renderer.frame(frame)
       }
@@ -172,7 +173,7 @@ async function main(argv: string[]): Promise<number> {
     case 'history': {
       const id = required(positionals[0], 'ID')
       for await (const event of client.session(id).allHistory()) {
-        process.stdout.write(json ? `${JSON.stringify(event)}\n` : `#${event.seq} ${style.dim(new Date(event.time).toISOString())} ${event.type.replace('session.next.', '')} ${style.dim(JSON.stringify(event.payload ?? null).slice(0, 100))}\n`)
+        process.stdout.write(json ? `${JSON.stringify(event)}\n` : `#${event.seq} ${style.dim(new Date(event.time).toISOString())} ${event.type.replace(EVENT_PREFIX, '')} ${style.dim(JSON.stringify(event.payload ?? null).slice(0, 100))}\n`)
       }
       return 0
     }

@@ -4,6 +4,7 @@
  * tool's progress as one line redrawn in place. Colour only on a TTY (and
  * never with NO_COLOR).
  */
+import { EVENT, isSessionEvent } from '../../objects/session/events.ts'
 import { TextOnce } from '../text-once.ts'
 import type { SessionFrame, Stored } from '../types.ts'
 
@@ -57,25 +58,25 @@ export class Renderer {
   }
 
   event(event: Stored): void {
-    const p = (event.payload ?? {}) as Record<string, unknown>
+    if (!isSessionEvent(event)) return
     const s = this.#style
     switch (event.type) {
-      case 'session.next.tool.called':
-        return this.#line(s.cyan(`⚙ ${p.name}(${short(p.input)})`))
-      case 'session.next.tool.succeeded':
-        return this.#line(s.green(`✓ ${short(p.content)}`))
-      case 'session.next.tool.failed':
-        return this.#line(s.red(`✗ ${short((p.error as { code?: string })?.code ?? p.error)}`))
-      case 'session.next.tool.cancelled':
-        return this.#line(s.dim(`⊘ cancelled: ${short(p.reason)}`))
-      case 'session.next.step.failed':
-        return this.#line(s.red(`error: ${short((p.error as { code?: string; message?: string })?.code)} ${short((p.error as { message?: string })?.message ?? '', 120)}`))
-      case 'session.next.retried':
-        return this.#line(s.dim(`retrying (attempt ${p.attempt}, HTTP ${p.status})`))
-      case 'session.next.interrupted':
+      case EVENT.toolCalled:
+        return this.#line(s.cyan(`⚙ ${event.payload.name}(${short(event.payload.input)})`))
+      case EVENT.toolSucceeded:
+        return this.#line(s.green(`✓ ${short(event.payload.content)}`))
+      case EVENT.toolFailed:
+        return this.#line(s.red(`✗ ${short(event.payload.error.code)}`))
+      case EVENT.toolCancelled:
+        return this.#line(s.dim(`⊘ cancelled: ${short(event.payload.reason)}`))
+      case EVENT.stepFailed:
+        return this.#line(s.red(`error: ${short(event.payload.error.code)} ${short(event.payload.error.message, 120)}`))
+      case EVENT.retried:
+        return this.#line(s.dim(`retrying (attempt ${event.payload.attempt}, HTTP ${event.payload.status})`))
+      case EVENT.interrupted:
         return this.#line(s.dim('interrupted'))
-      case 'session.next.halted':
-        return this.#line(s.dim(`halted: ${short(p.reason)}`))
+      case EVENT.halted:
+        return this.#line(s.dim(`halted: ${short(event.payload.reason)}`))
     }
   }
 

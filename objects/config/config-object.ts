@@ -13,7 +13,7 @@ import { DurableObject } from 'cloudflare:workers'
 import type { Env } from '../core/env.ts'
 import type { Json } from '../ledger/json.ts'
 import { Ledger, migrateLedger } from '../ledger/ledger.ts'
-import { answerFailures } from '../core/rpc.ts'
+import { answerFailures, settle } from '../core/rpc.ts'
 import { keyedProvider, openKey, type SealedKey, sealKey } from './credentials.ts'
 import { type McpAccessToken, McpGrants, type StartInput } from './mcp-grants.ts'
 import { type ConfigVersion, currentVersion, putVersion } from './versions.ts'
@@ -160,7 +160,7 @@ export class ConfigObject extends DurableObject<Env> {
    * each server's OAuth grant id (a session reconnects when one changes; the tokens come per request).
    */
   async mcpAccess(principal: string): Promise<{ headers: Record<string, Record<string, string>>; grants: Record<string, string> }> {
-    return { headers: await this.mcpHeaders(principal), grants: this.oauth.grants() }
+    return { headers: settle(await this.mcpHeaders(principal)), grants: this.oauth.grants() }
   }
 
   private sealed(topic = KEYS): Record<string, SealedKey & { names?: string[] }> {
@@ -174,4 +174,4 @@ export class ConfigObject extends DurableObject<Env> {
 }
 
 // An expected refusal (a replayed state, a refused discovery) is an answer, not a crash to log.
-answerFailures(ConfigObject, ['startMcpOAuth', 'completeMcpOAuth', 'mcpAccessToken', 'forgetMcpOAuth'])
+answerFailures(ConfigObject, ['current', 'put', 'credentials', 'setCredential', 'deleteCredential', 'apiKeys', 'mcpHeaderInfo', 'setMcpHeaders', 'deleteMcpHeaders', 'mcpHeaders', 'mcpOAuthInfo', 'startMcpOAuth', 'completeMcpOAuth', 'mcpAccessToken', 'forgetMcpOAuth', 'mcpAccess'])

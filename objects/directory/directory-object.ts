@@ -16,6 +16,7 @@
  */
 import { DurableObject } from 'cloudflare:workers'
 import type { Env } from '../core/env.ts'
+import { answerFailures } from '../core/rpc.ts'
 import { seal } from '../ledger/envelope.ts'
 import { sha256Hex } from '../ledger/hash.ts'
 import type { Json } from '../ledger/json.ts'
@@ -71,3 +72,6 @@ export class DirectoryObject extends DurableObject<Env> {
 function listingTopic(owner: string): string {
   return `directory.sessions.${sha256Hex(owner).slice(0, 32)}`
 }
+
+// Expected failures are answers, not uncaught errors (objects/core/rpc.ts); keys.ts calls through `settled`.
+answerFailures(DirectoryObject, ['add', 'has', 'listSession', 'sessionsOf'])

@@ -9,13 +9,14 @@ import type { SessionListing } from './listing.ts'
 import { sha256Hex } from '../ledger/hash.ts'
 import { DIRECTORY_SHARDS } from '../core/limits.ts'
 import type { Env } from '../core/env.ts'
+import { settled } from '../core/rpc.ts'
 
 /** Known keys remembered per isolate; the oldest are forgotten first. */
 const REMEMBERED = 10_000
 const known = new Set<string>()
 
 function shardOf(env: Env, key: string) {
-  return env.DIRECTORY.getByName(`shard-${Number.parseInt(sha256Hex(key).slice(0, 8), 16) % DIRECTORY_SHARDS}`)
+  return settled(env.DIRECTORY.getByName(`shard-${Number.parseInt(sha256Hex(key).slice(0, 8), 16) % DIRECTORY_SHARDS}`))
 }
 
 function remember(key: string): void {

@@ -134,5 +134,6 @@ function validAddress(address: string): string {
   return parseOrThrow(Address, address, 'INVALID_ADDRESS')
 }
 
-// The chain's calls come from sessions, through `settled` (objects/core/rpc.ts): a refusal is an answer, not an uncaught error.
-answerFailures(GraphObject, ['checkChain', 'applyChain'])
+// Expected failures of the RPC surface are answers, not uncaught errors (objects/core/rpc.ts);
+// every caller reaches a graph through graphs.ts, whose stubs are `settled`.
+answerFailures(GraphObject, ['putNode', 'fold', 'link', 'edge', 'prune', 'neighbours', 'paths', 'remember', 'recall', 'forget', 'pinned', 'applyChain', 'checkChain'])

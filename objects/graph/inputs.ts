@@ -3,15 +3,11 @@
  * documented from the same schemas in the OpenAPI table.
  */
 import { z } from 'zod'
-import { MAX_PAGE } from '../core/limits.ts'
+import { Paging } from '../delivery/queries.ts'
 import { Address, EdgeType, Kind, MAX_PATH_DEPTH, NodeId } from './vocabulary.ts'
 
 const Json = z.json()
 const Reason = z.string().min(1).max(1024)
-const Paging = {
-  after: z.coerce.number().int().nonnegative().optional(),
-  limit: z.coerce.number().int().min(1).max(MAX_PAGE).optional(),
-}
 
 /** `?scope=org:acme`: a shared claim's graph instead of the caller's own. */
 export const Scope = z.string().regex(/^[a-z][a-z0-9_-]{0,31}:[A-Za-z0-9_.:-]{1,128}$/, 'must be a claim such as org:acme')

@@ -23,6 +23,7 @@ import type { Stored } from '../ledger/envelope.ts'
 import { current } from '../ledger/headers.ts'
 import type { Json } from '../ledger/json.ts'
 import type { EdgeDraft, NodeDraft } from './graph.ts'
+import { EVENT, isSessionEvent } from '../session/events.ts'
 import { addressOf } from './vocabulary.ts'
 
 /** One graph write; applied in order, each idempotent. */
@@ -124,26 +125,29 @@ export function chainStep(state: ChainState, event: Stored, session: string, aut
 /** What `event` writes, its turn node named after event `turnId` (itself, or the origin event a linked copy stands for). */
 function mapEvent(state: ChainState, event: Stored, session: string, author: string, turnId: string): { state: ChainState; ops: ChainOp[] } {
   const next = { ...state, cursor: event.seq }
-  const p = event.payload as Record<string, Json>
   const time = event.time
-  if (event.type === 'session.next.created') {
+  if (!isSessionEvent(event)) return { state: next, ops: [] }
+  if (event.type === EVENT.created) {
+    const p = event.payload
     const conversation = conversationOf(session)
     const forked = current(event.headers, 'forked-from') as ForkedFrom | undefined
     const ops = openingOps(session, typeof p.title === 'string' ? p.title : null, author, time, forked)
     if (forked?.head) return { state: { ...next, conversation, last: forked.head, linked: true }, ops }
     return { state: { ...next, conversation, last: state.last ?? conversation }, ops }
   }
-  if (event.type === 'session.next.truncated') {
+  if (event.type === EVENT.truncated) {
+    const p = event.payload
     // Cuts recorded before they named their head moved the chain themselves.
     if (typeof p.head !== 'string') return { state: next, ops: [] }
     return { state: { ...next, last: p.head, user: null }, ops: truncationOps(session, p.head, Number(p.at), author, time) }
   }
-  if (event.type === 'session.next.admitted') {
+  if (event.type === EVENT.admitted) {
+    const p = event.payload
     // Kept only as long as a turn node keeps: the state is stored as one small value.
     return { state: { ...next, texts: { ...state.texts, [String(p.messageId)]: String(p.text).slice(0, TURN_TEXT_CHARS) } }, ops: [] }
   }
-  if (event.type === 'session.next.prompted') {
-    const ids = p.messageIds as string[]
+  if (event.type === EVENT.prompted) {
+    const ids = event.payload.messageIds
     const texts = { ...state.texts }
     const text = ids.map((id) => texts[id] ?? '').join('\n\n')
     for (const id of ids) delete texts[id]
@@ -152,13 +156,15 @@ function mapEvent(state: ChainState, event: Stored, session: string, author: str
     if (state.last) ops.push({ op: 'edge', edge: { source: turn, target: state.last, type: 'follows', author, time } })
     return { state: { ...next, texts, last: turn, user: turn }, ops }
   }
-  if (event.type === 'session.next.step.started') {
+  if (event.type === EVENT.stepStarted) {
+    const p = event.payload
     const model = `${String(p.provider)}/${String(p.model)}`
     const agent = addressOf('agent', nodeIdOf(model))
     if (agent === state.agent) return { state: next, ops: [] }
     return { state: { ...next, agent }, ops: [{ op: 'node', node: { kind: 'agent', id: agent.split('.')[2]!, text: model, author, time } }] }
   }
-  if (event.type === 'session.next.text') {
+  if (event.type === EVENT.text) {
+    const p = event.payload
     const turn = turnOf(turnId)
     const ops: ChainOp[] = [
       { op: 'node', node: turnNode(turn, String(p.text), { session, seq: event.seq, role: 'assistant', step: p.step ?? null }, author, time) },

@@ -1,11 +1,12 @@
 /**
  * The model catalog (spec §5): a dumb container. Providers are rows, models
  * nest under their provider (ids unique only within it). It answers get / all /
- * available / default and holds no behaviour; `compose.ts` fills it.
+ * available / default and holds no behaviour; `compose.ts` fills it. A
+ * `provider/model` reference is resolved in one place, `resolveModel`, with one
+ * pair of typed errors, wherever it comes from (a client, a plan, NEURON_MODEL, a turn).
  */
 import type { JsonObject } from '../ledger/json.ts'
-import { NeuronError } from '../core/errors.ts'
-import { UnknownModelError } from './errors.ts'
+import { ProviderNotConfiguredError, UnknownModelError } from './errors.ts'
 
 export type Modality = 'text' | 'image' | 'audio' | 'video' | 'pdf'
 
@@ -87,44 +88,67 @@ export interface Catalog {
  * const catalog = createCatalog(providers, { provider: 'local', model: 'echo-1' })
  * catalog.get('local', 'echo-1')?.model.limits.context
  */
-export function createCatalog(providers: Provider[], defaultRef: { provider: string; model: string }): Catalog {
-  const byId = new Map(providers.map((p) => [p.id, p]))
-  const resolve = (provider: Provider, model: ModelRow): ResolvedModel => ({
-    provider,
-    model,
-    endpoint: model.endpoint ?? provider.endpoint,
-  })
-  const all = providers.flatMap((p) => p.models.map((m) => resolve(p, m)))
-  const get = (providerId: string, modelId: string) => {
-    const provider = byId.get(providerId)
-    const model = provider?.models.find((m) => m.id === modelId)
-    return provider && model ? resolve(provider, model) : undefined
-  }
+export function createCatalog(providers: Provider[], defaultRef: ModelRef): Catalog {
+  const { get, all } = lookup(providers)
   const fallback = get(defaultRef.provider, defaultRef.model)
   if (!fallback) throw new UnknownModelError(defaultRef.provider, defaultRef.model)
   return {
     get,
-    all: () => all,
-    available: () => all.filter((m) => m.provider.enabled),
+    all,
+    available: () => all().filter((m) => m.provider.enabled),
     default: () => fallback,
     providers: () => providers,
   }
 }
 
+/** A model named by its provider's id and its own (which may itself hold a `/`). */
+export interface ModelRef {
+  provider: string
+  model: string
+}
+
 /**
- * Resolves a `provider/model` reference a client gave, or throws the 400 that says why not:
- * `UNKNOWN_MODEL` when the catalog has no such row, `PROVIDER_NOT_CONFIGURED` when its
- * provider has no credentials here.
+ * Splits `provider/model` at its first `/`: a model id may hold more (`openrouter/anthropic/claude-sonnet-4.5`).
  *
  * @example
- * resolveModelRef(catalog, 'local/echo-1').model.id // 'echo-1'
+ * parseModelRef('openrouter/anthropic/claude-sonnet-4.5') // { provider: 'openrouter', model: 'anthropic/claude-sonnet-4.5' }
  */
-export function resolveModelRef(catalog: Catalog, ref: string): ResolvedModel {
-  const [provider, ...rest] = ref.split('/')
-  const resolved = catalog.get(provider!, rest.join('/'))
-  if (!resolved) throw new NeuronError('UNKNOWN_MODEL', `no model ${ref} in the catalog`, { status: 400, details: { model: ref } })
-  if (!resolved.provider.enabled) {
-    throw new NeuronError('PROVIDER_NOT_CONFIGURED', `provider ${resolved.provider.id} has no credentials here`, { status: 400, details: { model: ref } })
-  }
+export function parseModelRef(ref: string): ModelRef {
+  const slash = ref.indexOf('/')
+  return slash < 0 ? { provider: ref, model: '' } : { provider: ref.slice(0, slash), model: ref.slice(slash + 1) }
+}
+
+/**
+ * The one model resolution: a `provider/model` reference (or its parts) in `catalog`, or the 400
+ * that says why not: `UNKNOWN_MODEL` when the catalog has no such row, `PROVIDER_NOT_CONFIGURED`
+ * (naming the env keys) when its provider has no credentials here. Session and orchestration
+ * creation, an agent's assignment, each provider turn and the default model all resolve here.
+ *
+ * @example
+ * resolveModel(catalog, 'local/echo-1').model.id // 'echo-1'
+ */
+export function resolveModel(catalog: Pick<Catalog, 'get'>, ref: string | ModelRef): ResolvedModel {
+  const { provider, model } = typeof ref === 'string' ? parseModelRef(ref) : ref
+  const resolved = catalog.get(provider, model)
+  if (!resolved) throw new UnknownModelError(provider, model)
+  if (!resolved.provider.enabled) throw new ProviderNotConfiguredError(resolved.provider.id, resolved.provider.env)
   return resolved
+}
+
+/**
+ * Every model of `providers`, and the look-up of one (`undefined` when there is no such row).
+ *
+ * @example
+ * lookup(providers).get('local', 'echo-1')?.endpoint
+ */
+export function lookup(providers: Provider[]): Pick<Catalog, 'get' | 'all'> {
+  const byId = new Map(providers.map((p) => [p.id, p]))
+  const resolved = (provider: Provider, model: ModelRow): ResolvedModel => ({ provider, model, endpoint: model.endpoint ?? provider.endpoint })
+  const all = providers.flatMap((p) => p.models.map((m) => resolved(p, m)))
+  const get = (providerId: string, modelId: string) => {
+    const provider = byId.get(providerId)
+    const model = provider?.models.find((m) => m.id === modelId)
+    return provider && model ? resolved(provider, model) : undefined
+  }
+  return { get, all: () => all }
 }

@@ -14,7 +14,7 @@ import { z } from 'zod'
 import { NeuronError } from '../core/errors.ts'
 import type { JsonObject } from '../ledger/json.ts'
 import { parseOrThrow } from '../core/validate.ts'
-import { type Catalog, createCatalog, type Provider, type ProviderRow } from './catalog.ts'
+import { type Catalog, createCatalog, lookup, type ModelRef, parseModelRef, type Provider, type ProviderRow, resolveModel } from './catalog.ts'
 import { CATALOG_SNAPSHOT } from './catalog-snapshot.ts'
 import { localFetch } from './local/fetch.ts'
 
@@ -89,24 +89,16 @@ function registerVendor(provider: Provider, env: EnvVars): Provider {
   }
 }
 
-function defaultModel(providers: Provider[], chosen: string | undefined): { provider: string; model: string } {
+function defaultModel(providers: Provider[], chosen: string | undefined): ModelRef {
   if (chosen) {
-    const slash = chosen.indexOf('/')
-    const ref = { provider: chosen.slice(0, slash), model: chosen.slice(slash + 1) }
-    const provider = providers.find((p) => p.id === ref.provider)
-    if (slash < 1 || !provider?.models.some((m) => m.id === ref.model)) {
-      throw new NeuronError('INVALID_CONFIG', `NEURON_MODEL "${chosen}" is not a provider/model in the catalog`, {
-        status: 500,
-        details: { NEURON_MODEL: chosen },
-      })
+    // Resolved as any reference is; a deployment that names a model it cannot call is misconfigured.
+    try {
+      resolveModel(lookup(providers), chosen)
+    } catch (error) {
+      const { code, message, details } = error as NeuronError
+      throw new NeuronError('INVALID_CONFIG', `NEURON_MODEL "${chosen}": ${message}`, { status: 500, details: { NEURON_MODEL: chosen, reason: code, ...details } })
     }
-    if (!provider.enabled) {
-      throw new NeuronError('INVALID_CONFIG', `NEURON_MODEL "${chosen}": provider ${provider.id} is not configured`, {
-        status: 500,
-        details: { NEURON_MODEL: chosen, env: provider.env },
-      })
-    }
-    return ref
+    return parseModelRef(chosen)
   }
   const vendor = providers.find((p) => p.enabled && p.id !== 'local' && p.models.length > 0)
   const fallback = vendor ?? providers.find((p) => p.id === 'local')

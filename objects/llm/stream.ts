@@ -4,8 +4,8 @@
  * events. Retries happen here and are yielded as `retry` events, never hidden
  * and never after output of that attempt was yielded, so nothing is duplicated.
  */
-import { UnknownModelError, ProviderError, ProviderNotConfiguredError } from './errors.ts'
-import type { Catalog } from './catalog.ts'
+import { ProviderError } from './errors.ts'
+import { type Catalog, resolveModel } from './catalog.ts'
 import { dialectFor } from './dialects/registry.ts'
 import { errorFromResponse } from './http-error.ts'
 import { RETRY_DEFAULTS, retryDelay, sleep as defaultSleep } from './retry.ts'
@@ -62,10 +62,7 @@ export async function* streamModelBatches(
   options: StreamOptions,
 ): AsyncGenerator<LlmEvent[], void, undefined> {
   const catalog = typeof options.catalog === 'function' ? await options.catalog() : options.catalog
-  const resolved = catalog.get(request.provider, request.model)
-  if (!resolved) throw new UnknownModelError(request.provider, request.model)
-  const { provider, model, endpoint } = resolved
-  if (!provider.enabled) throw new ProviderNotConfiguredError(provider.id, provider.env)
+  const { provider, model, endpoint } = resolveModel(catalog, request)
   const dialect = dialectFor(endpoint)
   // A named stage: tool names leave in the form vendors accept and come back canonical.
   const names = providerSafeNames(request)

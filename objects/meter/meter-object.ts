@@ -5,6 +5,7 @@
  */
 import { DurableObject } from 'cloudflare:workers'
 import type { Env } from '../core/env.ts'
+import { answerFailures } from '../core/rpc.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import { Chain } from '../ledger/chain.ts'
 import { type Folded, Ledger, migrateLedger } from '../ledger/ledger.ts'
@@ -78,5 +79,7 @@ export class MeterObject extends DurableObject<Env> {
     this.folded = this.ledger.fold(TOPIC, reduce, EMPTY, this.folded)
     return this.folded.state
   }
-
 }
+
+// Expected failures are answers, not uncaught errors (objects/core/rpc.ts); callers go through `settled`.
+answerFailures(MeterObject, ['requests', 'turn', 'totals'])

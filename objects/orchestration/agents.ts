@@ -5,9 +5,10 @@
  * the current prompt again whenever it is unsure it arrived.
  */
 import type { Env } from '../core/env.ts'
+import { settled } from '../core/rpc.ts'
 import { register } from '../directory/keys.ts'
 import type { Json } from '../ledger/json.ts'
-import { type BridgeDraft, bridge } from './bridge.ts'
+import { type BridgeDraft, bridge } from '../agent-link/bridge.ts'
 import { promptId } from './fanout.ts'
 import { declarePrompt, executePrompt, planPrompt } from './prompts.ts'
 import { agentSessionName, type OrchState } from './state.ts'
@@ -71,7 +72,7 @@ export class AgentChannel {
 
   private async deliver(token: string, draft: BridgeDraft): Promise<void> {
     const name = agentSessionName(this.options.orchestration, token)
-    const session = this.options.env.SESSIONS.getByName(name)
+    const session = settled(this.options.env.SESSIONS.getByName(name))
     // Registered before the delivery that creates it, as every session is, so the owner can read it.
     if (draft.type === 'orchestration.agent.assign') await register(this.options.env, `session:${name}`)
     await this.bridge.deliver(draft, (d) => session.receive(d))

@@ -14,12 +14,9 @@
  * naming anyone else, or no one, did not come from a turn this orchestration may act on: it is
  * refused (`AGENT_INPUT_REFUSED`) before anything is written.
  */
+import { orchestrationPrincipal } from '../agent-link/protocol.ts'
 import type { Header } from '../ledger/headers.ts'
 
-/** The principal an orchestration acts as: on its own decisions, and on the prompts it sends its agents. */
-export function orchestrationPrincipal(id: string): string {
-  return `orchestration:${id}`
-}
 
 /** Whose input an agent's input carries: one principal, and whether the owner steered the turn. */
 export interface AgentCause {

@@ -32,16 +32,8 @@ export const ORCH = {
   finished: 'orchestration.finished',
 } as const
 
-/** Inputs, on the control and agent addresses. */
-export const INPUT = {
-  cancel: 'orchestration.control.cancel',
-  plan: 'orchestration.agent.plan',
-  declare: 'orchestration.agent.declare',
-  report: 'orchestration.agent.report',
-  burn: 'orchestration.agent.burn',
-  failed: 'orchestration.agent.failed',
-  dead: 'orchestration.dead-letter',
-} as const
+/** Inputs, on the control and agent addresses (named where agents can read them too). */
+export { INPUT } from '../agent-link/protocol.ts'
 
 export interface OrchPayloads {
   /** `plan: null`: a planning turn produces it. `clearanceTimeoutMs`: absent on orchestrations created before it existed (the limit applies). */
@@ -66,6 +58,28 @@ export interface OrchPayloads {
   [ORCH.finished]: { status: 'completed' | 'failed' | 'cancelled'; reason: string }
 }
 export type OrchEvent = keyof OrchPayloads
+
+/**
+ * One decision: its `type` and the payload that type carries, so a fold that switches on `type`
+ * sees the payload narrowed without a cast.
+ *
+ * @example
+ * if (isOrchDecision(envelope) && envelope.type === ORCH.finished) envelope.payload.status
+ */
+export type OrchDecision = { [K in OrchEvent]: { type: K; payload: OrchPayloads[K] } }[OrchEvent]
+
+const DECISIONS: ReadonlySet<string> = new Set<string>(Object.values(ORCH))
+
+/**
+ * Whether `event` is one of the orchestration's decisions; then `type` narrows its payload (trusted
+ * as the orchestration wrote it).
+ *
+ * @example
+ * if (isOrchDecision(envelope)) reduce(envelope)
+ */
+export function isOrchDecision<E extends { type: string; payload?: unknown }>(event: E): event is E & OrchDecision {
+  return DECISIONS.has(event.type)
+}
 
 /** A cancel entry on the control address: the whole orchestration, or one package. */
 export interface CancelEntry {

@@ -20,6 +20,7 @@ import type { Env } from '../core/env.ts'
 import { authorize, type Caller, gateHeaders } from '../access/authorize.ts'
 import { NeuronError } from '../core/errors.ts'
 import { laterTurn } from '../core/event-loop.ts'
+import { answerFailures } from '../core/rpc.ts'
 import { Bus, on } from '../ledger/bus.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import type { Header } from '../ledger/headers.ts'
@@ -28,20 +29,21 @@ import { Ledger, migrateLedger } from '../ledger/ledger.ts'
 import type { Page } from '../ledger/page.ts'
 import { ORCHESTRATION_DECISIONS_PER_TURN } from '../core/limits.ts'
 import { composeCatalog, type EnvVars } from '../llm/compose.ts'
-import { OwnerCatalog } from '../session/owner-catalog.ts'
-import { answerClose, Subscribers } from '../session/streams.ts'
+import { OwnerCatalog } from '../llm/owner-catalog.ts'
+import { openStream, socketGone, socketMessage, type StreamHost } from '../delivery/endpoint.ts'
+import { SubscribeMessage } from '../delivery/protocol.ts'
+import { Subscribers } from '../delivery/subscribers.ts'
 import { parseOrThrow } from '../core/validate.ts'
 import { AgentChannel } from './agents.ts'
-import type { BridgeDraft } from './bridge.ts'
+import type { BridgeDraft } from '../agent-link/bridge.ts'
 import { budgetBreach } from './budgets.ts'
-import { orchestrationPrincipal } from './cause.ts'
+import { orchestrationPrincipal } from '../agent-link/protocol.ts'
 import { type CancelEntry, INPUT, ORCH, type OrchEvent, type OrchPayloads } from './events.ts'
 import { type InputHost, receiveInput } from './inputs.ts'
 import { checkPlan } from './plan.ts'
 import { CancelSchema, CLEARANCE_CLAIM, ClearanceSchema, CreateOrchestrationSchema } from './schemas.ts'
 import { unfinishedPackages, type Decision, nextDecision, tickActions } from './schedule.ts'
 import { type CancelOutcome, emptyOrchestration, type OrchestrationView, type OrchState, reduceOrchestration, viewOfOrchestration } from './state.ts'
-import { openStream, socketMessage } from './streams.ts'
 
 /** While packages run, the object wakes this often to re-deliver and to time packages out. */
 const TICK_MS = 2_000
@@ -60,12 +62,15 @@ export class OrchestrationObject extends DurableObject<Env> {
   private ticks = 0
   /** What agents' inputs use of this object (inputs.ts). */
   private readonly inputs: InputHost
+  /** What the stream fetch and the socket handlers use of this object (delivery/endpoint.ts): sockets only subscribe. */
+  private readonly streams: StreamHost
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
     this.ledger = new Ledger(ctx.storage)
     this.owned = new OwnerCatalog(env, composeCatalog(env as unknown as EnvVars))
     this.subscribers = new Subscribers(ctx, this.ledger, this.topic, () => this.state.lastSeq)
+    this.streams = { name: 'OrchestrationObject', kv: ctx.storage.kv, subscribers: this.subscribers, messages: SubscribeMessage, read: (caller) => void this.check(caller) }
     this.agents = new AgentChannel({
       env,
       orchestration: this.name,
@@ -180,20 +185,19 @@ export class OrchestrationObject extends DurableObject<Env> {
   // ── Streams ──────────────────────────────────────────────────────────────
 
   override async fetch(request: Request): Promise<Response> {
-    return openStream(request, this.subscribers, (caller) => this.check(caller))
+    return openStream(this.streams, request)
   }
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
-    socketMessage(ws, message, this.subscribers)
+    socketMessage(this.streams, ws, message)
   }
 
   override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
-    this.subscribers.socketsChanged()
-    answerClose(ws, code)
+    socketGone(this.streams, ws, code)
   }
 
-  override async webSocketError(): Promise<void> {
-    this.subscribers.socketsChanged()
+  override async webSocketError(ws: WebSocket): Promise<void> {
+    socketGone(this.streams, ws)
   }
 
   /**
@@ -383,3 +387,7 @@ export function orchestrationNotFound(id: string): NeuronError {
 function packageNotFound(id: string, pkg: string): NeuronError {
   return new NeuronError('PACKAGE_NOT_FOUND', `orchestration ${id} has no package ${pkg}`, { status: 404, details: { id, package: pkg } })
 }
+
+// Expected failures of the RPC surface are answers, not uncaught errors (objects/core/rpc.ts):
+// the routes and the agents' bridge call through `settled`.
+answerFailures(OrchestrationObject, ['create', 'view', 'history', 'cancel', 'decideClearance', 'receive'])

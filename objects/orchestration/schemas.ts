@@ -1,7 +1,7 @@
 /**
  * What an orchestration accepts: the bodies of its routes, and the inputs an
- * agent may send over the bridge. The route table generates the OpenAPI
- * document from the same schemas.
+ * agent may send over the bridge. The routes' declarations generate the
+ * OpenAPI document from the same schemas.
  */
 import { z } from 'zod'
 import { CLEARANCE_TIMEOUT_MS } from '../core/limits.ts'

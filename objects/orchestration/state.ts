@@ -8,7 +8,7 @@ import type { Stored } from '../ledger/envelope.ts'
 import type { Json } from '../ledger/json.ts'
 import { CLEARANCE_TIMEOUT_MS } from '../core/limits.ts'
 import type { Declaration } from './clearance.ts'
-import { ORCH, type OrchPayloads } from './events.ts'
+import { isOrchDecision, ORCH } from './events.ts'
 import type { Budget, PackageSpec } from './plan.ts'
 
 export type Beat = 'waiting' | 'assigned' | 'declared' | 'awaiting-human' | 'cleared' | 'executing' | 'reported' | 'failed' | 'blocked' | 'cancelled'
@@ -115,41 +115,41 @@ function packageOf(spec: PackageSpec): PackageState {
  */
 export function reduceOrchestration(state: OrchState, envelope: Stored): OrchState {
   const next: OrchState = { ...state, lastSeq: envelope.seq, lastId: envelope.id }
-  const p = envelope.payload as never
+  if (!isOrchDecision(envelope)) return next
   const pkg = (id: string, change: Partial<PackageState>) => {
     const current = state.packages.get(id)
     if (current) state.packages.set(id, { ...current, ...change })
   }
   switch (envelope.type) {
     case ORCH.created: {
-      const c = p as OrchPayloads[typeof ORCH.created]
+      const c = envelope.payload
       for (const spec of c.plan ?? []) state.packages.set(spec.id, packageOf(spec))
       return { ...next, exists: true, planned: c.plan !== null, goal: c.goal, owner: c.owner, share: c.share, model: c.model, budget: c.budget, maxAttempts: c.maxAttempts, timeoutMs: c.timeoutMs, clearanceTimeoutMs: c.clearanceTimeoutMs ?? CLEARANCE_TIMEOUT_MS, createdAt: envelope.time }
     }
     case ORCH.plannerAssigned:
-      return { ...next, planner: { token: (p as OrchPayloads[typeof ORCH.plannerAssigned]).token, since: envelope.time } }
+      return { ...next, planner: { token: envelope.payload.token, since: envelope.time } }
     case ORCH.planned: {
-      for (const spec of (p as OrchPayloads[typeof ORCH.planned]).plan) state.packages.set(spec.id, packageOf(spec))
+      for (const spec of envelope.payload.plan) state.packages.set(spec.id, packageOf(spec))
       return { ...next, planned: true }
     }
     case ORCH.inlined: {
-      const i = p as OrchPayloads[typeof ORCH.inlined]
+      const i = envelope.payload
       pkg(i.package, { inline: { agent: i.agent, reason: i.reason } })
       return next
     }
     case ORCH.assigned: {
-      const a = p as OrchPayloads[typeof ORCH.assigned]
+      const a = envelope.payload
       state.tokens.set(a.token, a.package)
       pkg(a.package, { beat: 'assigned', agent: a.token, attempts: a.attempt, declaration: null, since: envelope.time })
       return next
     }
     case ORCH.declared: {
-      const d = p as OrchPayloads[typeof ORCH.declared]
+      const d = envelope.payload
       pkg(d.package, { beat: 'declared', declaration: d.declaration })
       return next
     }
     case ORCH.refused: {
-      const r = p as OrchPayloads[typeof ORCH.refused]
+      const r = envelope.payload
       const current = state.packages.get(r.package)
       if (current) {
         const before = r.edges.map(([from]) => from).filter((from) => !current.needs.includes(from))
@@ -158,42 +158,42 @@ export function reduceOrchestration(state: OrchState, envelope: Stored): OrchSta
       return next
     }
     case ORCH.awaitingHuman:
-      pkg((p as OrchPayloads[typeof ORCH.awaitingHuman]).package, { beat: 'awaiting-human', since: envelope.time })
+      pkg(envelope.payload.package, { beat: 'awaiting-human', since: envelope.time })
       return next
     case ORCH.cleared:
-      pkg((p as OrchPayloads[typeof ORCH.cleared]).package, { beat: 'cleared' })
+      pkg(envelope.payload.package, { beat: 'cleared' })
       return next
     case ORCH.executing:
-      pkg((p as OrchPayloads[typeof ORCH.executing]).package, { beat: 'executing', since: envelope.time })
+      pkg(envelope.payload.package, { beat: 'executing', since: envelope.time })
       return next
     case ORCH.burned: {
-      const b = p as OrchPayloads[typeof ORCH.burned]
+      const b = envelope.payload
       const current = state.packages.get(b.package)
       if (current) pkg(b.package, { burn: { tokens: current.burn.tokens + b.tokens, cost: current.burn.cost + b.cost } })
       return { ...next, burn: { tokens: state.burn.tokens + b.tokens, cost: state.burn.cost + b.cost } }
     }
     case ORCH.reported: {
-      const r = p as OrchPayloads[typeof ORCH.reported]
+      const r = envelope.payload
       pkg(r.package, { beat: 'reported', result: r.result })
       return next
     }
     case ORCH.failed: {
-      const f = p as OrchPayloads[typeof ORCH.failed]
+      const f = envelope.payload
       pkg(f.package, f.retry ? { beat: 'waiting', agent: null, declaration: null, inline: null, reason: f.reason } : { beat: 'failed', reason: f.reason })
       return next
     }
     case ORCH.blocked: {
-      const b = p as OrchPayloads[typeof ORCH.blocked]
+      const b = envelope.payload
       pkg(b.package, { beat: 'blocked', reason: b.reason })
       return next
     }
     case ORCH.cancelled: {
-      const c = p as OrchPayloads[typeof ORCH.cancelled]
+      const c = envelope.payload
       pkg(c.package, { beat: 'cancelled', reason: c.reason })
       return next
     }
     case ORCH.finished: {
-      const f = p as OrchPayloads[typeof ORCH.finished]
+      const f = envelope.payload
       return { ...next, status: f.status, reason: f.reason }
     }
     default:

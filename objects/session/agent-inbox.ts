@@ -6,7 +6,7 @@
  * envelope is answered as the first was (`duplicate`) and a crash cannot lose one. Each prompt is
  * admitted as the orchestration's (`principal: orchestration:{id}`), which is how the agent's
  * inputs later say whose prompt caused them (orchestration/cause.ts). The session's model is
- * resolved as any session's is, through its owner's stored keys (owner-catalog.ts).
+ * resolved as any session's is, through its owner's stored keys (llm/owner-catalog.ts).
  *
  * The session object hands this module a port (`AgentInboxHost`) with exactly what it needs.
  *
@@ -20,8 +20,8 @@ import type { Header } from '../ledger/headers.ts'
 import { sha256Hex } from '../ledger/hash.ts'
 import { canonicalJson, type Json } from '../ledger/json.ts'
 import type { ResolvedModel } from '../llm/catalog.ts'
-import type { BridgeDraft } from '../orchestration/bridge.ts'
-import { orchestrationPrincipal } from '../orchestration/cause.ts'
+import type { BridgeDraft } from '../agent-link/bridge.ts'
+import { orchestrationPrincipal } from '../agent-link/protocol.ts'
 import { parseOrThrow } from '../core/validate.ts'
 import type { Receipt } from './admission.ts'
 import { type AgentAddress, AgentMessageSchema } from './agent.ts'

@@ -16,14 +16,14 @@ import { z } from 'zod'
 import { current } from '../ledger/headers.ts'
 import type { Json } from '../ledger/json.ts'
 import type { Ledger } from '../ledger/ledger.ts'
-import { INPUT } from '../orchestration/events.ts'
-import { bridge, type BridgeDraft } from '../orchestration/bridge.ts'
-import { orchestrationPrincipal } from '../orchestration/cause.ts'
-import type { OrchestrationObject } from '../orchestration/orchestration-object.ts'
+import { bridge, type BridgeDraft } from '../agent-link/bridge.ts'
+import { INPUT, orchestrationPrincipal } from '../agent-link/protocol.ts'
+import type { Env } from '../core/env.ts'
 import { NeuronError } from '../core/errors.ts'
+import { settled } from '../core/rpc.ts'
 import { Tool } from '../tools/tool.ts'
 import { Identifier } from '../core/validate.ts'
-import { EVENT, type EventPayloads, type EventType } from './events.ts'
+import { EVENT, type EventPayloads, type EventType, isEvent } from './events.ts'
 import type { Receipts } from './receipts.ts'
 
 export interface AgentAddress {
@@ -180,20 +180,20 @@ export class AgentLink {
   }
 
   /** Step boundaries: each step's exact burn, and a halt after a failure, go to the orchestration. */
-  observe<T extends EventType>(type: T, payload: EventPayloads[T]): Promise<Json> | null {
-    if (type === EVENT.prompted) {
-      const prompts = (payload as EventPayloads[typeof EVENT.prompted]).messageIds.slice(0, 16)
+  observe<T extends EventType>(event: { type: T; payload: EventPayloads[T] }): Promise<Json> | null {
+    if (isEvent(event, EVENT.prompted)) {
+      const prompts = event.payload.messageIds.slice(0, 16)
       // A prompt admitted with no principal came through the bridge before prompts carried one.
       const self = orchestrationPrincipal(this.address.orchestration)
       this.turn = { prompts, by: [...new Set(prompts.map((id) => this.turns.principalOf(id) ?? self))] }
       this.turns.save(this.turn)
     }
-    if (type === EVENT.stepEnded) {
-      const step = payload as EventPayloads[typeof EVENT.stepEnded]
+    if (isEvent(event, EVENT.stepEnded)) {
+      const step = event.payload
       const tokens = step.usage ? step.usage.inputTokens + step.usage.outputTokens : 0
       return this.send(this.draft(INPUT.burn, { step: step.step, tokens, cost: step.cost ?? 0 }))
     }
-    if (type === EVENT.halted && (payload as EventPayloads[typeof EVENT.halted]).reason === 'step-failed') {
+    if (isEvent(event, EVENT.halted) && event.payload.reason === 'step-failed') {
       return this.send(this.draft(INPUT.failed, { reason: 'the agent halted after a failed step' }))
     }
     return null
@@ -214,10 +214,10 @@ export class AgentLink {
  * @example
  * const agent = agentLinkOf(sessionName, env.ORCHESTRATIONS, (draft, error) => ledger.append(…), turns)
  */
-export function agentLinkOf(name: string, orchestrations: DurableObjectNamespace<OrchestrationObject>, deadLetter: (draft: BridgeDraft, error: unknown) => void, turns: AgentTurns): AgentLink | null {
+export function agentLinkOf(name: string, orchestrations: Env['ORCHESTRATIONS'], deadLetter: (draft: BridgeDraft, error: unknown) => void, turns: AgentTurns): AgentLink | null {
   const address = agentAddressOf(name)
   if (!address) return null
-  const orchestration = orchestrations.getByName(address.orchestration)
+  const orchestration = settled(orchestrations.getByName(address.orchestration))
   const toOrchestration = bridge({ deadLetter })
   return new AgentLink(
     address,

@@ -12,7 +12,6 @@ import type { Caller } from '../access/authorize.ts'
 import { graphToWrite } from '../graph/graphs.ts'
 import { type ChainOp, type ChainState, chainStep, emptyChain } from '../graph/turns.ts'
 import type { Ledger } from '../ledger/ledger.ts'
-import { settled } from '../core/rpc.ts'
 
 const KEY = 'graph.chain'
 const PAGE = 200
@@ -91,6 +90,6 @@ export class ChainWriter {
   }
 
   private async graph(owner: Caller) {
-    return settled(await graphToWrite(this.deps.env, owner))
+    return graphToWrite(this.deps.env, owner)
   }
 }

@@ -3,6 +3,7 @@
  * the session's topic. Every projection is a fold over these alone. Deltas
  * (tokens, tool-input fragments, progress) are air and never appear here.
  */
+import type { Stored } from '../ledger/envelope.ts'
 import type { Json } from '../ledger/json.ts'
 import type { FinishReason, Usage } from '../llm/types.ts'
 import type { PromptedBy } from './authority.ts'
@@ -32,6 +33,11 @@ export const EVENT = {
   halted: 'session.next.halted',
   truncated: 'session.next.truncated',
 } as const
+
+/** What every session event's type begins with (a display may leave it out). */
+export const EVENT_PREFIX = 'session.next.'
+// Fails to compile when a name leaves the prefix.
+EVENT satisfies Record<string, `${typeof EVENT_PREFIX}${string}`>
 
 export type Delivery = 'steer' | 'queue'
 
@@ -96,3 +102,46 @@ export interface EventPayloads {
 }
 
 export type EventType = keyof EventPayloads
+
+/**
+ * One session event: its `type` and the payload that type carries. A fold that switches on
+ * `type` sees the payload narrowed to that type's shape, without a cast.
+ *
+ * @example
+ * function textOf(event: SessionEvent): string | null {
+ *   return event.type === EVENT.text ? event.payload.text : null
+ * }
+ */
+export type SessionEvent = { [K in EventType]: { type: K; payload: EventPayloads[K] } }[EventType]
+
+/** The event of one type, e.g. `EventOf<typeof EVENT.text>`. */
+export type EventOf<K extends EventType> = Extract<SessionEvent, { type: K }>
+
+/** A stored envelope of the vocabulary, its payload exactly its type's (a stored `Stored & EventOf<K>` is one). */
+export type StoredEvent<K extends EventType = EventType> = Omit<Stored, 'type' | 'payload'> & EventOf<K>
+
+/** Every event type of the vocabulary, for checks at run time. */
+export const EVENT_TYPES: ReadonlySet<string> = new Set<string>(Object.values(EVENT))
+
+/**
+ * Whether `event` (a stored envelope, a frame's envelope, or a `{ type, payload }` pair) is one of
+ * the session's events; then `type` narrows its payload. The payload is trusted as the session
+ * wrote it: every type has a payload schema (event-schemas.ts) that a test holds each written event to.
+ *
+ * @example
+ * if (isSessionEvent(envelope) && envelope.type === EVENT.admitted) envelope.payload.messageId
+ */
+export function isSessionEvent<E extends { type: string; payload?: unknown }>(event: E): event is E & SessionEvent {
+  return EVENT_TYPES.has(event.type)
+}
+
+/**
+ * Whether `event` is the event of `type`, narrowing its payload (also where the event's type is a
+ * type parameter, which a `switch` cannot narrow).
+ *
+ * @example
+ * if (isEvent(envelope, EVENT.stepEnded)) envelope.payload.usage
+ */
+export function isEvent<E extends { type: string; payload?: unknown }, K extends EventType>(event: E, type: K): event is E & EventOf<K> {
+  return event.type === type
+}

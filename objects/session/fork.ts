@@ -14,7 +14,7 @@ import { NeuronError } from '../core/errors.ts'
 import { type ChainState, chainStep, emptyChain } from '../graph/turns.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import { Identifier } from '../core/validate.ts'
-import { EVENT } from './events.ts'
+import { EVENT, isEvent, isSessionEvent, type SessionEvent, type StoredEvent } from './events.ts'
 import { emptySession, reduceSession, type SessionState } from './projection.ts'
 
 /** `POST /v1/sessions/{id}/fork`: the origin's history sequence to fork after, and the new session's id. */
@@ -72,7 +72,7 @@ export async function* prefix(origin: Origin, caller: Caller, at: number): Async
 export interface PrefixScan {
   state: SessionState
   chain: ChainState
-  created: Stored
+  created: StoredEvent<typeof EVENT.created>
 }
 
 /**
@@ -84,9 +84,9 @@ export interface PrefixScan {
 export async function scanPrefix(events: AsyncIterable<Stored>, origin: string, owner: string, at: number): Promise<PrefixScan> {
   let state = emptySession()
   let chain = emptyChain()
-  let created: Stored | null = null
+  let created: StoredEvent<typeof EVENT.created> | null = null
   for await (const event of events) {
-    if (event.type === EVENT.created) created = event
+    if (isEvent(event, EVENT.created)) created = event
     state = reduceSession(state, event)
     chain = chainStep(chain, event, origin, owner).state
   }
@@ -102,11 +102,14 @@ export async function scanPrefix(events: AsyncIterable<Stored>, origin: string, 
 /** The most events a fork copies: they are held in memory so the copy is written in one atomic step. */
 export const MAX_FORK_EVENTS = 5_000
 
-/** The events a fork copies, in order; `FORK_TOO_LONG` past `MAX_FORK_EVENTS`. */
-export async function copiesOf(events: AsyncIterable<Stored>, scan: PrefixScan): Promise<Stored[]> {
-  const copies: Stored[] = []
+/**
+ * The events a fork copies, in order; `FORK_TOO_LONG` past `MAX_FORK_EVENTS`. A session's log holds
+ * only its vocabulary's events (test/session/event-schemas.test.ts), so each copy is typed by it.
+ */
+export async function copiesOf(events: AsyncIterable<Stored>, scan: PrefixScan): Promise<(Stored & SessionEvent)[]> {
+  const copies: (Stored & SessionEvent)[] = []
   for await (const event of events) {
-    if (!copied(event, scan)) continue
+    if (!isSessionEvent(event) || !copied(event, scan)) continue
     if (copies.length === MAX_FORK_EVENTS) {
       throw new NeuronError('FORK_TOO_LONG', `a fork copies at most ${MAX_FORK_EVENTS} events`, { status: 413, details: { limit: MAX_FORK_EVENTS } })
     }
@@ -118,8 +121,8 @@ export async function copiesOf(events: AsyncIterable<Stored>, scan: PrefixScan):
 /** Whether the fork copies an event: turn events yes; bookkeeping and prompts never promoted before `at`, no. */
 function copied(event: Stored, scan: PrefixScan): boolean {
   if (NOT_COPIED.has(event.type)) return false
-  if (event.type === EVENT.admitted) {
-    const { messageId } = event.payload as { messageId: string }
+  if (isEvent(event, EVENT.admitted)) {
+    const { messageId } = event.payload
     return !scan.state.pending.some((row) => row.messageId === messageId)
   }
   return true

@@ -17,7 +17,7 @@ import type { Folded, Ledger } from '../ledger/ledger.ts'
 import type { AssistantPart, LlmMessage } from '../llm/types.ts'
 import type { SourceValue } from './context-sources.ts'
 import { type Baseline, contextMessage, readBaseline } from './epoch.ts'
-import { EVENT, type EventPayloads } from './events.ts'
+import { EVENT, type EventOf, isEvent, isSessionEvent } from './events.ts'
 import type { SessionState } from './projection.ts'
 
 export interface HistoryState {
@@ -135,14 +135,14 @@ export function epochState(baseline: Baseline | null, pending: { messageId: stri
 /** The text of the admission at `seq`, read from the log. */
 export function admittedText(ledger: Ledger, topic: string, seq: number | undefined): string | undefined {
   const envelope = admittedAt(ledger, topic, seq)
-  return envelope ? (envelope.payload as EventPayloads[typeof EVENT.admitted]).text : undefined
+  return envelope?.payload.text
 }
 
 /** The `admitted` event at `seq` (one indexed read), or undefined when the event there is another. */
-export function admittedAt(ledger: Ledger, topic: string, seq: number | undefined): Stored | undefined {
+export function admittedAt(ledger: Ledger, topic: string, seq: number | undefined): (Stored & EventOf<typeof EVENT.admitted>) | undefined {
   if (seq === undefined) return undefined
   const [envelope] = ledger.byTopic(topic, { after: seq - 1, limit: 1 }).items
-  return envelope?.type === EVENT.admitted ? envelope : undefined
+  return envelope && isEvent(envelope, EVENT.admitted) ? envelope : undefined
 }
 
 /** Characters of messages as JSON: what a request's size grows by when they join it. */
@@ -157,22 +157,22 @@ export function sizeOf(messages: LlmMessage[]): number {
  * text from its `admitted` event in the log.
  */
 export function reduceHistory(state: HistoryState, envelope: Stored, textAt: (seq: number) => string | undefined): HistoryState {
-  const p = envelope.payload as never
+  if (!isSessionEvent(envelope)) return state
   switch (envelope.type) {
     case EVENT.contextChanged: {
-      const { values } = p as EventPayloads[typeof EVENT.contextChanged]
+      const { values } = envelope.payload
       const closed = close(state)
       const message = contextMessage(values)
       closed.messages.push(message)
       return { ...closed, sources: { ...closed.sources, ...values }, chars: closed.chars + JSON.stringify(message).length }
     }
     case EVENT.admitted:
-      state.admitted.set((p as EventPayloads[typeof EVENT.admitted]).messageId, envelope.seq)
+      state.admitted.set(envelope.payload.messageId, envelope.seq)
       return state
     case EVENT.prompted: {
       const closed = close(state)
       let chars = closed.chars
-      for (const id of (p as EventPayloads[typeof EVENT.prompted]).messageIds) {
+      for (const id of envelope.payload.messageIds) {
         const seq = closed.admitted.get(id)
         const message: LlmMessage = { role: 'user', content: (seq === undefined ? undefined : textAt(seq)) ?? '' }
         closed.messages.push(message)
@@ -184,34 +184,34 @@ export function reduceHistory(state: HistoryState, envelope: Stored, textAt: (se
     case EVENT.stepStarted:
       return { ...close(state), step: { reasoning: [], text: [], calls: new Map(), outcomes: [] } }
     case EVENT.reasoning: {
-      const { text, signature, redacted } = p as EventPayloads[typeof EVENT.reasoning]
+      const { text, signature, redacted } = envelope.payload
       state.step?.reasoning.push(
         redacted !== undefined ? { type: 'redacted-reasoning', data: redacted } : signature === undefined ? { type: 'reasoning', text } : { type: 'reasoning', text, signature },
       )
       return state
     }
     case EVENT.text:
-      state.step?.text.push({ type: 'text', text: (p as EventPayloads[typeof EVENT.text]).text })
+      state.step?.text.push({ type: 'text', text: envelope.payload.text })
       return state
     case EVENT.toolCalled: {
-      const { toolCallId, name, input } = p as EventPayloads[typeof EVENT.toolCalled]
+      const { toolCallId, name, input } = envelope.payload
       state.step?.calls.set(toolCallId, { name, input })
       return state
     }
     case EVENT.toolSucceeded: {
-      const { toolCallId, content } = p as EventPayloads[typeof EVENT.toolSucceeded]
+      const { toolCallId, content } = envelope.payload
       const call = state.step?.calls.get(toolCallId)
       if (call) state.step!.outcomes.push({ role: 'tool', toolCallId, name: call.name, content })
       return state
     }
     case EVENT.toolFailed: {
-      const { toolCallId, error } = p as EventPayloads[typeof EVENT.toolFailed]
+      const { toolCallId, error } = envelope.payload
       const call = state.step?.calls.get(toolCallId)
       if (call) state.step!.outcomes.push({ role: 'tool', toolCallId, name: call.name, content: `${error.code}: ${error.message}`, isError: true })
       return state
     }
     case EVENT.toolCancelled:
-      state.step?.calls.delete((p as EventPayloads[typeof EVENT.toolCancelled]).toolCallId)
+      state.step?.calls.delete(envelope.payload.toolCallId)
       return state
     default:
       return state

@@ -21,7 +21,7 @@ import type { Tool } from '../tools/tool.ts'
 import type { Delta } from './air.ts'
 import { HostCalls } from './host-calls.ts'
 import { checkOffer, type HostExecute, type OfferedTool } from './host-offer.ts'
-import type { SocketAttachment } from './streams.ts'
+import type { SocketAttachment } from '../delivery/subscribers.ts'
 import type { ClientMessage } from './ws-protocol.ts'
 
 export interface HostToolsDeps {

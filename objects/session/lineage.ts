@@ -66,7 +66,7 @@ export async function forkSession(host: LineageHost, caller: Caller, from: strin
     // The origin's turns up to now reach the graph before the fork is checked against them.
     await origin.writeChain(caller)
   }
-  const base = scan.created.payload as EventPayloads[typeof EVENT.created]
+  const base = scan.created.payload
   await host.chain.check(openingOps(host.name, base.title, caller.id, Date.now(), forkedFrom), caller)
   // The artifacts the copies name come first, one at a time: content-addressed, so a fork that
   // fails after this leaves at most blobs nothing names, never an event naming a missing blob.
@@ -81,7 +81,7 @@ export async function forkSession(host: LineageHost, caller: Caller, from: strin
   host.record(EVENT.created, { ...base, owner: caller.id, share: [] }, [...gateHeaders(caller, decision), { key: 'forked-from', value: { ...forkedFrom } }])
   // Copies are history, not new work: they are not metered again. Each names the event it copies
   // (the first original, for a copy of a copy), so the chain knows it as that turn.
-  for (const event of copies) host.publish(event.type as EventType, event.payload as never, [{ key: 'copied-from', value: originOf(event) }])
+  for (const event of copies) host.publish(event.type, event.payload, [{ key: 'copied-from', value: originOf(event) }])
   await writeChainNow(host)
 }
 

@@ -12,6 +12,7 @@
  * past that it keeps nothing and its snapshot says `complete: false` (the
  * durable events will carry the step's output).
  */
+import type { Frame } from '../delivery/frames.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import type { Delta } from './air.ts'
 import { EVENT } from './events.ts'
@@ -34,6 +35,9 @@ export interface StepSnapshot {
 
 /** Events that close the open step (its durable outcome has landed). */
 const CLOSERS = new Set<string>([EVENT.stepEnded, EVENT.stepFailed, EVENT.interrupted])
+
+/** What a session's subscribers receive: its events, its deltas, and the open step as the snapshot. */
+export type SessionFrame = Frame<Delta, StepSnapshot>
 
 /**
  * @example

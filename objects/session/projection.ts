@@ -11,7 +11,7 @@
  */
 import type { Stored } from '../ledger/envelope.ts'
 import type { PromptedBy } from './authority.ts'
-import { type Delivery, EVENT, type EventPayloads } from './events.ts'
+import { type Delivery, EVENT, isSessionEvent } from './events.ts'
 
 /** An admitted prompt waiting for promotion (its text stays in the log). */
 export interface InboxRow {
@@ -104,21 +104,21 @@ export function reduceSession(state: SessionState, envelope: Stored): SessionSta
     lastSeq: envelope.seq,
     lastId: envelope.id,
   }
-  const payload = envelope.payload as never
+  if (!isSessionEvent(envelope)) return next
   switch (envelope.type) {
     case EVENT.created: {
-      const p = payload as EventPayloads[typeof EVENT.created]
+      const p = envelope.payload
       return { ...next, exists: true, model: p.model, provider: p.provider, title: p.title, system: p.system, owner: p.owner, share: p.share, createdAt: envelope.time }
     }
     case EVENT.admitted: {
-      const p = payload as EventPayloads[typeof EVENT.admitted]
+      const p = envelope.payload
       return {
         ...next,
         pending: [...state.pending, { messageId: p.messageId, seq: envelope.seq, delivery: p.delivery }],
       }
     }
     case EVENT.prompted: {
-      const p = payload as EventPayloads[typeof EVENT.prompted]
+      const p = envelope.payload
       const ids = new Set(p.messageIds)
       return {
         ...next,
@@ -130,46 +130,46 @@ export function reduceSession(state: SessionState, envelope: Stored): SessionSta
       }
     }
     case EVENT.drainStarted:
-      return { ...next, run: (payload as EventPayloads[typeof EVENT.drainStarted]).run }
+      return { ...next, run: envelope.payload.run }
     case EVENT.drainEnded:
       return { ...next, run: null }
     case EVENT.stepStarted: {
-      const p = payload as EventPayloads[typeof EVENT.stepStarted]
+      const p = envelope.payload
       return { ...next, step: p.step, sent: p.chars ?? null, counts: { ...next.counts, steps: state.counts.steps + 1 } }
     }
     case EVENT.stepEnded: {
-      const p = payload as EventPayloads[typeof EVENT.stepEnded]
+      const p = envelope.payload
       const anchor = p.usage && p.usage.inputTokens > 0 && state.sent !== null ? { chars: state.sent, tokens: p.usage.inputTokens } : state.anchor
       return { ...next, step: null, loopOpen: p.finish === 'tool-calls', anchor, abandoned: 0 }
     }
     case EVENT.stepFailed:
-      return { ...next, step: null, abandoned: state.abandoned + byRestart((payload as EventPayloads[typeof EVENT.stepFailed]).error) }
+      return { ...next, step: null, abandoned: state.abandoned + byRestart(envelope.payload.error) }
     case EVENT.toolCalled: {
-      const p = payload as EventPayloads[typeof EVENT.toolCalled]
+      const p = envelope.payload
       return { ...next, running: { ...state.running, [p.toolCallId]: p.name }, counts: { ...next.counts, toolCalls: state.counts.toolCalls + 1 } }
     }
     case EVENT.toolSucceeded:
     case EVENT.toolFailed:
     case EVENT.toolCancelled: {
-      const { [(payload as { toolCallId: string }).toolCallId]: _settled, ...running } = state.running
+      const { [envelope.payload.toolCallId]: _settled, ...running } = state.running
       return { ...next, running }
     }
     case EVENT.interruptRequested: {
-      const p = payload as EventPayloads[typeof EVENT.interruptRequested]
+      const p = envelope.payload
       return { ...next, interrupt: { id: p.id, step: p.step, seq: envelope.seq, honoured: false } }
     }
     case EVENT.compactionStarted:
-      return { ...next, compaction: (payload as EventPayloads[typeof EVENT.compactionStarted]).id }
+      return { ...next, compaction: envelope.payload.id }
     case EVENT.compactionEnded: {
-      const p = payload as EventPayloads[typeof EVENT.compactionEnded]
+      const p = envelope.payload
       return { ...next, compaction: null, abandoned: state.abandoned + (p.outcome === 'failed' ? byRestart(p.error) : 0) }
     }
     case EVENT.epochStarted: {
-      const p = payload as EventPayloads[typeof EVENT.epochStarted]
+      const p = envelope.payload
       return { ...next, epoch: { baseline: p.baseline, seq: p.after }, anchor: null }
     }
     case EVENT.interrupted: {
-      const p = payload as EventPayloads[typeof EVENT.interrupted]
+      const p = envelope.payload
       const honoured = state.interrupt && p.request === state.interrupt.id ? { ...state.interrupt, honoured: true } : state.interrupt
       return { ...next, step: null, compaction: null, loopOpen: false, interrupt: honoured }
     }

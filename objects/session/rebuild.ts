@@ -9,7 +9,7 @@ import type { Stored } from '../ledger/envelope.ts'
 import type { Ledger } from '../ledger/ledger.ts'
 import type { LlmRequest, ToolSpec } from '../llm/types.ts'
 import { readBaseline } from './epoch.ts'
-import { EVENT, type EventPayloads } from './events.ts'
+import { EVENT, type EventPayloads, isEvent } from './events.ts'
 import { admittedText, epochState, reduceHistory } from './history.ts'
 import { emptySession, reduceSession } from './projection.ts'
 import { withoutCuts } from './truncation.ts'
@@ -27,14 +27,14 @@ export function rebuildRequest(ledger: Ledger, topic: string, step: string): Llm
   const cuts: EventPayloads[typeof EVENT.truncated][] = []
   walk(ledger, topic, Number.POSITIVE_INFINITY, (envelope) => {
     session = reduceSession(session, envelope)
-    if (envelope.type === EVENT.truncated) cuts.push(envelope.payload as unknown as EventPayloads[typeof EVENT.truncated])
-    if (envelope.type === EVENT.epochStarted) {
-      const p = envelope.payload as EventPayloads[typeof EVENT.epochStarted]
+    if (isEvent(envelope, EVENT.truncated)) cuts.push(envelope.payload)
+    if (isEvent(envelope, EVENT.epochStarted)) {
+      const p = envelope.payload
       // A compaction's epoch begins right after its end, so the inbox then is the inbox now.
       epoch = { baseline: p.baseline, after: p.after, pending: p.after === 0 ? [] : session.pending }
     }
-    if (envelope.type === EVENT.stepStarted && (envelope.payload as { step: string }).step === step) {
-      started = { seq: envelope.seq, payload: envelope.payload as EventPayloads[typeof EVENT.stepStarted] }
+    if (isEvent(envelope, EVENT.stepStarted) && envelope.payload.step === step) {
+      started = { seq: envelope.seq, payload: envelope.payload }
       return false
     }
     return true

@@ -5,7 +5,6 @@
  * the id rule only), so a browser, Node or a Worker can import it.
  */
 import { z } from 'zod'
-import { MAX_PAGE } from '../core/limits.ts'
 import { Identifier } from '../core/validate.ts'
 
 /** The body of `POST /v1/sessions`. */
@@ -37,18 +36,6 @@ export const PromptSchema = z.strictObject(PromptFields).refine(...oneOfTextOrPa
 
 /** A prompt as admission takes it: validated, its delivery defaulted. */
 export type PromptInput = z.output<typeof PromptSchema>
-
-/** `?after=&limit=` of the paged session routes. */
-export const PageQuery = z.strictObject({
-  after: z.coerce.number().int().nonnegative().default(0),
-  limit: z.coerce.number().int().min(1).max(MAX_PAGE).default(100),
-})
-
-/** The query a stream route accepts: where to resume, and a ticket when there is no bearer header. */
-export const StreamQuery = z.strictObject({
-  after: z.coerce.number().int().nonnegative().optional(),
-  ticket: z.string().optional(),
-})
 
 /** An artifact of a session's store, as events name it (`sha256:` and 64 hex digits) or by its hash alone. */
 export const ArtifactRef = z.string().regex(/^(sha256:)?[0-9a-f]{64}$/, 'must be sha256: followed by 64 lowercase hex digits')

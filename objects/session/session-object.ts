@@ -20,7 +20,7 @@ import { Ledger, migrateLedger } from '../ledger/ledger.ts'
 import type { Page } from '../ledger/page.ts'
 import type { Catalog } from '../llm/catalog.ts'
 import { composeCatalog, type EnvVars } from '../llm/compose.ts'
-import { answerFailures } from '../core/rpc.ts'
+import { answerFailures, settled } from '../core/rpc.ts'
 import { ToolRegistry } from '../tools/registry.ts'
 import type { McpServerStatus, McpToolset } from '../tools/mcp/toolset.ts'
 import { parseOrThrow } from '../core/validate.ts'
@@ -29,12 +29,12 @@ import type { Receipt } from './admission.ts'
 import { admitPrompt, type IntakeHost, requestInterrupt } from './intake.ts'
 import { InterruptSchema, type InterruptReply } from './control.ts'
 import { defaultSources } from './context-sources.ts'
-import { OwnerCatalog } from './owner-catalog.ts'
+import { OwnerCatalog } from '../llm/owner-catalog.ts'
 import { contextMemory, type SessionGrant } from './authority.ts'
 import { SessionConfig } from './session-config.ts'
 import type { ConfigVersion } from '../config/versions.ts'
 import { ChainWriter } from './chain-writer.ts'
-import { EVENT, type EventPayloads, type EventType } from './events.ts'
+import { EVENT, type EventPayloads, type EventType, isEvent } from './events.ts'
 import { History } from './history.ts'
 import { forkSession, type LineageHost, sessionExists, truncateSession } from './lineage.ts'
 import { emptySession, reduceSession, type SessionState, type SessionView, viewOf } from './projection.ts'
@@ -46,11 +46,14 @@ import type { Runner } from './runner.ts'
 import { sessionRunner } from './session-runner.ts'
 import { HostTools } from './host-tools.ts'
 import { ArtifactRef, CreateSessionSchema, PromptSchema } from './schemas.ts'
-import { openStream, socketGone, socketMessage, type StreamHost } from './stream-endpoint.ts'
-import { Subscribers } from './streams.ts'
+import { openStream, socketGone, socketMessage, type StreamHost } from '../delivery/endpoint.ts'
+import { Subscribers } from '../delivery/subscribers.ts'
+import { OpenStep, type StepSnapshot } from './open-step.ts'
+import { sessionStream } from './socket.ts'
+import type { ClientMessage } from './ws-protocol.ts'
 import { Watchdog } from './watchdog.ts'
 import { Wakeup } from './wakeup.ts'
-import type { BridgeDraft } from '../orchestration/bridge.ts'
+import type { BridgeDraft } from '../agent-link/bridge.ts'
 import { type AgentLink, agentAddressOf, agentTurns } from './agent.ts'
 import { type AgentInboxHost, receiveAgentMessage } from './agent-inbox.ts'
 import { composeToolset } from './toolset.ts'
@@ -69,7 +72,7 @@ export class SessionObject extends DurableObject<Env> {
   protected readonly sources = defaultSources()
   protected readonly runner: Runner
   protected readonly access: SessionAccess
-  protected readonly subscribers: Subscribers
+  protected readonly subscribers: Subscribers<Delta, StepSnapshot>
   protected readonly bus: Bus
   protected readonly receipts: Receipts
   protected readonly chain: ChainWriter
@@ -85,8 +88,8 @@ export class SessionObject extends DurableObject<Env> {
   private readonly wakeup: Wakeup
   /** What forking and truncating use of this object (lineage.ts). */
   private readonly lineage: LineageHost
-  /** What the stream fetch and the socket handlers use of this object (stream-endpoint.ts). */
-  private readonly streams: StreamHost
+  /** What the stream fetch and the socket handlers use of this object (socket.ts, delivery/endpoint.ts). */
+  private readonly streams: StreamHost<ClientMessage>
   /** What an orchestration's messages use of this object (agent-inbox.ts). */
   private readonly inbox: AgentInboxHost
   /** What admitting prompts and recording interrupts use of this object (intake.ts). */
@@ -100,7 +103,7 @@ export class SessionObject extends DurableObject<Env> {
     this.owned = new OwnerCatalog(env, this.catalog)
     this.access = new SessionAccess(this.ledger, `${this.topic}.denials`, () => this.name, agentAddressOf(this.name) !== null)
     this.receipts = new Receipts(ctx.storage.kv)
-    this.subscribers = new Subscribers(ctx, this.ledger, this.topic, () => this.state.lastSeq)
+    this.subscribers = new Subscribers(ctx, this.ledger, this.topic, () => this.state.lastSeq, new OpenStep())
     // The session's address is held, so its events are stored before delivery; `.air` is not:
     // deltas reach whoever listens and are gone.
     this.bus = new Bus({ ledger: this.ledger, author: 'object:session', holds: [this.topic] })
@@ -121,7 +124,7 @@ export class SessionObject extends DurableObject<Env> {
       grant: () => this.grant(),
     })
     // The owner's document with this session's overrides laid over it (session-config.ts).
-    this.overrides = new SessionConfig(this.ledger, this.topic, async () => (await this.env.CONFIGS.getByName(this.state.owner).current()).document)
+    this.overrides = new SessionConfig(this.ledger, this.topic, async () => (await settled(this.env.CONFIGS.getByName(this.state.owner)).current()).document)
     const composed = composeToolset({
       env,
       name: this.name,
@@ -146,7 +149,7 @@ export class SessionObject extends DurableObject<Env> {
       air: (delta) => void this.bus.publish(this.air, delta.type, delta),
       timeoutMs: Number(env.HOST_CALL_TIMEOUT_MS) || HOST_CALL_TIMEOUT_MS,
     })
-    this.streams = {
+    this.streams = sessionStream({
       kv: ctx.storage.kv,
       subscribers: this.subscribers,
       hostTools: this.hostTools,
@@ -154,7 +157,7 @@ export class SessionObject extends DurableObject<Env> {
       // The socket validated the prompt already; HTTP's `prompt` below validates its body.
       prompt: (caller, input) => admitPrompt(this.intake, input, this.access.promptHeaders(this.state, caller)),
       interrupt: (caller, body) => this.interrupt(caller, body),
-    }
+    })
     this.lineage = {
       name: this.name,
       topic: this.topic,
@@ -322,7 +325,7 @@ export class SessionObject extends DurableObject<Env> {
     return { cursor: (await this.chain.state()).cursor }
   }
 
-  // ── Streams: SSE and hibernatable WebSockets (stream-endpoint.ts) ─────────
+  // ── Streams: SSE and hibernatable WebSockets (delivery/endpoint.ts) ─────────
 
   override async fetch(request: Request): Promise<Response> {
     return openStream(this.streams, request)
@@ -365,12 +368,13 @@ export class SessionObject extends DurableObject<Env> {
    */
   protected record<T extends EventType>(type: T, payload: EventPayloads[T], headers: Header[] = []): Stored {
     const envelope = this.publish(type, payload, headers)
-    if (type === EVENT.stepEnded) this.meterTurn(payload as EventPayloads[typeof EVENT.stepEnded])
+    const event = { type, payload }
+    if (isEvent(event, EVENT.stepEnded)) this.meterTurn(event.payload)
     if (type === EVENT.drainEnded) this.writeChainLater()
-    if (type === EVENT.toolSucceeded || type === EVENT.toolFailed || type === EVENT.toolCancelled) {
-      this.hostTools.settled((payload as EventPayloads[typeof EVENT.toolFailed]).toolCallId)
+    if (isEvent(event, EVENT.toolSucceeded) || isEvent(event, EVENT.toolFailed) || isEvent(event, EVENT.toolCancelled)) {
+      this.hostTools.settled(event.payload.toolCallId)
     }
-    const told = this.agent?.observe(type, payload)
+    const told = this.agent?.observe(event)
     if (told) this.ctx.waitUntil(told.catch((error: unknown) => console.error('agent: step boundary not delivered', { session: this.name, error })))
     return envelope
   }
@@ -421,11 +425,11 @@ export class SessionObject extends DurableObject<Env> {
 
   private meterTurn(step: EventPayloads[typeof EVENT.stepEnded]): void {
     if (!step.usage || !this.state.owner) return
-    const metered = this.env.METERS.getByName(this.state.owner).turn({ session: this.name, step: step.step, usage: step.usage, cost: step.cost })
+    const metered = settled(this.env.METERS.getByName(this.state.owner)).turn({ session: this.name, step: step.step, usage: step.usage, cost: step.cost })
     this.ctx.waitUntil(metered.catch((error: unknown) => console.error('meter: turn not recorded', { session: this.name, error })))
   }
 }
 
 // Expected failures of the RPC surface are answers, not uncaught errors (objects/core/rpc.ts);
 // a call to one of these from inside the object goes through `settle`.
-answerFailures(SessionObject, ['create', 'view', 'mcpServers', 'config', 'putConfig', 'prompt', 'interrupt', 'history', 'denials', 'forkFrom', 'truncate', 'writeChain', 'readArtifact'])
+answerFailures(SessionObject, ['create', 'view', 'mcpServers', 'config', 'putConfig', 'prompt', 'interrupt', 'history', 'denials', 'forkFrom', 'truncate', 'writeChain', 'readArtifact', 'receive'])

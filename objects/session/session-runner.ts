@@ -11,7 +11,7 @@
  */
 import type { Stored } from '../ledger/envelope.ts'
 import type { Ledger } from '../ledger/ledger.ts'
-import type { Catalog } from '../llm/catalog.ts'
+import type { Catalog, ModelRow } from '../llm/catalog.ts'
 import { costOf } from '../llm/cost.ts'
 import type { ToolRegistry } from '../tools/registry.ts'
 import type { Delta } from './air.ts'
@@ -20,7 +20,7 @@ import { budgetOf } from './budget.ts'
 import type { ContextSources } from './context-sources.ts'
 import type { EventPayloads, EventType } from './events.ts'
 import { admittedAt, type History } from './history.ts'
-import type { OwnerCatalog } from './owner-catalog.ts'
+import type { OwnerCatalog } from '../llm/owner-catalog.ts'
 import type { SessionState } from './projection.ts'
 import { Runner } from './runner.ts'
 import { Truncations } from './truncation.ts'
@@ -48,9 +48,15 @@ export interface SessionRunnerParts {
 export function sessionRunner(parts: SessionRunnerParts): Runner {
   const { name, transcript, catalog } = parts
   const truncations = new Truncations(parts.ledger, parts.topic)
+  // The row of the model a step uses, looked up once per model rather than at each step's budget and cost.
+  let last: { provider: string; model: string; row: ModelRow | undefined } | undefined
+  const rowOf = (provider: string, model: string): ModelRow | undefined => {
+    if (last?.provider !== provider || last.model !== model) last = { provider, model, row: catalog.get(provider, model)?.model }
+    return last.row
+  }
   const modelRow = () => {
     const state = parts.state()
-    return catalog.get(state.provider, state.model)?.model
+    return rowOf(state.provider, state.model)
   }
   return new Runner({
     sessionId: name,
@@ -70,7 +76,7 @@ export function sessionRunner(parts: SessionRunnerParts): Runner {
     },
     stream: (request, signal) => parts.owned.stream(parts.state().owner, request, signal),
     cost: (provider, model, usage) => {
-      const row = catalog.get(provider, model)?.model
+      const row = rowOf(provider, model)
       return row ? costOf(row, usage).total : null
     },
     keepArtifact: (text, kind = 'text/plain') => parts.ledger.artifacts.put(new TextEncoder().encode(text), kind).ref,

@@ -11,7 +11,7 @@
  */
 import type { Stored } from '../ledger/envelope.ts'
 import type { Ledger } from '../ledger/ledger.ts'
-import { EVENT, type EventPayloads } from './events.ts'
+import { EVENT, isEvent } from './events.ts'
 import { emptySession, reduceSession, type SessionState } from './projection.ts'
 import type { Receipts } from './receipts.ts'
 
@@ -38,8 +38,8 @@ export function restore(kv: SyncKvStorage, ledger: Ledger, topic: string, receip
   const snapshot = kv.get<Snapshot>(KEY)
   if (snapshot?.v === SNAPSHOT_VERSION) return ledger.fold(topic, reduceSession, snapshot.state, { state: snapshot.state, cursor: snapshot.state.lastSeq }).state
   const reindex = (state: SessionState, envelope: Stored): SessionState => {
-    if (envelope.type === EVENT.admitted) {
-      const { messageId, digest } = envelope.payload as unknown as EventPayloads[typeof EVENT.admitted]
+    if (isEvent(envelope, EVENT.admitted)) {
+      const { messageId, digest } = envelope.payload
       receipts.put(messageId, { seq: envelope.seq, digest })
     }
     return reduceSession(state, envelope)

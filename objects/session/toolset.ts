@@ -14,7 +14,7 @@ import { instructionsOf } from '../config/instructions.ts'
 import { skillIndex, skillsOf, skillTool } from '../config/skills.ts'
 import { PINNED_KEY, pinnedMemories } from '../graph/pinned.ts'
 import type { Json, JsonObject } from '../ledger/json.ts'
-import type { BridgeDraft } from '../orchestration/bridge.ts'
+import type { BridgeDraft } from '../agent-link/bridge.ts'
 import { settled } from '../core/rpc.ts'
 import { calculator } from '../tools/builtins/calculator.ts'
 import { memoryTools, type MemoryHost } from '../tools/builtins/memory.ts'
@@ -58,7 +58,7 @@ export function composeToolset(host: ToolsetHost): { mcp: McpToolset; agent: Age
   const mcp = new McpToolset({
     registry: tools,
     servers: async () => mcpServersOf(await config()),
-    access: async () => (ownerId() ? await env.CONFIGS.getByName(ownerId()).mcpAccess(ownerId()) : { headers: {}, grants: {} }),
+    access: async () => (ownerId() ? await settled(env.CONFIGS.getByName(ownerId())).mcpAccess(ownerId()) : { headers: {}, grants: {} }),
     token: async (server, url, stale) => (ownerId() ? await settled(env.CONFIGS.getByName(ownerId())).mcpAccessToken(ownerId(), server, url, stale) : null),
     development: policy.development,
   })

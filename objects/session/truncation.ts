@@ -12,7 +12,7 @@ import type { Stored } from '../ledger/envelope.ts'
 import { type Folded, Ledger } from '../ledger/ledger.ts'
 import type { Page, PageOptions } from '../ledger/page.ts'
 import type { LlmMessage } from '../llm/types.ts'
-import { EVENT, type EventPayloads } from './events.ts'
+import { EVENT, type EventPayloads, isEvent } from './events.ts'
 import { History } from './history.ts'
 import type { SessionState } from './projection.ts'
 
@@ -33,7 +33,7 @@ export class Truncations {
 
   /** The messages the model is shown: the epoch's history without its cut ranges. */
   view(messages: LlmMessage[], epoch: SessionState['epoch']): LlmMessage[] {
-    this.folded = this.ledger.fold(this.topic, (cuts: Cut[], e) => (e.type === EVENT.truncated ? [...cuts, e.payload as unknown as Cut] : cuts), [], this.folded)
+    this.folded = this.ledger.fold(this.topic, (cuts: Cut[], e) => (isEvent(e, EVENT.truncated) ? [...cuts, e.payload] : cuts), [], this.folded)
     return withoutCuts(messages, this.folded.state, epochKey(epoch))
   }
 }

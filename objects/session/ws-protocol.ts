@@ -1,14 +1,14 @@
 /**
- * The WebSocket protocol of a session: what a client may send on the socket, and how a
- * message and a stream's resume point are read (the same limits as an HTTP body).
- * Replies and events use the same shapes as HTTP (see `frames.ts`); the
- * `host.*` messages are a browser host's (docs/host-tools.md).
+ * The WebSocket protocol of a session: what a client may send on the socket beyond the
+ * `subscribe` every stream accepts (delivery/protocol.ts, which also reads each message under
+ * an HTTP body's limits). Replies and events use the same shapes as HTTP (delivery/frames.ts);
+ * the `host.*` messages are a browser host's (docs/host-tools.md).
+ *
+ * @example
+ * parseOrThrow(ClientMessageSchema, readMessage(raw), 'INVALID_MESSAGE') // { type: 'prompt', text: 'hi', … }
  */
 import { z } from 'zod'
-import { NeuronError } from '../core/errors.ts'
-import { utf8Length } from '../ledger/json.ts'
-import { MAX_BODY_BYTES } from '../core/limits.ts'
-import { parseJson } from '../core/parse-json.ts'
+import { SubscribeMessage } from '../delivery/protocol.ts'
 import { HostOfferSchema } from './host-offer.ts'
 import { oneOfTextOrParts, PromptFields } from './schemas.ts'
 
@@ -28,7 +28,7 @@ const HostResultSchema = z
   })
 
 export const ClientMessageSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('subscribe'), after: z.number().int().nonnegative().default(0) }),
+  SubscribeMessage,
   // Validated here as HTTP validates a prompt body, so the socket's prompt is parsed once.
   z.strictObject({ type: z.literal('prompt'), ...PromptFields }).refine(...oneOfTextOrParts),
   z.strictObject({ type: z.literal('interrupt'), id: z.string().optional(), step: z.string().optional(), reason: z.string().optional() }),
@@ -40,31 +40,3 @@ export const ClientMessageSchema = z.discriminatedUnion('type', [
 ])
 
 export type ClientMessage = z.output<typeof ClientMessageSchema>
-
-/** The caller of a stream request, as the gate established it (set by the worker, never by clients). */
-export const CALLER_HEADER = 'x-neuron-caller'
-/** The one-use ticket a stream request was authenticated with, if any. */
-export const TICKET_HEADER = 'x-neuron-ticket'
-/** When the credential a stream request was authenticated with expires (epoch seconds, set by the worker): the stream ends then. */
-export const AUTH_EXPIRY_HEADER = 'x-neuron-auth-exp'
-
-/** A client's WebSocket message as JSON, under the same size and nesting limits as an HTTP body. */
-export function readMessage(message: string | ArrayBuffer): unknown {
-  const bytes = typeof message === 'string' ? utf8Length(message) : message.byteLength
-  if (bytes > MAX_BODY_BYTES) {
-    throw new NeuronError('PAYLOAD_TOO_LARGE', `a WebSocket message is ${bytes} bytes; the limit is ${MAX_BODY_BYTES}`, {
-      status: 413,
-      details: { maxBytes: MAX_BODY_BYTES },
-    })
-  }
-  return parseJson(typeof message === 'string' ? message : new TextDecoder().decode(message), { what: 'a WebSocket message' })
-}
-
-/** Where a stream resumes: `Last-Event-ID` (SSE's own resume) or `?after=`, a sequence already seen. */
-export function afterOf(request: Request, url: URL): number {
-  const after = Number(request.headers.get('last-event-id') ?? url.searchParams.get('after') ?? 0)
-  if (!Number.isInteger(after) || after < 0) {
-    throw new NeuronError('INVALID_QUERY', 'after / Last-Event-ID must be a non-negative integer sequence', { status: 400 })
-  }
-  return after
-}

@@ -12,7 +12,7 @@
  * const transcript = new Transcript()
  * for await (const frame of socket.frames()) if (transcript.apply(frame)) render(transcript.lines)
  */
-import type { SessionFrame } from '../../client/index.ts'
+import { EVENT, isSessionEvent, type SessionFrame } from '../../client/index.ts'
 
 export interface Line {
   key: string
@@ -24,7 +24,6 @@ export interface Line {
 
 const MAX_LINES = 500
 const MAX_TEXT = 4_000
-const P = 'session.next.'
 
 export class Transcript {
   lines: Line[] = []
@@ -37,27 +36,32 @@ export class Transcript {
   apply(frame: SessionFrame): boolean {
     if (frame.kind === 'delta') return this.#delta(frame.delta as { type: string; step?: string; text?: string; toolCallId?: string; progress?: unknown })
     if (frame.kind !== 'event') return false
-    const { seq, type } = frame.envelope
+    const { seq } = frame.envelope
     if (seq <= this.last) return false
     this.last = seq
-    const p = (frame.envelope.payload ?? {}) as Record<string, any>
-    switch (type) {
-      case `${P}admitted`:
-        return this.#add({ key: `admitted:${seq}`, kind: 'you', text: String(p.text) })
-      case `${P}text`:
-        return this.#add({ key: `text:${p.step}`, kind: 'model', text: String(p.text) }, true)
-      case `${P}tool.called`:
+    const event = frame.envelope
+    if (!isSessionEvent(event)) return false
+    switch (event.type) {
+      case EVENT.admitted:
+        return this.#add({ key: `admitted:${seq}`, kind: 'you', text: event.payload.text })
+      case EVENT.text:
+        return this.#add({ key: `text:${event.payload.step}`, kind: 'model', text: event.payload.text }, true)
+      case EVENT.toolCalled: {
+        const p = event.payload
         return this.#add({ key: `tool:${p.step}:${p.toolCallId}`, kind: 'tool', text: `${p.name} ${JSON.stringify(p.input)}` })
-      case `${P}tool.succeeded`:
-        return this.#add({ key: `result:${p.step}:${p.toolCallId}`, kind: 'result', text: String(p.content) })
-      case `${P}tool.failed`:
-        return this.#add({ key: `result:${p.step}:${p.toolCallId}`, kind: 'error', text: `${p.error?.code}: ${p.error?.message}` })
-      case `${P}tool.cancelled`:
-        return this.#add({ key: `result:${p.step}:${p.toolCallId}`, kind: 'note', text: `cancelled: ${p.reason}` })
-      case `${P}step.failed`:
-        return this.#add({ key: `failed:${seq}`, kind: 'error', text: `${p.error?.code}: ${p.error?.message}` })
-      case `${P}interrupted`:
-        return this.#add({ key: `interrupted:${seq}`, kind: 'note', text: `interrupted (${p.reason})` })
+      }
+      case EVENT.toolSucceeded:
+        return this.#add({ key: `result:${event.payload.step}:${event.payload.toolCallId}`, kind: 'result', text: event.payload.content })
+      case EVENT.toolFailed: {
+        const p = event.payload
+        return this.#add({ key: `result:${p.step}:${p.toolCallId}`, kind: 'error', text: `${p.error.code}: ${p.error.message}` })
+      }
+      case EVENT.toolCancelled:
+        return this.#add({ key: `result:${event.payload.step}:${event.payload.toolCallId}`, kind: 'note', text: `cancelled: ${event.payload.reason}` })
+      case EVENT.stepFailed:
+        return this.#add({ key: `failed:${seq}`, kind: 'error', text: `${event.payload.error.code}: ${event.payload.error.message}` })
+      case EVENT.interrupted:
+        return this.#add({ key: `interrupted:${seq}`, kind: 'note', text: `interrupted (${event.payload.reason})` })
       default:
         return false
     }

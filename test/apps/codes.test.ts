@@ -1,4 +1,4 @@
-/** The codes the app routes answer are the codes their rows in the route table document. */
+/** The codes the app routes answer are the codes their declarations document. */
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ROUTES } from '../../worker/openapi/routes.ts'
 import { api } from '../support/api.ts'
@@ -33,6 +33,7 @@ describe('app route codes', () => {
       ['post', '/v1/apps/installs/counter/call', json('POST', { method: 'count', input: {}, kind: 'update' }), 'METHOD_KIND_MISMATCH'],
       ['post', '/v1/apps/installs/counter/call', json('POST', { method: 'nope', input: {} }), 'UNKNOWN_METHOD'],
       ['post', '/v1/apps/installs/counter/backend-calls', json('POST', { origin: 'ftp://x' }), 'INVALID_ORIGIN'],
+      ['post', '/v1/apps/installs/counter/backend-calls', json('POST', { origin: 'http://10.0.0.1' }), 'URL_REFUSED'],
       ['delete', '/v1/apps/installs/counter/backend-calls', { method: 'DELETE' }, 'INVALID_QUERY'],
       ['post', '/v1/apps/installs/counter/connections/mail/reveal', { method: 'POST' }, 'CLAIM_REQUIRED'],
       ['post', '/v1/apps/installs/counter/vetkeys', json('POST', { derivationPath: 'p' }), 'INVALID_REQUEST'],

@@ -1,5 +1,5 @@
 /**
- * The route table is the single source of the API contract: these tests hold it
+ * The route declarations are the single source of the API contract: these tests hold them
  * to what the worker does (the body limits it enforces, the codes it answers) and
  * to what docs/api.md states, and check the generated document is complete.
  */

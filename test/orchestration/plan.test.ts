@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { bridge } from '../../objects/orchestration/bridge.ts'
+import { bridge } from '../../objects/agent-link/bridge.ts'
 import { clear } from '../../objects/orchestration/clearance.ts'
 import { checkPlan, dependsOn, planProblem } from '../../objects/orchestration/plan.ts'
 import { parseCommands } from '../../objects/llm/local/commands.ts'

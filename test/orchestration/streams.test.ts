@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import { MAX_BODY_BYTES } from '../../objects/core/limits.ts'
 import { api } from '../support/api.ts'
+import { token } from '../support/auth.ts'
 import { decisions, finished, newOrchestration, script, waitUntil } from '../support/orchestration.ts'
 import { openSocket, readSse } from '../support/streams.ts'
 
@@ -43,6 +45,56 @@ describe('orchestration streams', () => {
     const error = await socket.until((m) => m.some((x) => x.type === 'error'))
     expect(error.find((x) => x.type === 'error')).toMatchObject({ error: { code: 'INVALID_MESSAGE' } })
     socket.close()
+  })
+
+  it("a socket's messages are read under a session socket's rules: the same limits, codes and error frames", async () => {
+    const { id } = await newOrchestration({ plan: [{ id: 'a', instructions: script('a') }] })
+    await waitUntil(id, finished)
+    const socket = await openSocket(`/v1/orchestrations/${id}/ws`)
+    const errors = () => socket.messages.filter((x) => x.type === 'error').map((x) => (x.error as { code: string }).code)
+    const cases: [string, string][] = [
+      ['not json', 'INVALID_JSON'],
+      [`{"type":"subscribe","after":${'['.repeat(3600)}${']'.repeat(3600)}}`, 'JSON_TOO_DEEP'],
+      [JSON.stringify({ type: 'subscribe', after: 0, pad: 'x'.repeat(MAX_BODY_BYTES) }), 'PAYLOAD_TOO_LARGE'],
+      [JSON.stringify({ type: 'subscribe', after: -1 }), 'INVALID_MESSAGE'],
+    ]
+    for (const [message, code] of cases) {
+      const seen = errors().length
+      socket.ws.send(message)
+      await socket.until(() => errors().length > seen)
+      expect(errors().at(-1)).toBe(code)
+    }
+    // Still usable: a subscribe after the refusals replays to the end.
+    socket.send({ type: 'subscribe', after: 0 })
+    await socket.until((m) => m.some((x) => x.type === 'replay-end'))
+    socket.close()
+  })
+
+  it('stream headers only the worker sets are replaced on the way in: a client cannot forge a ticket', async () => {
+    const { id } = await newOrchestration({ plan: [{ id: 'a', instructions: script('a') }] })
+    await waitUntil(id, finished)
+    const forged = { 'x-neuron-ticket': JSON.stringify({ jti: 'forged', exp: 9_999_999_999 }), 'x-neuron-auth-exp': '1' }
+    // Twice: a forged ticket that reached the object would be spent the first time and refused the second.
+    for (let i = 0; i < 2; i++) {
+      const seen = await readSse(await api(`/v1/orchestrations/${id}/events`, { headers: forged }), (events) => events.some((e) => e.event === 'replay-end'))
+      expect(seen.some((e) => e.event === 'orchestration.finished')).toBe(true)
+    }
+  })
+
+  it('a socket lives no longer than the token it was opened with, as a session socket', async () => {
+    const { id } = await newOrchestration({ plan: [{ id: 'a', instructions: script('a') }] })
+    await waitUntil(id, finished)
+    const expiresIn = 2
+    const exp = Math.floor(Date.now() / 1000) + expiresIn
+    const socket = await openSocket(`/v1/orchestrations/${id}/ws`, undefined, { headers: { authorization: `Bearer ${await token({ expiresIn })}` } })
+    const closed = new Promise<number>((resolve) => socket.ws.addEventListener('close', (event) => resolve(event.code)))
+    // Past the token's expiry (whole seconds), by the clock the object reads too.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, exp * 1000 - Date.now()) + 200))
+    socket.send({ type: 'subscribe', after: 0 })
+    await socket.until((m) => m.some((x) => x.type === 'error'))
+    expect(socket.messages.find((x) => x.type === 'error')).toMatchObject({ error: { code: 'TOKEN_EXPIRED' } })
+    expect(socket.messages.some((x) => x.type === 'event')).toBe(false)
+    expect(await closed).toBe(4401)
   })
 
   it('streams of an orchestration the caller may not see are 404', async () => {

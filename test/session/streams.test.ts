@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { api, events, newSession, postJson, waitIdle } from '../support/session.ts'
-import { REPLAY_PAGE } from '../../objects/session/streams.ts'
+import { REPLAY_PAGE } from '../../objects/delivery/subscribers.ts'
 import { openSocket, readSse } from '../support/streams.ts'
 
 const durable = (name: string) => name.startsWith('session.next.')

@@ -7,6 +7,7 @@
 import type { MiddlewareHandler } from 'hono'
 import type { RequestCount } from '../../objects/meter/meter-object.ts'
 import type { Env } from '../../objects/core/env.ts'
+import { settled } from '../../objects/core/rpc.ts'
 import type { AppEnv } from '../env.ts'
 import { batched, FLUSH_AFTER_MS } from './batch.ts'
 import { principalId } from './principal.ts'
@@ -39,7 +40,7 @@ async function flush(env: Env, items: { id: string; method: string; route: strin
   }
   await Promise.all(
     [...byPrincipal].map(([id, counts]) =>
-      env.METERS.getByName(id)
+      settled(env.METERS.getByName(id))
         .requests([...counts.values()])
         .catch((error: unknown) => console.error('meter: requests not counted', { id, error })),
     ),

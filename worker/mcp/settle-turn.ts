@@ -8,6 +8,7 @@
 import type { Caller } from '../../objects/access/authorize.ts'
 import type { Stored } from '../../objects/ledger/envelope.ts'
 import type { Page } from '../../objects/ledger/page.ts'
+import { EVENT, isEvent } from '../../objects/session/events.ts'
 import type { SessionView } from '../../objects/session/projection.ts'
 
 /** The part of a session stub this needs. */
@@ -43,9 +44,11 @@ export async function settleTurn(stub: SettleStub, caller: Caller, after: number
     events.push(...page.items)
     cursor = page.next
   }
-  const reply = events.filter((event) => event.type === 'session.next.text').map((event) => (event.payload as { text: string }).text)
-  const failures = events
-    .filter((event) => event.type === 'session.next.tool.failed' || event.type === 'session.next.step.failed')
-    .map((event) => (event.payload as { error: { code: string; message: string } }).error)
+  const reply: string[] = []
+  const failures: { code: string; message: string }[] = []
+  for (const event of events) {
+    if (isEvent(event, EVENT.text)) reply.push(event.payload.text)
+    if (isEvent(event, EVENT.toolFailed) || isEvent(event, EVENT.stepFailed)) failures.push(event.payload.error)
+  }
   return { status: 'settled', reply: reply.join('\n'), failures }
 }

@@ -1,4 +1,4 @@
-/** The codes reading a request body can answer, shared by every route table. */
+/** The codes reading a request body can answer, shared by every route declaration. */
 
 /** What reading any JSON body can answer (worker/read-json.ts, worker/body-limit.ts): a value the ledger cannot store is refused there too. */
 export const BODY_ERRORS = ['INVALID_JSON', 'JSON_TOO_DEEP', 'NOT_JSON_COMPATIBLE', 'PAYLOAD_TOO_LARGE']

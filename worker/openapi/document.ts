@@ -1,10 +1,30 @@
 /**
- * The OpenAPI 3.1 document, generated from the route table and its zod schemas
- * (JSON Schema 2020-12, which OpenAPI 3.1 uses as is).
+ * The OpenAPI 3.1 document, generated from the routes' declarations (worker/route.ts) and their
+ * zod schemas (JSON Schema 2020-12, which OpenAPI 3.1 uses as is).
  */
 import { z } from 'zod'
+import type { ResponseBody, RouteDoc } from '../route.ts'
 import { Components } from './components.ts'
-import { AUTH_ERRORS, COMMON_ERRORS, ROUTES, type ResponseBody, type RouteDoc } from './routes.ts'
+
+/**
+ * Codes any route can answer, all 500s: an unexpected failure (`INTERNAL`), a deployment whose
+ * auth or model configuration is broken, and a spilled payload whose artifact is gone.
+ */
+export const COMMON_ERRORS = ['INTERNAL', 'AUTH_MISCONFIGURED', 'INVALID_CONFIG', 'ARTIFACT_MISSING']
+
+/** The gate's refusals (401), common to every authenticated route. */
+export const AUTH_ERRORS = [
+  'TOKEN_MISSING',
+  'TOKEN_MALFORMED',
+  'TOKEN_ALG_REJECTED',
+  'TOKEN_KID_UNKNOWN',
+  'TOKEN_SIGNATURE_INVALID',
+  'TOKEN_EXPIRED',
+  'TOKEN_NOT_YET_VALID',
+  'TOKEN_ISSUER_REJECTED',
+  'TOKEN_AUDIENCE_REJECTED',
+  'DEV_TOKEN_REFUSED',
+]
 
 const ErrorBody = {
   type: 'object',
@@ -62,13 +82,15 @@ function operation(route: RouteDoc, components: Components) {
 }
 
 /**
+ * The document of `routes`, in their order.
+ *
  * @example
- * openApiDocument().paths['/v1/sessions'].post.summary
+ * openApiDocument(ROUTES).paths['/v1/sessions'].post.summary
  */
-export function openApiDocument() {
+export function openApiDocument(routes: readonly RouteDoc[]) {
   const paths: Record<string, Record<string, unknown>> = {}
   const components = new Components({ Error: ErrorBody })
-  for (const route of ROUTES) (paths[route.path] ??= {})[route.method] = operation(route, components)
+  for (const route of routes) (paths[route.path] ??= {})[route.method] = operation(route, components)
   return {
     openapi: '3.1.0',
     info: { title: 'Neuron', version: '1', description: 'Durable AI-agent sessions on Cloudflare Durable Objects.' },

@@ -19,15 +19,41 @@
  * @example
  * await fetch('/v1/dev/token', { method: 'POST', headers: { 'x-neuron-dev-login': '1' } }) // 200 { token, expiresAt }
  */
-import { Hono } from 'hono'
 import { NeuronError } from '../../objects/core/errors.ts'
+import type { Context } from 'hono'
 import type { AppEnv } from '../env.ts'
 import { authenticatorFor } from '../gate/authenticate.ts'
 import { isLoopbackHost } from '../gate/authenticator.ts'
+import * as R from '../openapi/responses.ts'
+import { mount, route } from '../route.ts'
 
 export const DEV_LOGIN_HEADER = 'x-neuron-dev-login'
 
-export const dev = new Hono<AppEnv>().post('/token', async (c) => {
+/**
+ * The `/v1/dev` routes, each declared once with its handler; collected into the document by
+ * worker/openapi/routes.ts.
+ *
+ * @example
+ * DEV_ROUTES.map((r) => `${r.method} ${r.path}`)
+ */
+export const DEV_ROUTES = [
+  route({
+    method: 'post',
+    path: '/v1/dev/token',
+    operationId: 'devToken',
+    summary: 'The local dev identity\'s bearer token, for the shell\'s one-click sign-in: only a local `wrangler dev` to a loopback client naming a loopback host (and, when it sends one, a loopback Origin), with header `X-Neuron-Dev-Login: 1`',
+    auth: 'none',
+    ok: { 200: 'the token and when it expires (epoch ms)' },
+    response: R.DevToken,
+    errors: ['DEV_LOGIN_REFUSED', 'DEV_LOGIN_FOREIGN_HOST', 'DEV_LOGIN_FOREIGN_ORIGIN'],
+    handler: devToken,
+  }),
+]
+
+/** The `/v1/dev` router, mounted by worker/index.ts: `app.route('/v1/dev', dev)`. */
+export const dev = mount('/v1/dev', DEV_ROUTES)
+
+async function devToken(c: Context<AppEnv>): Promise<Response> {
   if (c.req.header(DEV_LOGIN_HEADER) !== '1') throw new NeuronError('DEV_LOGIN_REFUSED', `send "${DEV_LOGIN_HEADER}: 1" from the shell page`, { status: 403 })
   const host = c.req.header('host')
   if (!isLoopbackHost(new URL(c.req.url).hostname) || (host !== undefined && !isLoopbackHost(hostnameOf(`http://${host}`)))) {
@@ -38,7 +64,7 @@ export const dev = new Hono<AppEnv>().post('/token', async (c) => {
     throw new NeuronError('DEV_LOGIN_FOREIGN_ORIGIN', 'the dev identity is handed out only to a page on a loopback origin', { status: 403, details: { origin: origin.slice(0, 200) } })
   }
   return c.json(await authenticatorFor(c.env).devToken(c.req.header('cf-connecting-ip')))
-})
+}
 
 /** The host name of a URL, or '' when it is not one (`Origin: null`, a malformed Host). */
 function hostnameOf(url: string): string {

@@ -1,28 +1,43 @@
 /**
- * `/v1/openapi.json` and `/v1/docs`: the API described, open to anyone.
+ * `/v1/openapi.json` and `/v1/docs`: the API described, open to anyone. Both are built from every
+ * route's declaration; the collector (worker/openapi/routes.ts) hands them in, since it also
+ * collects these two.
  */
-import { Hono } from 'hono'
 import { html, raw } from 'hono/html'
-import type { AppEnv } from '../env.ts'
-import { openApiDocument } from '../openapi/document.ts'
-import { AUTH_ERRORS, ROUTES } from '../openapi/routes.ts'
-import { CALLBACK_PATH } from './oauth.ts'
+import { AUTH_ERRORS, openApiDocument } from '../openapi/document.ts'
+import * as R from '../openapi/responses.ts'
+import { type Route, type RouteDoc, route } from '../route.ts'
 
 /**
- * Routes the gate lets through without a credential: the dev sign-in checks its own conditions, and
- * the MCP OAuth callback's sealed state is its credential.
+ * The two routes that describe `all()`, the whole API.
+ *
+ * @example
+ * const ROUTES: Route[] = [...docsRoutes(() => ROUTES), ...SESSION_ROUTES]
  */
-export const OPEN_ROUTES = ['/v1/openapi.json', '/v1/docs', '/v1/dev/token', CALLBACK_PATH]
+export function docsRoutes(all: () => readonly RouteDoc[]): Route[] {
+  let cached: ReturnType<typeof openApiDocument> | undefined
+  return [
+    route({
+      method: 'get',
+      path: '/v1/openapi.json',
+      operationId: 'getOpenApi',
+      summary: 'This OpenAPI 3.1 document',
+      auth: 'none',
+      ok: { 200: 'the document' },
+      response: R.OpenApi,
+      errors: [],
+      handler: (c) => c.json((cached ??= openApiDocument(all()))),
+    }),
+    route({ method: 'get', path: '/v1/docs', operationId: 'getDocs', summary: 'A readable page of this API', auth: 'none', ok: { 200: 'HTML' }, response: R.HTML, errors: [], handler: (c) => c.html(page(all())) }),
+  ]
+}
 
-let cached: ReturnType<typeof openApiDocument> | undefined
-
-export const docs = new Hono<AppEnv>()
-  .get('/openapi.json', (c) => c.json((cached ??= openApiDocument())))
-  .get('/docs', (c) => {
-    const rows = ROUTES.map(
-      (r) => `<tr><td class="m">${r.method}</td><td><code>${r.path}</code></td><td>${r.auth}</td><td>${escape(r.summary)}</td><td>${r.errors.join(', ')}</td></tr>`,
-    ).join('')
-    return c.html(html`<!doctype html>
+/** The readable page: one row per route. */
+function page(routes: readonly RouteDoc[]) {
+  const rows = routes.map(
+    (r) => `<tr><td class="m">${r.method}</td><td><code>${r.path}</code></td><td>${r.auth}</td><td>${escape(r.summary)}</td><td>${r.errors.join(', ')}</td></tr>`,
+  ).join('')
+  return html`<!doctype html>
       <html lang="en">
         <head>
           <meta charset="utf-8" />
@@ -48,8 +63,8 @@ export const docs = new Hono<AppEnv>()
             ${raw(rows)}
           </table>
         </body>
-      </html>`)
-  })
+      </html>`
+}
 
 function escape(text: string): string {
   return text.replace(/[&<>"]/g, (ch) => `&#${ch.charCodeAt(0)};`)

@@ -6,68 +6,160 @@
  * shared claims; anyone else gets the 404 an unknown id gets. Only
  * orchestrations the directory knows are addressed.
  */
-import { Hono } from 'hono'
+import type { Context } from 'hono'
 import { z } from 'zod'
 import { MAX_BODY_BYTES } from '../../objects/core/limits.ts'
 import { checkPlan } from '../../objects/orchestration/plan.ts'
 import { orchestrationNotFound } from '../../objects/orchestration/orchestration-object.ts'
-import { CreateOrchestrationSchema } from '../../objects/orchestration/schemas.ts'
-import { CALLER_HEADER } from '../../objects/session/ws-protocol.ts'
+import { CancelSchema, ClearanceSchema, CreateOrchestrationSchema } from '../../objects/orchestration/schemas.ts'
+import { settled } from '../../objects/core/rpc.ts'
+import { forwardStream } from '../stream-forward.ts'
 import { Identifier, parseOrThrow } from '../../objects/core/validate.ts'
-import { limitBody } from '../body-limit.ts'
 import { callerOf } from '../caller.ts'
 import { exists, register } from '../../objects/directory/keys.ts'
 import type { Env } from '../../objects/core/env.ts'
 import type { AppEnv } from '../env.ts'
+import { BODY_ERRORS } from '../openapi/body-errors.ts'
+import * as R from '../openapi/responses.ts'
 import { readJson } from '../read-json.ts'
-import { PageQuery, StreamQuery } from '../../objects/session/schemas.ts'
+import { mount, route } from '../route.ts'
+import { PageQuery, StreamQuery } from '../../objects/delivery/queries.ts'
+
+/** Every route naming an orchestration resolves it first: a malformed or unknown id writes nothing. */
+const ORCHESTRATION_ERRORS = ['ORCHESTRATION_NOT_FOUND', 'INVALID_ORCHESTRATION_ID']
 
 /** `?after=&limit=&address=` of the history route; `address` is a sub-address: `control`, `dead` or `agent.{token}`. */
 export const OrchestrationHistoryQuery = PageQuery.extend({
   address: z.string().regex(/^(control|dead|agent\.[A-Za-z0-9_:-]+)$/, 'must be control, dead or agent.{token}').optional(),
 })
 
-export const orchestrations = new Hono<AppEnv>()
-  .post('/', limitBody(MAX_BODY_BYTES), async (c) => {
-    const body = await readJson(c.req.raw)
-    const requested = (body as { id?: unknown } | null)?.id
-    const id = requested === undefined ? crypto.randomUUID() : parseOrThrow(Identifier, requested, 'INVALID_REQUEST')
-    // Checked here, then registered before the object writes: a bad plan writes nothing.
-    const { plan } = parseOrThrow(CreateOrchestrationSchema, body, 'INVALID_REQUEST')
-    if (plan) checkPlan(plan)
-    await register(c.env, `orchestration:${id}`)
-    const { orchestration, created } = await c.env.ORCHESTRATIONS.getByName(id).create(callerOf(c), body)
-    return c.json(orchestration, created ? 201 : 200)
-  })
-  .get('/:id', async (c) => c.json(await (await stub(c.env, c.req.param('id'))).view(callerOf(c))))
-  .get('/:id/history', async (c) => {
-    const q = parseOrThrow(OrchestrationHistoryQuery, c.req.query(), 'INVALID_QUERY')
-    return c.json(await (await stub(c.env, c.req.param('id'))).history(callerOf(c), q.after, q.limit, q.address))
-  })
-  .post('/:id/cancel', limitBody(MAX_BODY_BYTES), async (c) => {
-    // An empty body cancels the whole orchestration with the default reason.
-    const text = await c.req.raw.clone().text()
-    const body = text.trim() === '' ? {} : await readJson(c.req.raw)
-    return c.json(await (await stub(c.env, c.req.param('id'))).cancel(callerOf(c), body))
-  })
-  .post('/:id/packages/:pkg/clearance', limitBody(MAX_BODY_BYTES), async (c) => {
-    const body = await readJson(c.req.raw)
-    return c.json(await (await stub(c.env, c.req.param('id'))).decideClearance(callerOf(c), c.req.param('pkg'), body))
-  })
-  .get('/:id/events', (c) => forward(c))
-  .get('/:id/ws', (c) => forward(c))
+/**
+ * The `/v1/orchestrations` routes, each declared once with its handler; collected into the document by
+ * worker/openapi/routes.ts.
+ *
+ * @example
+ * ORCHESTRATION_ROUTES.map((r) => `${r.method} ${r.path}`)
+ */
+export const ORCHESTRATION_ROUTES = [
+  route({
+    method: 'post',
+    path: '/v1/orchestrations',
+    operationId: 'createOrchestration',
+    summary: 'Create and start an orchestration from a goal and a plan (packages joined by `needs` edges)',
+    auth: 'bearer',
+    body: CreateOrchestrationSchema,
+    maxBodyBytes: MAX_BODY_BYTES,
+    ok: { 201: 'created', 200: 'the same orchestration already existed' },
+    response: R.OrchestrationView,
+    errors: [...BODY_ERRORS, 'INVALID_REQUEST', 'INVALID_PLAN', 'UNKNOWN_MODEL', 'PROVIDER_NOT_CONFIGURED', 'ORCHESTRATION_EXISTS', 'SPAWN_REFUSED'],
+    handler: async (c) => {
+      const body = await readJson(c.req.raw)
+      const requested = (body as { id?: unknown } | null)?.id
+      const id = requested === undefined ? crypto.randomUUID() : parseOrThrow(Identifier, requested, 'INVALID_REQUEST')
+      // Checked here, then registered before the object writes: a bad plan writes nothing.
+      const { plan } = parseOrThrow(CreateOrchestrationSchema, body, 'INVALID_REQUEST')
+      if (plan) checkPlan(plan)
+      await register(c.env, `orchestration:${id}`)
+      const { orchestration, created } = await settled(c.env.ORCHESTRATIONS.getByName(id)).create(callerOf(c), body)
+      return c.json(orchestration, created ? 201 : 200)
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/v1/orchestrations/{id}',
+    operationId: 'getOrchestration',
+    summary: "The DAG with each package's beat, agent and burn",
+    auth: 'bearer',
+    ok: { 200: 'the orchestration' },
+    response: R.OrchestrationView,
+    errors: ORCHESTRATION_ERRORS,
+    handler: async (c) => c.json(await (await stub(c.env, c.req.param('id'))).view(callerOf(c))),
+  }),
+  route({
+    method: 'get',
+    path: '/v1/orchestrations/{id}/history',
+    operationId: 'getOrchestrationHistory',
+    summary: 'A page of durable entries: decisions, or one sub-address (`control`, `dead`, `agent.{token}`)',
+    auth: 'bearer',
+    query: OrchestrationHistoryQuery,
+    ok: { 200: 'a page' },
+    response: R.Page,
+    errors: [...ORCHESTRATION_ERRORS, 'INVALID_QUERY'],
+    handler: async (c) => {
+      const q = parseOrThrow(OrchestrationHistoryQuery, c.req.query(), 'INVALID_QUERY')
+      return c.json(await (await stub(c.env, c.req.param('id'))).history(callerOf(c), q.after, q.limit, q.address))
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/v1/orchestrations/{id}/cancel',
+    operationId: 'cancelOrchestration',
+    summary: 'Record a durable cancel entry for the orchestration or one package (an empty body cancels everything)',
+    auth: 'bearer',
+    body: CancelSchema,
+    maxBodyBytes: MAX_BODY_BYTES,
+    ok: { 200: 'the packages cancelled and the control entry' },
+    response: R.Cancelled,
+    errors: [...ORCHESTRATION_ERRORS, ...BODY_ERRORS, 'INVALID_REQUEST', 'PACKAGE_NOT_FOUND'],
+    handler: async (c) => {
+      // An empty body cancels the whole orchestration with the default reason.
+      const text = await c.req.raw.clone().text()
+      const body = text.trim() === '' ? {} : await readJson(c.req.raw)
+      return c.json(await (await stub(c.env, c.req.param('id'))).cancel(callerOf(c), body))
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/v1/orchestrations/{id}/packages/{pkg}/clearance',
+    operationId: 'decideClearance',
+    summary: 'Grant or deny a package waiting on a human clearance (needs the `role:clearance` claim)',
+    auth: 'bearer',
+    body: ClearanceSchema,
+    maxBodyBytes: MAX_BODY_BYTES,
+    ok: { 200: 'the orchestration after the decision' },
+    response: R.OrchestrationView,
+    errors: [...ORCHESTRATION_ERRORS, ...BODY_ERRORS, 'INVALID_REQUEST', 'PACKAGE_NOT_FOUND', 'CLEARANCE_CLAIM_REQUIRED', 'NOT_AWAITING_CLEARANCE'],
+    handler: async (c) => {
+      const body = await readJson(c.req.raw)
+      return c.json(await (await stub(c.env, c.req.param('id'))).decideClearance(callerOf(c), c.req.param('pkg'), body))
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/v1/orchestrations/{id}/events',
+    operationId: 'streamOrchestrationEvents',
+    summary: 'SSE of the decisions: replay after `after` / Last-Event-ID, a replay-end marker, then the live tail',
+    auth: 'bearer',
+    query: StreamQuery,
+    ok: { 200: 'text/event-stream' },
+    response: R.EVENT_STREAM,
+    errors: [...ORCHESTRATION_ERRORS, 'INVALID_QUERY'],
+    handler: (c) => forward(c),
+  }),
+  route({
+    method: 'get',
+    path: '/v1/orchestrations/{id}/ws',
+    operationId: 'openOrchestrationSocket',
+    summary: 'WebSocket: { "type": "subscribe", "after": N } replays then tails the decisions',
+    auth: 'bearer',
+    query: StreamQuery,
+    ok: { 101: 'switching protocols' },
+    errors: [...ORCHESTRATION_ERRORS, 'INVALID_QUERY', 'UPGRADE_REQUIRED'],
+    handler: (c) => forward(c),
+  }),
+]
+
+/** The `/v1/orchestrations` router, mounted by worker/index.ts: `app.route('/v1/orchestrations', orchestrations)`. */
+export const orchestrations = mount('/v1/orchestrations', ORCHESTRATION_ROUTES)
 
 /** The stub of an existing orchestration; an unknown id is `ORCHESTRATION_NOT_FOUND` without addressing its object. */
 async function stub(env: Env, id: string) {
   const valid = parseOrThrow(Identifier, id, 'INVALID_ORCHESTRATION_ID')
   if (!(await exists(env, `orchestration:${valid}`))) throw orchestrationNotFound(valid)
-  return env.ORCHESTRATIONS.getByName(valid)
+  return settled(env.ORCHESTRATIONS.getByName(valid))
 }
 
-/** Streams go to the object's fetch with the caller set by the gate; clients cannot supply that header. */
-async function forward(c: import('hono').Context<AppEnv>): Promise<Response> {
-  parseOrThrow(StreamQuery, c.req.query(), 'INVALID_QUERY')
-  const headers = new Headers(c.req.raw.headers)
-  headers.set(CALLER_HEADER, JSON.stringify(callerOf(c)))
-  return (await stub(c.env, c.req.param('id')!)).fetch(new Request(c.req.raw, { headers }))
+/** Streams go to the object's fetch with the caller set by the gate; clients cannot supply these headers. */
+async function forward(c: Context<AppEnv>): Promise<Response> {
+  return forwardStream(c, await stub(c.env, c.req.param('id')!))
 }

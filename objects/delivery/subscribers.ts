@@ -1,9 +1,10 @@
 /**
- * A session's live subscribers: SSE tails (in memory, they keep the object
+ * A stream's live subscribers: SSE tails (in memory, they keep the object
  * awake) and hibernatable WebSockets (their subscription survives hibernation
- * in the socket attachment). Both get the same frames.
+ * in the socket attachment). Both get the same frames. One class serves every
+ * object that streams an address of its ledger (a session, an orchestration).
  *
- * Nothing here grows with the session's history or with a reader's lag:
+ * Nothing here grows with the stream's history or with a reader's lag:
  * - an SSE tail is a cursor that pulls pages from the log as its reader takes
  *   bytes (see sse-tail.ts);
  * - a WebSocket replay is paced by its client: each `subscribe {after}` gets one
@@ -13,11 +14,11 @@
  *   in the same synchronous step, so no event falls between replay and live.
  *
  * Deltas are air, so the replay alone would leave a reconnecting client without
- * the text the open step streamed while it was away. The open step's partial
- * output is kept here (one step, capped: see open-step.ts) and follows
- * `replay-end` as one `snapshot` frame, in the same synchronous step again: a
- * reconnect costs the missed events plus one frame, and renders what a client
- * that never left renders.
+ * what the air carried while it was away. A stream with air gives its `AirFold`
+ * (a session: the open step's partial output, capped: see session/open-step.ts);
+ * its snapshot follows `replay-end` as one `snapshot` frame, in the same
+ * synchronous step again: a reconnect costs the missed events plus one frame,
+ * and renders what a client that never left renders.
  *
  * A socket lives no longer than the credential it was opened with: once that has
  * expired, its next message and the next frame meant for it (an event of a turn
@@ -26,9 +27,23 @@
  */
 import type { Caller } from '../access/authorize.ts'
 import type { Ledger } from '../ledger/ledger.ts'
+import type { Stored } from '../ledger/envelope.ts'
 import { type Frame, wsFrame } from './frames.ts'
-import { OpenStep } from './open-step.ts'
 import { SseTail } from './sse-tail.ts'
+
+/**
+ * What a stream folds its air into, so a subscriber that missed some gets it whole: every frame
+ * is folded before it is sent, and `snapshot` is what a (re)joining subscriber receives.
+ *
+ * @example
+ * new Subscribers(ctx, ledger, topic, () => state.lastSeq, new OpenStep()) // a session's open step
+ */
+export interface AirFold<Air, Snapshot> {
+  event(envelope: Stored): void
+  delta(delta: Air): void
+  /** What the air carried so far; null when there is nothing to stand in for. */
+  snapshot(): Snapshot | null
+}
 
 /**
  * Answers a client's close with its own code where the protocol lets an endpoint send that code,
@@ -69,7 +84,7 @@ export const REPLAY_PAGE = 200
  * subscribers.broadcast({ kind: 'event', envelope })
  * return subscribers.tail(after) // an SSE response
  */
-export class Subscribers {
+export class Subscribers<Air = never, Snapshot = never> {
   private readonly tails = new Set<SseTail>()
   /**
    * The subscribed sockets, read once (each attachment deserialized, ~50 µs a socket in workerd)
@@ -78,24 +93,23 @@ export class Subscribers {
   private live: WebSocket[] | null = null
   /** Each socket's caller and credential expiry, read from its attachment once per wake (they never change). */
   private readonly callers = new WeakMap<WebSocket, { caller: Caller; authExp: number }>()
-  /** The open step's output that only deltas carried so far (what a reconnect would miss). */
-  private readonly open = new OpenStep()
-
   constructor(
     private readonly ctx: DurableObjectState,
     private readonly ledger: Ledger,
     private readonly topic: string,
-    /** The session's last durable sequence: a tail at it is caught up and may take air. */
+    /** The stream's last durable sequence: a tail at it is caught up and may take air. */
     private readonly lastSeq: () => number,
+    /** What the air is folded into (what a reconnect would miss); a stream without air has none. */
+    private readonly fold: AirFold<Air, Snapshot> | null = null,
   ) {}
 
-  broadcast(frame: Frame): void {
-    // The open step is folded first, so a snapshot taken for any subscriber below already holds this frame.
+  broadcast(frame: Frame<Air, Snapshot>): void {
+    // The air is folded first, so a snapshot taken for any subscriber below already holds this frame.
     if (frame.kind === 'event') {
-      this.open.event(frame.envelope)
+      this.fold?.event(frame.envelope)
       for (const tail of this.tails) tail.notify(frame.envelope)
     } else {
-      if (frame.kind === 'delta') this.open.delta(frame.delta)
+      if (frame.kind === 'delta') this.fold?.delta(frame.delta)
       for (const tail of this.tails) tail.air(frame, this.lastSeq())
     }
     const live = (this.live ??= this.ctx.getWebSockets().filter((ws) => (ws.deserializeAttachment() as SocketAttachment | null)?.subscribed))
@@ -152,8 +166,8 @@ export class Subscribers {
   }
 
   /**
-   * Sends one replay page after `after`. The last page ends with `replay-end` (then the open
-   * step's snapshot, if a step is open) and marks the socket live in the same synchronous step
+   * Sends one replay page after `after`. The last page ends with `replay-end` (then the fold's
+   * snapshot, if it has one) and marks the socket live in the same synchronous step
    * (no await), so no live event or delta can fall in between.
    */
   subscribe(ws: WebSocket, after: number): void {
@@ -190,10 +204,10 @@ export class Subscribers {
     return this.tails.size
   }
 
-  /** The open step's partial output as a frame; null when no step is open. */
-  snapshot(): Frame | null {
-    const snapshot = this.open.snapshot()
-    return snapshot && { kind: 'snapshot', snapshot }
+  /** The fold's snapshot as a frame; null when there is nothing to stand in for (a session: no step open). */
+  snapshot(): Frame<Air, Snapshot> | null {
+    const snapshot = this.fold?.snapshot() ?? null
+    return snapshot ? { kind: 'snapshot', snapshot } : null
   }
 
   private page(after: number) {

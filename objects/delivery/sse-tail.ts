@@ -12,8 +12,8 @@
  *
  * A tail that is caught up and waiting takes a new event straight from the
  * append that announced it, without reading the log back, when the event's
- * parent is the last one it queued (the session is a chain, so nothing can
- * lie between) and its reader has room. Anything else wakes the pull, which
+ * parent is the last one it queued (a streamed address is a chain, so nothing
+ * can lie between) and its reader has room. Anything else wakes the pull, which
  * reads from the log as before. This keeps the log reads out of the append's
  * synchronous step, which the commit (and every subscriber's frame) waits for.
  *

@@ -1,16 +1,17 @@
 /**
- * The catalog a session's model calls go through: the deployment's catalog,
+ * The catalog a session's model calls go through (and an orchestration's, for its owner): the deployment's catalog,
  * or, when the session's provider has no env key, the same catalog composed
  * with its owner's stored keys (composeCatalog decides which key wins). Keys
  * are read from the owner's ConfigObject per use and kept nowhere else, so a
  * deleted key stops being used at the next turn and no key is ever recorded.
  */
 import type { Env } from '../core/env.ts'
-import { type Catalog, type ResolvedModel, resolveModelRef } from '../llm/catalog.ts'
-import { composeCatalog, type EnvVars } from '../llm/compose.ts'
-import { CATALOG_SNAPSHOT } from '../llm/catalog-snapshot.ts'
-import type { LlmEvent, LlmRequest } from '../llm/types.ts'
-import { streamModelBatches } from '../llm/stream.ts'
+import { settled } from '../core/rpc.ts'
+import { type Catalog, parseModelRef, type ResolvedModel, resolveModel } from './catalog.ts'
+import { composeCatalog, type EnvVars } from './compose.ts'
+import { CATALOG_SNAPSHOT } from './catalog-snapshot.ts'
+import type { LlmEvent, LlmRequest } from './types.ts'
+import { streamModelBatches } from './stream.ts'
 
 export class OwnerCatalog {
   constructor(
@@ -23,12 +24,12 @@ export class OwnerCatalog {
    * The catalog for `owner` calling `provider`: the base one unless that provider lacks an env key.
    *
    * @example
-   * resolveModelRef(await owned.catalogFor('user#ada', 'anthropic'), 'anthropic/claude-sonnet-4-5')
+   * resolveModel(await owned.catalogFor('user#ada', 'anthropic'), 'anthropic/claude-sonnet-4-5')
    */
   async catalogFor(owner: string | null, provider: string): Promise<Catalog> {
     const known = this.base.providers().find((candidate) => candidate.id === provider)
     if (!owner || !known || known.enabled) return this.base
-    const keys = await this.env.CONFIGS.getByName(owner).apiKeys(owner)
+    const keys = await settled(this.env.CONFIGS.getByName(owner)).apiKeys(owner)
     return composeCatalog(this.env as unknown as EnvVars, CATALOG_SNAPSHOT, keys)
   }
 
@@ -42,7 +43,7 @@ export class OwnerCatalog {
    * await owned.resolve('user#ada', 'anthropic/claude-sonnet-4-5') // { provider: { id: 'anthropic', … }, model: { id: 'claude-sonnet-4-5', … } }
    */
   async resolve(owner: string, ref: string): Promise<ResolvedModel> {
-    return resolveModelRef(await this.catalogFor(owner, ref.split('/')[0]!), ref)
+    return resolveModel(await this.catalogFor(owner, parseModelRef(ref).provider), ref)
   }
 
   /** The runner's `stream` stage, through `catalogFor` (found when the turn starts). */

@@ -2,17 +2,23 @@
  * What subscribers receive, and its two encodings. Durable events carry their
  * sequence (`id:` in SSE) so a reconnect resumes exactly after it; deltas are
  * air and carry none. A `snapshot` stands in for deltas a subscriber missed
- * (it was away, or too slow to take them): the open step's partial output, whole.
+ * (it was away, or too slow to take them): whatever the stream's owner folds
+ * its air into (a session: the open step's partial output, whole).
+ *
+ * The shapes of a delta and a snapshot are the stream owner's (`Air`, `Snapshot`); delivery
+ * only carries them. A stream without air (an orchestration's) never sends either.
+ *
+ * @example
+ * sseFrame({ kind: 'replay-end', seq: 7 }) // 'event: replay-end\ndata: {"seq":7}\n\n'
+ * wsFrame({ kind: 'replay-end', seq: 7 })  // '{"type":"replay-end","seq":7}'
  */
 import type { Stored } from '../ledger/envelope.ts'
-import type { Delta } from './air.ts'
-import type { StepSnapshot } from './open-step.ts'
 
-export type Frame =
+export type Frame<Air = unknown, Snapshot = unknown> =
   | { kind: 'event'; envelope: Stored }
-  | { kind: 'delta'; delta: Delta }
-  /** The open step's partial output so far; replaces what the subscriber had of that step's deltas. */
-  | { kind: 'snapshot'; snapshot: StepSnapshot }
+  | { kind: 'delta'; delta: Air }
+  /** What the air carried so far; replaces what the subscriber had of it. */
+  | { kind: 'snapshot'; snapshot: Snapshot }
   | { kind: 'replay-end'; seq: number }
   /** WebSocket only: a replay page ended at `seq` and more history waits (send `subscribe` after it). */
   | { kind: 'replay-page'; seq: number }

@@ -36,7 +36,7 @@ export type Delivery<R> = { ok: true; answer: R; tries: number } | { ok: false; 
 /**
  * @example
  * const toOrchestration = bridge({ deadLetter: (draft, error) => ledger.append({ ...draft, topic: dead }) })
- * const sent = await toOrchestration.deliver(draft, (d) => env.ORCHESTRATIONS.getByName(id).receive(d))
+ * const sent = await toOrchestration.deliver(draft, (d) => settled(env.ORCHESTRATIONS.getByName(id)).receive(d))
  */
 export function bridge(options: BridgeOptions) {
   const tries = options.tries ?? 5

@@ -1,6 +1,6 @@
 /**
  * One-use stream tickets. The gate mints a short-lived ticket for a socket or stream (browsers
- * cannot set headers on a WebSocket); the session spends it when the stream opens, so a ticket
+ * cannot set headers on a WebSocket); the object spends it when the stream opens (endpoint.ts), so a ticket
  * seen twice is refused. A spent ticket's id is remembered until it would have expired anyway,
  * under a key that sorts by expiry, so each use also forgets a bounded batch of expired ones and
  * the store never grows with traffic.

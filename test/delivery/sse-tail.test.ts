@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { Stored } from '../../objects/ledger/envelope.ts'
 import type { Page } from '../../objects/ledger/page.ts'
 import { SseParser, type SseEvent } from '../../objects/llm/sse.ts'
-import { SseTail } from '../../objects/session/sse-tail.ts'
+import { SseTail } from '../../objects/delivery/sse-tail.ts'
 
 const envelope = (seq: number): Stored => ({
   v: 'event-bus-envelope-v1',
