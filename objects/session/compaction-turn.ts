@@ -12,7 +12,7 @@ import { baselineOf, compactionRequest, splitForCompaction } from './compaction.
 import { Interrupted } from './control.ts'
 import { keepJson } from './epoch.ts'
 import { EVENT } from './events.ts'
-import type { RunnerHost } from './runner.ts'
+import type { RunnerHost } from './runner-host.ts'
 
 export type CompactionOutcome = 'completed' | 'failed' | 'interrupted'
 /** How a compaction turn ended, and why it failed when it did. */

@@ -5,10 +5,10 @@
  * gets this state instead, as one `snapshot` frame right after the replay, and
  * then renders exactly what a client that never left renders.
  *
- * A fold over the frames the session broadcasts, kept in memory only: deltas
- * add to it; the step's durable events take their part out (`text` the text,
- * `reasoning` the reasoning, `tool.called` that call's input); the step's end
- * drops it. It holds one step, never history, and at most `OPEN_STEP_MAX_CHARS`:
+ * A fold over the frames the session broadcasts (the runner's turn-output
+ * fold, turn-output.ts), kept in memory only: deltas add to it; the step's
+ * durable events take their part out (`text` the text, `reasoning` the
+ * reasoning, `tool.called` that call's input); the step's end drops it. It holds one step, never history, and at most `OPEN_STEP_MAX_CHARS`:
  * past that it keeps nothing and its snapshot says `complete: false` (the
  * durable events will carry the step's output).
  */
@@ -16,6 +16,7 @@ import type { Frame } from '../delivery/frames.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import type { Delta } from './air.ts'
 import { EVENT } from './events.ts'
+import { charsOf, type ToolInput, TurnOutput } from './turn-output.ts'
 
 /** Characters of partial output one open step keeps (text + reasoning + tool input), ~2 MiB of memory. */
 export const OPEN_STEP_MAX_CHARS = 1 << 20
@@ -28,7 +29,7 @@ export interface StepSnapshot {
   /** Streamed reasoning the step's durable `reasoning` events do not hold yet. */
   reasoning: string
   /** Tool-call input streamed for calls whose `tool.called` has not landed, in the order they began. */
-  tools: { toolCallId: string; name?: string; input: string }[]
+  tools: ToolInput[]
   /** False when the step streamed more than the cap: the partial output is left to its durable events. */
   complete: boolean
 }
@@ -46,8 +47,8 @@ export type SessionFrame = Frame<Delta, StepSnapshot>
  * open.snapshot() // { step: 's1', text: 'Hel', reasoning: '', tools: [], complete: true }
  */
 export class OpenStep {
-  private current: StepSnapshot | null = null
-  private tools = new Map<string, { toolCallId: string; name?: string; input: string }>()
+  private current: { step: string; complete: boolean } | null = null
+  private readonly output = new TurnOutput()
   private chars = 0
 
   constructor(private readonly maxChars = OPEN_STEP_MAX_CHARS) {}
@@ -58,41 +59,29 @@ export class OpenStep {
     if (delta.type === 'tool-progress') return
     const open = this.current?.step === delta.step ? this.current : this.open(delta.step)
     if (!open.complete) return
-    const added = delta.type === 'tool-input-delta' ? delta.delta.length : delta.text.length
+    const added = charsOf(delta)
     if (this.chars + added > this.maxChars) return this.overflow(open)
     this.chars += added
-    switch (delta.type) {
-      case 'text-delta':
-        open.text += delta.text
-        return
-      case 'reasoning-delta':
-        open.reasoning += delta.text
-        return
-      case 'tool-input-delta': {
-        const call = this.tools.get(delta.toolCallId) ?? { toolCallId: delta.toolCallId, input: '' }
-        if (delta.name !== undefined) call.name = delta.name
-        call.input += delta.delta
-        this.tools.set(delta.toolCallId, call)
-      }
-    }
+    this.output.add(delta)
   }
 
   /** Takes out what a durable event of the open step now holds. */
   event(envelope: Stored): void {
     const open = this.current
+    const output = this.output
     const payload = envelope.payload as { step?: string | null; toolCallId?: string } | null
     if (envelope.type === EVENT.stepStarted) return void this.open(String(payload?.step))
     if (!open || payload?.step !== open.step) return
     if (CLOSERS.has(envelope.type)) return this.close()
     if (envelope.type === EVENT.text) {
-      this.chars -= open.text.length
-      open.text = ''
+      this.chars -= output.text.length
+      output.text = ''
     } else if (envelope.type === EVENT.reasoning) {
-      this.chars -= open.reasoning.length
-      open.reasoning = ''
+      this.chars -= output.reasoning.length
+      output.reasoning = ''
     } else if (envelope.type === EVENT.toolCalled && payload.toolCallId !== undefined) {
-      this.chars -= this.tools.get(payload.toolCallId)?.input.length ?? 0
-      this.tools.delete(payload.toolCallId)
+      this.chars -= output.tools.get(payload.toolCallId)?.input.length ?? 0
+      output.tools.delete(payload.toolCallId)
     }
   }
 
@@ -100,26 +89,25 @@ export class OpenStep {
   snapshot(): StepSnapshot | null {
     const open = this.current
     if (!open) return null
-    return { ...open, tools: [...this.tools.values()].map((call) => ({ ...call })) }
+    const { text, reasoning, tools } = this.output
+    return { step: open.step, text, reasoning, tools: [...tools.values()].map((call) => ({ ...call })), complete: open.complete }
   }
 
-  private open(step: string): StepSnapshot {
+  private open(step: string): { step: string; complete: boolean } {
     this.close()
-    this.current = { step, text: '', reasoning: '', tools: [], complete: true }
+    this.current = { step, complete: true }
     return this.current
   }
 
-  private overflow(open: StepSnapshot): void {
-    open.text = ''
-    open.reasoning = ''
+  private overflow(open: { complete: boolean }): void {
     open.complete = false
-    this.tools.clear()
+    this.output.clear()
     this.chars = 0
   }
 
   private close(): void {
     this.current = null
-    this.tools.clear()
+    this.output.clear()
     this.chars = 0
   }
 }

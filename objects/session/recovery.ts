@@ -18,6 +18,9 @@
 import { EVENT, type EventPayloads, type EventType } from './events.ts'
 import type { SessionState } from './projection.ts'
 
+type Record = <T extends EventType>(type: T, payload: EventPayloads[T]) => unknown
+type Failure = { code: string; message: string }
+
 export const ABANDONED = { code: 'ABANDONED', message: 'abandoned by restart' }
 /** A turn abandoned by a restart when the turn before it in the same loop was too. */
 export const ABANDONED_TWICE = {
@@ -35,7 +38,7 @@ export const HOST_GONE = { code: 'HOST_GONE', message: 'the session restarted wh
  */
 export function recover(
   state: SessionState,
-  record: <T extends EventType>(type: T, payload: EventPayloads[T]) => unknown,
+  record: Record,
   hostCalls: ReadonlySet<string> = new Set(),
 ): boolean {
   const running = Object.keys(state.running)
@@ -51,12 +54,26 @@ export function recover(
     for (const toolCallId of running) record(EVENT.toolCancelled, { step, toolCallId, reason: 'interrupted' })
     record(EVENT.interrupted, { step: state.step, reason: 'interrupt honoured on wake', request: control.id })
   } else {
-    for (const toolCallId of running) record(EVENT.toolFailed, { step, toolCallId, error: hostCalls.has(toolCallId) ? HOST_GONE : ABANDONED })
-    if (state.step !== null) record(EVENT.stepFailed, { step: state.step, error: abandoned })
-    if (again) record(EVENT.halted, { reason: 'step-failed', limit: null, error: ABANDONED_TWICE })
+    failOpenWork(state, record, { step: abandoned, call: (toolCallId) => (hostCalls.has(toolCallId) ? HOST_GONE : ABANDONED) }, again ? { error: ABANDONED_TWICE } : null)
   }
   if (state.run !== null) record(EVENT.drainEnded, { run: state.run, reason: 'recovered' })
   return true
+}
+
+/**
+ * Closes the work a session has open, durably: each running call fails (with `failure.call`'s
+ * error for it, else the step's), then the open step fails; with `halt`, the loop halts
+ * `step-failed`. Recovery closes a dead process's work with it; the runner closes its own after
+ * a fault outside any turn's handling, so nothing stays "running" and the loop is not retried forever.
+ *
+ * @example
+ * failOpenWork(state, record, { step: { code: 'RUNNER_FAILED', message } }, {})
+ */
+export function failOpenWork(state: SessionState, record: Record, failure: { step: Failure; call?: (toolCallId: string) => Failure }, halt: { error?: Failure } | null): void {
+  const step = state.step ?? 'none'
+  for (const toolCallId of Object.keys(state.running)) record(EVENT.toolFailed, { step, toolCallId, error: failure.call?.(toolCallId) ?? failure.step })
+  if (state.step !== null) record(EVENT.stepFailed, { step: state.step, error: failure.step })
+  if (halt) record(EVENT.halted, halt.error ? { reason: 'step-failed', limit: null, error: halt.error } : { reason: 'step-failed', limit: null })
 }
 
 /**

@@ -12,62 +12,26 @@
  * - a turn the provider refuses as too long gets exactly one rebuild (compact, retry), then the
  *   loop halts with `CONTEXT_OVERFLOW`: never a loop
  */
-import { NeuronError } from '../core/errors.ts'
-import type { Stored } from '../ledger/envelope.ts'
-import type { Json } from '../ledger/json.ts'
-import { isContextOverflow } from '../llm/overflow.ts'
-import type { FinishReason, LlmEvent, LlmMessage, LlmRequest, Usage } from '../llm/types.ts'
-import { type Registration, specsOf, type ToolRegistry } from '../tools/registry.ts'
-import { type Settlement, settle } from '../tools/settle.ts'
-import type { ToolAuthority, ToolContext } from '../tools/tool.ts'
-import { AirBuffer, type Delta } from './air.ts'
+import { type Registration, specsOf } from '../tools/registry.ts'
 import { promotion, type PromptedBy } from './authority.ts'
 import { type Budget, TokenEstimator } from './budget.ts'
 import { type CompactionResult, compactionTurn } from './compaction-turn.ts'
 import { SUMMARY_PREFIX } from './compaction.ts'
-import { changedSources, type SourceValue } from './context-sources.ts'
+import { changedSources } from './context-sources.ts'
 import { Interrupted } from './control.ts'
 import { keepJson, systemText } from './epoch.ts'
-import { EVENT, type EventPayloads, type EventType } from './events.ts'
+import { EVENT } from './events.ts'
 import type { InboxRow, SessionState } from './projection.ts'
 import { overflowAdvice } from './overflow-advice.ts'
-import { pendingInterrupt } from './recovery.ts'
-import { ReasoningBlocks } from './reasoning.ts'
+import { runTurn, startTurn, type TurnEnd } from './provider-turn.ts'
+import { failOpenWork, pendingInterrupt } from './recovery.ts'
+import type { RunnerHost } from './runner-host.ts'
 
 /** An open loop whose promotion recorded no `by`: joined by a steer, it acts for nobody. */
 const NOT_RECORDED: PromptedBy = { principal: null, claims: [] }
 
 /** Provider turns one promotion may use before the loop is halted. */
 export const MAX_TURNS = 16
-
-
-/** What the runner needs from the object it runs in. */
-export interface RunnerHost {
-  readonly sessionId: string
-  state(): SessionState
-  record<T extends EventType>(type: T, payload: EventPayloads[T]): Stored
-  air(delta: Delta): void
-  history(): LlmMessage[]
-  /** Serialized characters of what the last `history()` returned. */
-  historyChars(): number
-  /** The current epoch's system text and the sources the model knows (as of the last `history()`). */
-  context(): { system: string | null; sources: Record<string, SourceValue> }
-  /** The context sources' values now; never waits (see context-sources.ts). */
-  sources(): Record<string, SourceValue>
-  /** The context budget of the session's model; null when the catalog does not know its window. */
-  budget(): Budget | null
-  /** One provider turn, in batches of events (one per network chunk). */
-  stream(request: LlmRequest, signal: AbortSignal): AsyncIterable<LlmEvent[]>
-  cost(provider: string, model: string, usage: Usage): number | null
-  keepArtifact(text: string, kind?: string): string
-  /** Who an admitted prompt came from: its admission's gate headers (authority.ts). */
-  admittedBy(row: InboxRow): PromptedBy
-  /** What the tools of a turn may reach, given who its loop's prompts came from (authority.ts). */
-  toolAuthority(by: PromptedBy | null): ToolAuthority
-  readonly tools: ToolRegistry
-  readonly maxTurns?: number
-}
-
 
 /**
  * The serialized drain of one session, over the host it runs in.
@@ -147,10 +111,7 @@ export class Runner {
       // and halt, so the loop is not retried forever and nothing stays "running".
       console.error('runner: drain failed', error)
       const failure = { code: 'RUNNER_FAILED', message: error instanceof Error ? error.message : String(error) }
-      const state = host.state()
-      for (const toolCallId of Object.keys(state.running)) host.record(EVENT.toolFailed, { step: state.step ?? 'none', toolCallId, error: failure })
-      if (state.step !== null) host.record(EVENT.stepFailed, { step: state.step, error: failure })
-      host.record(EVENT.halted, { reason: 'step-failed', limit: null })
+      failOpenWork(host.state(), host.record.bind(host), { step: failure }, {})
     } finally {
       host.record(EVENT.drainEnded, { run, reason: 'idle' })
     }
@@ -245,165 +206,16 @@ export class Runner {
     }
   }
 
-  /**
-   * One provider turn: stream, start calls eagerly, settle all, record outcomes in call order.
-   * `overflow` when the provider refused the request as longer than the model's window.
-   */
-  private async step(turn: number): Promise<'done' | 'overflow'> {
-    const host = this.host
-    const state = host.state()
+  /** One provider turn (provider-turn.ts), registered as the running turn so an interrupt can name it. */
+  private async step(turn: number): Promise<TurnEnd> {
     const step = crypto.randomUUID()
     const controller = new AbortController()
     this.turn = { step, controller }
-    const shown = host.tools.snapshot()
-    const offered = this.tools(shown)
-    const request: LlmRequest = { provider: state.provider, model: state.model, messages: host.history(), tools: specsOf(shown) }
-    const system = host.context().system
-    if (system) request.system = system
-    const sent = host.historyChars() + offered.chars + (system?.length ?? 0)
-    const authority = host.toolAuthority(state.by)
-    host.record(EVENT.stepStarted, { step, turn, provider: state.provider, model: state.model, tools: offered.ref, chars: sent })
-
-    // The turn's output so far; the air buffer sends what subscribers have not seen yet.
-    const out = { text: '', reasoning: '' }
-    const reasoning = new ReasoningBlocks()
-    let finish: FinishReason = 'other'
-    let usage: Usage | null = null
-    let outputRecorded = false
-    const calls: { id: string; settled: Promise<Settlement | 'cancelled'>; outcome?: Settlement }[] = []
-    const air = new AirBuffer(step, (delta) => host.air(delta))
     try {
-      for await (const batch of host.stream(request, controller.signal)) {
-        for (const event of batch) {
-          switch (event.type) {
-            case 'text-delta':
-              out.text += event.text
-              break
-            case 'reasoning-delta':
-              out.reasoning += event.text
-              reasoning.text(event.text)
-              break
-            case 'reasoning-signature':
-              reasoning.sign(event.signature)
-              break
-            case 'reasoning-redacted':
-              reasoning.redacted(event.data)
-              break
-            case 'tool-input-start':
-              air.addToolInput(event.id, '', event.name)
-              break
-            case 'tool-input-delta':
-              air.addToolInput(event.id, event.delta)
-              break
-            case 'tool-call': {
-              // Durable before any side effect; then the call starts at once.
-              air.flush(out)
-              host.record(EVENT.toolCalled, { step, toolCallId: event.id, name: event.name, input: event.input })
-              const call: (typeof calls)[number] = { id: event.id, settled: this.execute(event, shown.get(event.name), step, authority, controller.signal) }
-              call.settled.then((outcome) => outcome !== 'cancelled' && (call.outcome = outcome), () => {})
-              calls.push(call)
-              break
-            }
-            case 'usage': {
-              const { type: _type, ...counts } = event
-              usage = counts
-              break
-            }
-            case 'retry':
-              air.flush(out)
-              host.record(EVENT.retried, { step, attempt: event.attempt, delayMs: event.delayMs, status: event.status, message: event.message })
-              break
-            case 'finish':
-              finish = event.reason
-              break
-          }
-        }
-        air.flushIfDue(out)
-      }
-      air.flush(out)
-      this.recordOutput(step, reasoning, out.text)
-      outputRecorded = true
-      await Promise.all(calls.map((call) => call.settled))
-      controller.signal.throwIfAborted()
-      for (const call of calls) this.recordOutcome(step, call.id, call.outcome!)
-      const cost = usage ? host.cost(state.provider, state.model, usage) : null
-      this.tokens.observe(sent, usage)
-      host.record(EVENT.stepEnded, { step, finish, usage, cost })
-      return 'done'
-    } catch (error) {
-      air.flush(out)
-      if (!outputRecorded) this.recordOutput(step, reasoning, out.text)
-      if (controller.signal.aborted && controller.signal.reason instanceof Interrupted) {
-        this.closeCalls(step, calls, 'interrupted')
-        const { message, request } = controller.signal.reason
-        host.record(EVENT.interrupted, request === undefined ? { step, reason: message } : { step, reason: message, request })
-        return 'done'
-      }
-      const overflow = isContextOverflow(error)
-      const failure = overflow
-        ? { code: 'CONTEXT_OVERFLOW', message: (error as Error).message }
-        : error instanceof NeuronError
-          ? { code: error.code, message: error.message }
-          : { code: 'STEP_FAILED', message: String(error) }
-      controller.abort(error)
-      await Promise.allSettled(calls.map((call) => call.settled))
-      this.closeCalls(step, calls, 'step failed')
-      host.record(EVENT.stepFailed, { step, error: failure })
-      if (overflow) return 'overflow'
-      host.record(EVENT.halted, { reason: 'step-failed', limit: null })
-      return 'done'
+      return await runTurn(startTurn(this.host, { step, turn, controller, tokens: this.tokens, offered: (shown) => this.tools(shown) }))
     } finally {
       this.turn = null
     }
-  }
-
-  /** Settles one call. Never rejects: an abort is `cancelled`, anything else a failed outcome. */
-  private execute(
-    call: { id: string; name: string; input: Json },
-    shown: Registration | undefined,
-    step: string,
-    authority: ToolAuthority,
-    signal: AbortSignal,
-  ): Promise<Settlement | 'cancelled'> {
-    const context: ToolContext = {
-      sessionId: this.host.sessionId,
-      authority,
-      assistantMessageId: step,
-      toolCallId: call.id,
-      signal,
-      progress: (update) => this.host.air({ type: 'tool-progress', step, toolCallId: call.id, ...update }),
-    }
-    return settle(call, shown, this.host.tools, context).catch((error: unknown): Settlement | 'cancelled' => {
-      if (signal.aborted) return 'cancelled'
-      return { ok: false, error: { code: 'TOOL_FAILED', message: error instanceof Error ? error.message : String(error) } }
-    })
-  }
-
-  /** Calls that finished keep their result; the rest are cancelled, which is never a result. */
-  private closeCalls(step: string, calls: { id: string; outcome?: Settlement }[], reason: string): void {
-    for (const call of calls) {
-      if (call.outcome) this.recordOutcome(step, call.id, call.outcome)
-      else this.host.record(EVENT.toolCancelled, { step, toolCallId: call.id, reason })
-    }
-  }
-
-  private recordOutput(step: string, reasoning: ReasoningBlocks, text: string): void {
-    for (const block of reasoning.list()) {
-      if (block.type === 'redacted-reasoning') this.host.record(EVENT.reasoning, { step, text: '', redacted: block.data })
-      else if (block.signature !== undefined) this.host.record(EVENT.reasoning, { step, text: block.text, signature: block.signature })
-      else if (block.text) this.host.record(EVENT.reasoning, { step, text: block.text })
-    }
-    if (text) this.host.record(EVENT.text, { step, text })
-  }
-
-  private recordOutcome(step: string, toolCallId: string, outcome: Settlement): void {
-    if (!outcome.ok) {
-      this.host.record(EVENT.toolFailed, { step, toolCallId, error: outcome.error })
-      return
-    }
-    const payload: EventPayloads[typeof EVENT.toolSucceeded] = { step, toolCallId, content: outcome.content, truncated: outcome.truncated }
-    if (outcome.full !== null) payload.artifact = this.host.keepArtifact(outcome.full)
-    this.host.record(EVENT.toolSucceeded, payload)
   }
 }
 
