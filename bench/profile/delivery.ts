@@ -89,7 +89,7 @@ try {
   writeFileSync(path, JSON.stringify(profile))
   // The step ends where the runner starts, after the commit, or the thread idles. The runner's work
   // is named by every frame it can resume in: an async generator resumes without its caller on the stack.
-  const admissions = stepsOf(profile, { begin: 'webSocketMessage', end: ['now', 'wake', 'drain', 'step', 'streamModelBatches'], within: 'admitPrompt' })
+  const admissions = stepsOf(profile, { begin: 'webSocketMessage', end: ['now', 'wake', 'drain', 'step', 'runTurn', 'endTurn', 'failTurn', 'streamModelBatches'], within: 'admitPrompt' })
   const perStep = admissions.samples.reduce((a, b) => a + b, 0) / admissions.samples.length
   console.log(`delivery profile: ${prompts} prompts; prompt → admitted p50 ${median(unprofiled).toFixed(2)} ms unprofiled (${WARM}), ${median(profiled).toFixed(2)} ms profiled`)
   console.log(

@@ -44,8 +44,8 @@ try {
   writeFileSync(`${base}.heapprofile`, JSON.stringify(heap))
   const mean = profiled.reduce((a, b) => a + b, 0) / profiled.length
   console.log(`runner profile, mode ${mode}: ${turns} runs; ${unprofiled.toFixed(2)} ms per run unprofiled, ${mean.toFixed(2)} ms profiled`)
-  // The turn's parts, by the functions they run in (the runner's loop is `step`, its durable events `append`).
-  console.log(summarize(profile, { top: 12, inside: ['push', 'read', 'streamModelBatches', 'append', 'messages', 'keepArtifact', 'step', 'drain', '(garbage collector)', '(program)', '(idle)'] }))
+  // The turn's parts, by the functions they run in (a provider turn's loop is `runTurn`, its durable events `append`).
+  console.log(summarize(profile, { top: 12, inside: ['push', 'read', 'streamModelBatches', 'append', 'messages', 'keepArtifact', 'runTurn', 'step', 'drain', '(garbage collector)', '(program)', '(idle)'] }))
   console.log(allocations(heap, 10))
   console.log(`profiles: ${base}.cpuprofile, ${base}.heapprofile`)
 } finally {

@@ -11,6 +11,9 @@
  * - before each turn the context budget is checked; over it, the transcript is compacted first
  * - a turn the provider refuses as too long gets exactly one rebuild (compact, retry), then the
  *   loop halts with `CONTEXT_OVERFLOW`: never a loop
+ * - a fault outside any turn's handling closes the open work as recovery does (`failOpenWork`) and halts
+ *
+ * What one provider turn records is provider-turn.ts; what it needs from the session is runner-host.ts.
  */
 import { type Registration, specsOf } from '../tools/registry.ts'
 import { promotion, type PromptedBy } from './authority.ts'
