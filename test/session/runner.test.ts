@@ -175,6 +175,52 @@ describe('runner: durable rows do not grow with streamed tokens', () => {
   })
 })
 
+describe('runner: a fault outside a turn\'s handling', () => {
+  it('closes the open call and step durably with RUNNER_FAILED and halts: nothing stays running', () =>
+    withLedger(uniqueName('fault'), async (ledger) => {
+      const tools = new ToolRegistry()
+      tools.register(
+        'hold',
+        Tool.make({
+          description: 'runs until aborted',
+          input: z.object({}),
+          output: z.object({}),
+          execute: (_input, { signal }) => new Promise<Record<string, never>>((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+        }),
+      )
+      const session = scriptedSession(
+        ledger,
+        'session.fault',
+        async function* () {
+          yield [{ type: 'tool-call', id: 'h1', name: 'hold', input: {} }]
+          throw new Error('vendor went away')
+        },
+        { tools },
+      )
+      // Storage refuses the turn's own close (its cancellation), once: the drain must close what is open.
+      const record = session.host.record.bind(session.host)
+      let refused = false
+      ;(session.host as { record: typeof record }).record = (type, payload) => {
+        if (type === 'session.next.tool.cancelled' && !refused) {
+          refused = true
+          throw new Error('storage down')
+        }
+        return record(type, payload)
+      }
+      await session.runner.wake()
+      const failure = { code: 'RUNNER_FAILED', message: 'storage down' }
+      const tail = ledger.byTopic('session.fault').items.slice(-4).map((e) => [e.type, e.payload])
+      expect(refused).toBe(true)
+      expect(tail).toEqual([
+        ['session.next.tool.failed', { step: expect.any(String), toolCallId: 'h1', error: failure }],
+        ['session.next.step.failed', { step: expect.any(String), error: failure }],
+        ['session.next.halted', { reason: 'step-failed', limit: null }],
+        ['session.next.drain.ended', { run: expect.any(String), reason: 'idle' }],
+      ])
+      expect(session.state()).toMatchObject({ run: null, step: null, running: {} })
+    }))
+})
+
 describe('runner: provider failures', () => {
   it('a provider error fails the step with its code and halts the loop; the next prompt still runs', async () => {
     const { id } = await newSession()
