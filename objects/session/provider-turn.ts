@@ -95,7 +95,12 @@ export function startTurn(
   }
 }
 
-/** Streams the turn to its end, then records how it ended. */
+/**
+ * Streams the turn to its end, then records how it ended (`endTurn`, or `failTurn` on any throw).
+ *
+ * @example
+ * if ((await runTurn(turn)) === 'overflow') // compact once, then a new turn
+ */
 export async function runTurn(turn: TurnContext): Promise<TurnEnd> {
   try {
     for await (const batch of turn.host.stream(turn.request, turn.controller.signal)) {
@@ -108,7 +113,13 @@ export async function runTurn(turn: TurnContext): Promise<TurnEnd> {
   }
 }
 
-/** The one handler of a streamed provider event. */
+/**
+ * The one handler of a streamed provider event: output is folded, a call starts, usage and the
+ * finish reason are kept, a retry is recorded.
+ *
+ * @example
+ * for (const event of batch) onEvent(turn, event)
+ */
 export function onEvent(turn: TurnContext, event: LlmEvent): void {
   const { host, step, out, air } = turn
   switch (event.type) {
