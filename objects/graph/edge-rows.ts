@@ -19,16 +19,8 @@ export const EDGE_AT = `log l join edge e on e.source = l.topic and e.type = sub
 /** The condition that edge `e` is live, for walks that join `edge` without the retirement. */
 export const LIVE = `not exists (select 1 from retired x where x.edge = e.seq)`
 
-/** One row of `select ${EDGE_COLUMNS}`. */
-export type EdgeRow = {
-  id: string
-  seq: number
-  type: string
-  source: string
-  target: string
-  author: string
-  time: number
-  parent: string | null
+/** One row of `select ${EDGE_COLUMNS}`: the view's columns, its payload as stored text, and the retiring envelope's. */
+export type EdgeRow = Omit<EdgeView, 'payload' | 'retired'> & {
   payload: string | null
   r_id: string | null
   r_payload: string | null
