@@ -137,7 +137,7 @@ export class SessionObject extends DurableObject<Env> {
       grant: () => this.creator.grant(),
     })
     // The owner's document with this session's overrides laid over it (session-config.ts).
-    this.overrides = new SessionConfig(this.ledger, this.topic, async () => (await settled(this.env.CONFIGS.getByName(this.state.owner)).current()).document)
+    this.overrides = new SessionConfig(this.ledger, this.topic, () => this.state.owner, async () => (await settled(this.env.CONFIGS.getByName(this.state.owner)).current()).document)
     const composed = composeToolset({
       env,
       name: this.name,
@@ -231,14 +231,9 @@ export class SessionObject extends DurableObject<Env> {
     return this.overrides.current()
   }
 
-  /** Stores a new version of the overrides; it reaches the model at the next turn boundary. */
+  /** Stores a new version of the overrides (the owner's only: session-config.ts); it reaches the model at the next turn boundary. */
   putConfig(caller: Caller, input: unknown, ifMatch?: string): ConfigVersion {
     this.access.check(this.state, caller, 'configure')
-    // The overrides decide which servers the owner's sealed MCP headers and grants are sent to and
-    // what every turn is told: the owner's to write, never a share holder's.
-    if (caller.id !== this.state.owner) {
-      throw new NeuronError('SESSION_CONFIG_OWNER_ONLY', "only the session's owner may change its config; a share holder may read it", { status: 403 })
-    }
     return this.overrides.put(caller.id, input, ifMatch)
   }
 
