@@ -4,7 +4,9 @@
  * (`node.{kind}.{id}`), an edge is `edge.{type}` on its source's address with
  * its target in a header and its causal parent as the envelope's parent. The
  * `edge` and `retired` tables only index those envelopes for the query verbs:
- * neighbours by type and direction, bounded paths, and a node's fold.
+ * neighbours by type and direction, bounded paths, and a node's fold. How a
+ * row reads back as a view is edge-rows.ts; the recursive walks (paths, the
+ * cycle check) are walks.ts.
  *
  * Writes are synchronous and await-free, so each commits atomically with its
  * index rows. An edge re-sent with the same content (same time) is recognised
@@ -16,9 +18,11 @@ import { canonicalJson, type Json } from '../ledger/json.ts'
 import { clampLimit, cutPage, type Ledger } from '../ledger/ledger.ts'
 import { fromLogRow, LOG_COLUMNS, type LogRow } from '../ledger/log-row.ts'
 import { MAX_PAGE } from '../core/limits.ts'
+import { EDGE_AT, EDGE_COLUMNS, EDGE_FROM, type EdgeRow, toEdge, toNode } from './edge-rows.ts'
 import { type EdgeView, emptyNodeState, type NodeState, type NodeView, reduceNode, type Retirement } from './node-state.ts'
-import { addressOf, checkSelfEdge, checkText, MAX_PATH_DEPTH, MAX_WALK_ROWS, ruleOf } from './vocabulary.ts'
+import { addressOf, checkSelfEdge, checkText, ruleOf } from './vocabulary.ts'
 import type { Paged, Reached } from './views.ts'
+import { type PathQuery, reaches, walkPaths } from './walks.ts'
 
 export const NODE = 'node'
 export const RETIRED = 'edge.retired'
@@ -44,30 +48,6 @@ export interface EdgeDraft {
   supersedes?: string
   reason?: string
   time?: number
-}
-
-const EDGE_COLUMNS = `l.id, l.seq, e.type, e.source, e.target, l.author, l.time, l.parent, l.payload,
-  rl.id as r_id, rl.payload as r_payload, rl.author as r_author, rl.time as r_time`
-const RETIREMENT = `left join retired r on r.edge = e.seq left join log rl on rl.seq = r.by`
-const EDGE_FROM = `edge e join log l on l.seq = e.seq ${RETIREMENT}`
-/** One edge by its sequence: the envelope names the edge row's key (its topic is the source, its type `edge.{type}`). */
-const EDGE_AT = `log l join edge e on e.source = l.topic and e.type = substr(l.type, 6) and e.seq = l.seq ${RETIREMENT} where l.seq = ?`
-const LIVE = `not exists (select 1 from retired x where x.edge = e.seq)`
-
-type EdgeRow = {
-  id: string
-  seq: number
-  type: string
-  source: string
-  target: string
-  author: string
-  time: number
-  parent: string | null
-  payload: string | null
-  r_id: string | null
-  r_payload: string | null
-  r_author: string | null
-  r_time: number | null
 }
 
 /**
@@ -111,7 +91,7 @@ export class Graph {
       const { source, target, type } = write.edge
       checkSelfEdge(source, target, type)
       for (const end of [source, target]) if (!created.has(end) && !this.has(end)) throw unknownNode(end)
-      if (!ruleOf(type).cycles && this.reaches(target, source, type)) throw cycle(source, target, type)
+      if (!ruleOf(type).cycles && reaches(this.sql, target, source, type)) throw cycle(source, target, type)
     }
   }
 
@@ -155,7 +135,7 @@ export class Graph {
     if (revised && revised.source !== draft.source) {
       throw new NeuronError('NOT_SAME_SOURCE', `edge ${draft.supersedes} leaves ${revised.source}, not ${draft.source}`, { status: 409, details: { edge: draft.supersedes } })
     }
-    if (!ruleOf(draft.type).cycles && this.reaches(draft.target, draft.source, draft.type)) throw cycle(draft.source, draft.target, draft.type)
+    if (!ruleOf(draft.type).cycles && reaches(this.sql, draft.target, draft.source, draft.type)) throw cycle(draft.source, draft.target, draft.type)
     // A re-sent edge (same content id) passes the checks above and is recognised here.
     const { envelope, duplicate } = this.ledger.appendSealed(sealed, envelopeDraft)
     if (duplicate) return { edge: this.edgeAt(envelope.seq), duplicate: true }
@@ -211,42 +191,10 @@ export class Graph {
    * first, at most `maxDepth` hops; with `to`, only the paths that end there.
    * `after` is the number of results already read.
    */
-  paths(from: string, options: { to?: string; types?: string[]; direction?: 'out' | 'in'; maxDepth?: number; after?: number; limit?: number } = {}): Paged<Reached> {
+  paths(from: string, options: PathQuery = {}): Paged<Reached> {
     if (!this.has(from)) throw unknownNode(from)
     if (options.to !== undefined && !this.has(options.to)) throw unknownNode(options.to)
-    const maxDepth = options.maxDepth ?? 4
-    if (!Number.isInteger(maxDepth) || maxDepth < 1 || maxDepth > MAX_PATH_DEPTH) {
-      throw new NeuronError('INVALID_DEPTH', `maxDepth must be an integer in [1, ${MAX_PATH_DEPTH}]`, { details: { maxDepth } })
-    }
-    const limit = clampLimit(options.limit)
-    const after = options.after ?? 0
-    const [near, far] = options.direction === 'in' ? ['target', 'source'] : ['source', 'target']
-    const types = options.types && options.types.length > 0 ? JSON.stringify(options.types) : null
-    const rows = this.sql
-      .exec<{ node: string; depth: number; path: string }>(
-        `with recursive walk(node, depth, path) as (
-           select ?, 0, ''
-           union all
-           select e.${far}, w.depth + 1, w.path || ' ' || l.id
-           from walk w join edge e on e.${near} = w.node join log l on l.seq = e.seq
-           where w.depth < ? and (? is null or e.type in (select value from json_each(?))) and ${LIVE}
-           order by 2 limit ?
-         )
-         select node, depth, path from walk where depth > 0 and (? is null or node = ?)
-         order by depth, path limit ? offset ?`,
-        from,
-        maxDepth,
-        types,
-        types,
-        MAX_WALK_ROWS,
-        options.to ?? null,
-        options.to ?? null,
-        limit + 1,
-        after,
-      )
-      .toArray()
-    const items = rows.map((row) => ({ address: row.node, depth: row.depth, edges: row.path.trim().split(' ') }))
-    return cutPage(items, limit, (_, i) => after + i + 1)
+    return walkPaths(this.sql, from, options)
   }
 
   /**
@@ -331,66 +279,6 @@ export class Graph {
       payload: { edge: edge.id, how: how.how, reason: how.reason, by: how.by },
     })
     this.sql.exec('insert into retired (edge, by) values (?, ?)', edge.seq, envelope.seq)
-  }
-
-  /**
-   * Whether `to` is reachable from `from` along live `type` edges. A node no
-   * `type` edge points at cannot be reached, which spares the walk for the common
-   * case of linking a fresh node (a new turn, a new memory).
-   */
-  private reaches(from: string, to: string, type: string): boolean {
-    if (this.sql.exec('select 1 from edge where target = ? and type = ? limit 1', to, type).toArray().length === 0) return false
-    return (
-      this.sql
-        .exec(
-          `with recursive reach(node) as (
-             select ?
-             union
-             select e.target from reach join edge e on e.source = reach.node
-             where e.type = ? and ${LIVE}
-             limit ${MAX_WALK_ROWS}
-           )
-           select 1 from reach where node = ? limit 1`,
-          from,
-          type,
-          to,
-        )
-        .toArray().length > 0
-    )
-  }
-}
-
-function toNode(envelope: Stored): NodeView {
-  const payload = envelope.payload as { kind: string; id: string; text?: string; data?: Json }
-  return {
-    address: envelope.topic,
-    kind: payload.kind,
-    id: payload.id,
-    text: payload.text ?? null,
-    data: payload.data ?? null,
-    author: envelope.author,
-    time: envelope.time,
-    envelope: envelope.id,
-  }
-}
-
-function toEdge(row: EdgeRow): EdgeView {
-  let retired: Retirement | null = null
-  if (row.r_id !== null) {
-    const p = JSON.parse(row.r_payload!) as { how: Retirement['how']; reason: string; by: string | null }
-    retired = { id: row.r_id, how: p.how, reason: p.reason, by: p.by, author: row.r_author!, time: row.r_time! }
-  }
-  return {
-    id: row.id,
-    seq: row.seq,
-    type: row.type,
-    source: row.source,
-    target: row.target,
-    author: row.author,
-    time: row.time,
-    parent: row.parent,
-    payload: row.payload === null ? null : (JSON.parse(row.payload) as Json),
-    retired,
   }
 }
 

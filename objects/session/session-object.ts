@@ -3,18 +3,19 @@
  * ledger, the bus, the projection fold, access, the runner, the tools and the
  * subscribers; each of those lives in its own module. Everything the session
  * says crosses its bus: events on its held address, deltas on its air. Every public method
- * takes the caller the gate authenticated and authorizes it first.
+ * takes the caller the gate authenticated and authorizes it first. Events are recorded on one
+ * path (`record`): stored and delivered, folded, then what they set off (follow-ups.ts).
  */
 import { DurableObject } from 'cloudflare:workers'
 import type { Env } from '../core/env.ts'
-import { authorize, type Caller, gateHeaders } from '../access/authorize.ts'
+import { type Caller, gateHeaders } from '../access/authorize.ts'
 import { NeuronError } from '../core/errors.ts'
 import { HOST_CALL_TIMEOUT_MS } from '../core/limits.ts'
 import type { GraphObject } from '../graph/graph-object.ts'
 import { chainStep, conversationOf, emptyChain } from '../graph/turns.ts'
 import { Bus, on } from '../ledger/bus.ts'
 import type { Stored } from '../ledger/envelope.ts'
-import { current, type Header } from '../ledger/headers.ts'
+import type { Header } from '../ledger/headers.ts'
 import type { Json } from '../ledger/json.ts'
 import { Ledger, migrateLedger } from '../ledger/ledger.ts'
 import type { Page } from '../ledger/page.ts'
@@ -26,17 +27,20 @@ import type { McpServerStatus, McpToolset } from '../tools/mcp/toolset.ts'
 import { parseOrThrow } from '../core/validate.ts'
 import { SessionAccess } from './access.ts'
 import type { Receipt } from './admission.ts'
-import { admitPrompt, type IntakeHost, requestInterrupt } from './intake.ts'
+import { admitPrompt, requestInterrupt } from './intake.ts'
+import { inboxOf, type SessionPort } from './session-port.ts'
 import { InterruptSchema, type InterruptReply } from './control.ts'
 import { defaultSources } from './context-sources.ts'
 import { OwnerCatalog } from '../llm/owner-catalog.ts'
-import { contextMemory, type SessionGrant } from './authority.ts'
+import { contextMemory } from './authority.ts'
+import { Creator } from './creator.ts'
+import { FollowUps } from './follow-ups.ts'
 import { SessionConfig } from './session-config.ts'
 import type { ConfigVersion } from '../config/versions.ts'
 import { ChainWriter } from './chain-writer.ts'
-import { EVENT, type EventPayloads, type EventType, isEvent } from './events.ts'
+import type { EventPayloads, EventType } from './events.ts'
 import { History } from './history.ts'
-import { forkSession, type LineageHost, sessionExists, truncateSession } from './lineage.ts'
+import { forkSession, truncateSession } from './lineage.ts'
 import { emptySession, reduceSession, type SessionState, type SessionView, viewOf } from './projection.ts'
 import { Receipts } from './receipts.ts'
 import { recover } from './recovery.ts'
@@ -45,7 +49,7 @@ import type { Delta } from './air.ts'
 import type { Runner } from './runner.ts'
 import { sessionRunner } from './session-runner.ts'
 import { HostTools } from './host-tools.ts'
-import { ArtifactRef, CreateSessionSchema, PromptSchema } from './schemas.ts'
+import { ArtifactRef, PromptSchema } from './schemas.ts'
 import { openStream, socketGone, socketMessage, type StreamHost } from '../delivery/endpoint.ts'
 import { Subscribers } from '../delivery/subscribers.ts'
 import { OpenStep, type StepSnapshot } from './open-step.ts'
@@ -77,7 +81,10 @@ export class SessionObject extends DurableObject<Env> {
   protected readonly receipts: Receipts
   protected readonly chain: ChainWriter
   protected state: SessionState = emptySession()
-  private created: Header[] | null = null
+  /** Who created the session, from its `created` event (creator.ts). */
+  private readonly creator: Creator
+  /** What recording an event sets off: metering, the chain, host calls, the orchestration (follow-ups.ts). */
+  private readonly followUps: FollowUps
   /** What the model is shown, folded as events are recorded (see history.ts). */
   private readonly transcript: History
   /** Set when this session is an orchestration's agent (its name says so). */
@@ -86,14 +93,12 @@ export class SessionObject extends DurableObject<Env> {
   protected readonly hostTools: HostTools
   /** When the runner starts, with the alarm that revives a drain evicted mid-work (wakeup.ts). */
   private readonly wakeup: Wakeup
-  /** What forking and truncating use of this object (lineage.ts). */
-  private readonly lineage: LineageHost
+  /** What forking, truncating, admitting prompts and recording interrupts use of this object (session-port.ts). */
+  private readonly port: SessionPort
   /** What the stream fetch and the socket handlers use of this object (socket.ts, delivery/endpoint.ts). */
   private readonly streams: StreamHost<ClientMessage>
   /** What an orchestration's messages use of this object (agent-inbox.ts). */
   private readonly inbox: AgentInboxHost
-  /** What admitting prompts and recording interrupts use of this object (intake.ts). */
-  private readonly intake: IntakeHost
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
@@ -101,6 +106,14 @@ export class SessionObject extends DurableObject<Env> {
     this.transcript = new History(this.ledger, this.topic)
     this.catalog = composeCatalog(env as unknown as EnvVars)
     this.owned = new OwnerCatalog(env, this.catalog)
+    this.creator = new Creator({
+      ledger: this.ledger,
+      topic: this.topic,
+      name: this.name,
+      state: () => this.state,
+      models: { default: () => this.catalog.default(), resolve: (owner, ref) => this.owned.resolve(owner, ref) },
+      record: (type, payload, headers) => this.record(type, payload, headers),
+    })
     this.access = new SessionAccess(this.ledger, `${this.topic}.denials`, () => this.name, agentAddressOf(this.name) !== null)
     this.receipts = new Receipts(ctx.storage.kv)
     this.subscribers = new Subscribers(ctx, this.ledger, this.topic, () => this.state.lastSeq, new OpenStep())
@@ -121,10 +134,10 @@ export class SessionObject extends DurableObject<Env> {
       catalog: this.catalog,
       owned: this.owned,
       tools: this.tools,
-      grant: () => this.grant(),
+      grant: () => this.creator.grant(),
     })
     // The owner's document with this session's overrides laid over it (session-config.ts).
-    this.overrides = new SessionConfig(this.ledger, this.topic, async () => (await settled(this.env.CONFIGS.getByName(this.state.owner)).current()).document)
+    this.overrides = new SessionConfig(this.ledger, this.topic, () => this.state.owner, async () => (await settled(this.env.CONFIGS.getByName(this.state.owner)).current()).document)
     const composed = composeToolset({
       env,
       name: this.name,
@@ -132,7 +145,7 @@ export class SessionObject extends DurableObject<Env> {
       sources: this.sources,
       config: () => this.overrides.effective(),
       ownerId: () => this.state.owner,
-      contextMemory: () => (this.state.exists ? contextMemory(this.grant()) : null),
+      contextMemory: () => (this.state.exists ? contextMemory(this.creator.grant()) : null),
       conversation: (graph, caller) => this.openConversation(graph, caller),
       deadLetter: (draft, error) =>
         void this.ledger.append({ topic: `${this.topic}.dead`, type: 'orchestration.dead-letter', author: 'stage:bridge', payload: { draft, error } }),
@@ -141,7 +154,7 @@ export class SessionObject extends DurableObject<Env> {
     this.mcp = composed.mcp
     this.agent = composed.agent
     this.wakeup = new Wakeup({ storage: ctx.storage, watchdog: new Watchdog(ctx.storage), mcp: this.mcp, runner: this.runner, hasWork: () => this.hasWork() })
-    this.chain = new ChainWriter({ ledger: this.ledger, storage: ctx.storage, env, topic: this.topic, session: () => this.name, owner: () => this.owner() })
+    this.chain = new ChainWriter({ ledger: this.ledger, storage: ctx.storage, env, topic: this.topic, session: () => this.name, owner: () => this.creator.owner() })
     this.hostTools = new HostTools({
       ctx,
       tools: this.tools,
@@ -149,44 +162,42 @@ export class SessionObject extends DurableObject<Env> {
       air: (delta) => void this.bus.publish(this.air, delta.type, delta),
       timeoutMs: Number(env.HOST_CALL_TIMEOUT_MS) || HOST_CALL_TIMEOUT_MS,
     })
+    this.followUps = new FollowUps({
+      ctx,
+      name: this.name,
+      meters: env.METERS,
+      owner: () => this.state.owner,
+      chain: this.chain,
+      hostTools: this.hostTools,
+      agent: this.agent,
+    })
     this.streams = sessionStream({
       kv: ctx.storage.kv,
       subscribers: this.subscribers,
       hostTools: this.hostTools,
       read: (caller) => void this.access.check(this.state, caller, 'read'),
       // The socket validated the prompt already; HTTP's `prompt` below validates its body.
-      prompt: (caller, input) => admitPrompt(this.intake, input, this.access.promptHeaders(this.state, caller)),
+      prompt: (caller, input) => admitPrompt(this.port, input, this.access.promptHeaders(this.state, caller)),
       interrupt: (caller, body) => this.interrupt(caller, body),
     })
-    this.lineage = {
+    this.port = {
       name: this.name,
       topic: this.topic,
       ledger: this.ledger,
       storage: ctx.storage,
       sessions: env.SESSIONS,
       chain: this.chain,
+      receipts: this.receipts,
+      agent: this.agent?.address ?? null,
       state: () => this.state,
       busy: () => this.runner.busy || this.state.pending.length > 0,
       record: (type, payload, headers) => this.record(type, payload, headers),
       publish: (type, payload, headers) => this.publish(type, payload, headers),
-    }
-    this.intake = {
-      name: this.name,
-      receipts: this.receipts,
-      state: () => this.state,
-      record: (type, payload, headers) => this.record(type, payload, headers),
+      resolveModel: (owner, ref) => this.owned.resolve(owner, ref),
       wake: () => this.wakeup.afterCommit(),
       interruptRunner: (step, request, reason) => void this.runner.interrupt(step, request, reason),
     }
-    this.inbox = {
-      name: this.name,
-      agent: this.agent?.address ?? null,
-      exists: () => this.state.exists,
-      resolveModel: (owner, ref) => this.owned.resolve(owner, ref),
-      record: (type, payload, headers) => this.record(type, payload, headers),
-      control: (by, request, headers) => requestInterrupt(this.intake, by, request, headers),
-      admitPrompt: (input, headers) => admitPrompt(this.intake, input, headers),
-    }
+    this.inbox = inboxOf(this.port)
     void ctx.blockConcurrencyWhile(async () => {
       await migrateLedger(ctx.storage)
       this.state = restore(ctx.storage.kv, this.ledger, this.topic, this.receipts)
@@ -196,28 +207,15 @@ export class SessionObject extends DurableObject<Env> {
         await ctx.storage.setAlarm(Date.now())
       }
       // Turns a crash kept from the graph are written on this wake.
-      if (this.state.exists) this.writeChainLater()
+      if (this.state.exists) this.followUps.writeChainLater()
     })
   }
 
   // ── RPC surface (the worker's routes call these) ─────────────────────────
 
-  /** Creates the session owned by `caller`; the same request again is a no-op, a different one a conflict. */
-  async create(caller: Caller, input: unknown): Promise<{ session: SessionView; created: boolean }> {
-    const body = parseOrThrow(CreateSessionSchema, input, 'INVALID_REQUEST')
-    // The only await: everything after it runs as one step, so two creates cannot interleave.
-    const resolved = body.model ? await this.owned.resolve(caller.id, body.model) : this.catalog.default()
-    const wanted = { provider: resolved.provider.id, model: resolved.model.id, title: body.title ?? null, system: body.system ?? null }
-    if (this.state.exists) {
-      const { provider, model, title, system, owner, share } = this.state
-      const same = owner === caller.id && provider === wanted.provider && model === wanted.model && title === wanted.title && system === wanted.system && share.join('\n') === body.share.join('\n')
-      if (!same) throw sessionExists(this.name)
-      return { session: viewOf(this.name, this.state), created: false }
-    }
-    // The creator becomes the owner; the decision that records it is the same stage's.
-    const decision = authorize({ owner: caller.id, share: body.share }, caller)
-    this.record(EVENT.created, { ...wanted, owner: caller.id, share: body.share }, gateHeaders(caller, decision))
-    return { session: viewOf(this.name, this.state), created: true }
+  /** Creates the session owned by `caller`; the same request again is a no-op, a different one a conflict (creator.ts). */
+  create(caller: Caller, input: unknown): Promise<{ session: SessionView; created: boolean }> {
+    return this.creator.create(caller, input)
   }
 
   /** The MCP servers this session's config lists, as it last listed them (a due listing runs first). */
@@ -233,14 +231,9 @@ export class SessionObject extends DurableObject<Env> {
     return this.overrides.current()
   }
 
-  /** Stores a new version of the overrides; it reaches the model at the next turn boundary. */
+  /** Stores a new version of the overrides (the owner's only: session-config.ts); it reaches the model at the next turn boundary. */
   putConfig(caller: Caller, input: unknown, ifMatch?: string): ConfigVersion {
     this.access.check(this.state, caller, 'configure')
-    // The overrides decide which servers the owner's sealed MCP headers and grants are sent to and
-    // what every turn is told: the owner's to write, never a share holder's.
-    if (caller.id !== this.state.owner) {
-      throw new NeuronError('SESSION_CONFIG_OWNER_ONLY', "only the session's owner may change its config; a share holder may read it", { status: 403 })
-    }
     return this.overrides.put(caller.id, input, ifMatch)
   }
 
@@ -253,7 +246,7 @@ export class SessionObject extends DurableObject<Env> {
   /** Admits a prompt durably and wakes the runner; never waits for execution. */
   prompt(caller: Caller, input: unknown): { receipt: Receipt; duplicate: boolean } {
     const headers = this.access.promptHeaders(this.state, caller)
-    return admitPrompt(this.intake, parseOrThrow(PromptSchema, input, 'INVALID_REQUEST'), headers)
+    return admitPrompt(this.port, parseOrThrow(PromptSchema, input, 'INVALID_REQUEST'), headers)
   }
 
   /**
@@ -263,7 +256,7 @@ export class SessionObject extends DurableObject<Env> {
    */
   interrupt(caller: Caller, input: unknown = {}): InterruptReply {
     const decision = this.access.check(this.state, caller, 'interrupt')
-    return requestInterrupt(this.intake, caller.id, parseOrThrow(InterruptSchema, input ?? {}, 'INVALID_REQUEST'), gateHeaders(caller, decision))
+    return requestInterrupt(this.port, caller.id, parseOrThrow(InterruptSchema, input ?? {}, 'INVALID_REQUEST'), gateHeaders(caller, decision))
   }
 
   /** The bridge's receiving end for an agent session: assign, prompt or cancel (agent-inbox.ts). */
@@ -290,7 +283,7 @@ export class SessionObject extends DurableObject<Env> {
    * `forks` from the origin's turn at that point (lineage.ts).
    */
   async forkFrom(caller: Caller, from: string, input: unknown): Promise<SessionView> {
-    await forkSession(this.lineage, caller, from, input)
+    await forkSession(this.port, caller, from, input)
     return viewOf(this.name, this.state)
   }
 
@@ -301,7 +294,7 @@ export class SessionObject extends DurableObject<Env> {
    */
   async truncate(caller: Caller, input: unknown): Promise<{ head: string; truncated: number }> {
     this.access.check(this.state, caller, 'truncate')
-    return truncateSession(this.lineage, caller, input)
+    return truncateSession(this.port, caller, input)
   }
 
   /**
@@ -368,14 +361,7 @@ export class SessionObject extends DurableObject<Env> {
    */
   protected record<T extends EventType>(type: T, payload: EventPayloads[T], headers: Header[] = []): Stored {
     const envelope = this.publish(type, payload, headers)
-    const event = { type, payload }
-    if (isEvent(event, EVENT.stepEnded)) this.meterTurn(event.payload)
-    if (type === EVENT.drainEnded) this.writeChainLater()
-    if (isEvent(event, EVENT.toolSucceeded) || isEvent(event, EVENT.toolFailed) || isEvent(event, EVENT.toolCancelled)) {
-      this.hostTools.settled(event.payload.toolCallId)
-    }
-    const told = this.agent?.observe(event)
-    if (told) this.ctx.waitUntil(told.catch((error: unknown) => console.error('agent: step boundary not delivered', { session: this.name, error })))
+    this.followUps.after(type, payload)
     return envelope
   }
 
@@ -389,44 +375,14 @@ export class SessionObject extends DurableObject<Env> {
     return envelope
   }
 
-  /** The owner as the conversation chain's graph sees it: its id and the claims it held when it created the session. */
-  protected owner(): Caller | null {
-    if (!this.state.exists) return null
-    return { id: this.state.owner, claims: (current(this.createdHeaders(), 'claims') as string[] | undefined) ?? [] }
-  }
-
-  /** The session's policy and the principal that created it for its owner, as the turn authority reads them (authority.ts). */
-  private grant(): SessionGrant {
-    const creator = current(this.createdHeaders(), 'principal')
-    return { name: this.name, owner: this.state.owner, share: this.state.share, creator: typeof creator === 'string' ? creator : this.state.owner }
-  }
-
-  /** The headers of the `created` event (who created the session, with which claims), read once. */
-  private createdHeaders(): Header[] {
-    if (!this.state.exists) return []
-    return (this.created ??= this.ledger.byTopic(this.topic, { limit: 1 }).items[0]?.headers ?? [])
-  }
-
-  /** Off the hot path: the chain writer runs after the reply; a failure is retried on the next drain or wake. */
-  private writeChainLater(): void {
-    this.ctx.waitUntil(this.chain.sync().catch((error: unknown) => console.error('graph: conversation chain not written yet', { session: this.name, error })))
-  }
-
   /** The session's conversation node in `graph`, written if it is missing (memories regard it). */
   private async openConversation(graph: DurableObjectStub<GraphObject>, caller: Caller): Promise<string> {
-    const created = this.ledger.byTopic(this.topic, { limit: 1 }).items[0]!
-    await graph.applyChain(caller, chainStep(emptyChain(), created, this.name, caller.id).ops)
+    await graph.applyChain(caller, chainStep(emptyChain(), this.creator.event(), this.name, caller.id).ops)
     return conversationOf(this.name)
   }
 
   private hasWork(): boolean {
     return this.state.exists && (this.state.pending.length > 0 || this.state.loopOpen)
-  }
-
-  private meterTurn(step: EventPayloads[typeof EVENT.stepEnded]): void {
-    if (!step.usage || !this.state.owner) return
-    const metered = settled(this.env.METERS.getByName(this.state.owner)).turn({ session: this.name, step: step.step, usage: step.usage, cost: step.cost })
-    this.ctx.waitUntil(metered.catch((error: unknown) => console.error('meter: turn not recorded', { session: this.name, error })))
   }
 }
 
