@@ -10,7 +10,8 @@
  *   sampled every `attentionSampleMs`, whenever focus leaves or returns to the page, and on
  *   every check;
  * - where its own pointer events last placed the pointer: inside or within
- *   `attentionPointerSlackPx` of one app frame's box, several, or none.
+ *   `attentionPointerSlackPx` of one app frame's box, several, or none (and a sample on each
+ *   move, so the gap before a click in a tile is seen even when the interval runs late).
  *
  * The click that sent a frame's message and the page's record of focus and activation travel
  * separately inside the browser (an isolated frame runs in another process), so a check looks
@@ -83,7 +84,12 @@ export function createGestures(deps: GestureDeps): Gestures {
     sample()
   }
   const onPointer = (event: PointerEvent) => {
-    if (event.isTrusted) pointer = { x: event.clientX, y: event.clientY }
+    if (!event.isTrusted) return
+    pointer = { x: event.clientX, y: event.clientY }
+    // A mouse on its way into a tile crosses the page's pixels: a sample then sees an activation
+    // that ran out just before the click, which the interval (late on a busy page) can miss.
+    // (pointerdown is the page's own gesture: onPage samples it, after noting whose it is.)
+    if (event.type !== 'pointerdown') sample()
   }
   for (const type of POINTER_MOVES) window.addEventListener(type, onPointer, { capture: true, passive: true })
   for (const type of PAGE_INTERACTIONS) window.addEventListener(type, onPage, { capture: true })

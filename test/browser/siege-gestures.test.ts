@@ -67,7 +67,8 @@ describe('a gesture counts only for the frame the person used', () => {
     await g.quiet()
     await g.clickFrame(siegeTile)
     await expect.poll(clipboard, { timeout: 15_000 }).toBe('copied by a real click')
-    expect((await s.evaluate(() => (globalThis as any).siege.clicks.clicked)).map((c: any) => c.outcome)).toEqual([{ ok: {} }])
+    // The answer reaches the tile after the clipboard is written: wait for it.
+    await expect.poll(async () => (await s.evaluate(() => (globalThis as any).siege.clicks.clicked)).map((c: any) => c.outcome)).toEqual([{ ok: {} }])
   })
 })
 
