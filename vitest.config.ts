@@ -10,6 +10,14 @@ import { TEST_AUTH_BINDINGS } from './test/support/auth-bindings.ts'
  */
 export default defineConfig({
   test: {
+    // Objects go on working after a file's last test returns (an alarm, a turn's background
+    // meter and chain writes), and the module they then load is resolved through vitest's RPC,
+    // which the file's teardown is closing: vitest reports it as an unhandled rejection although
+    // every test of the file has ended. Only that one teardown race is set aside; every other
+    // unhandled error still fails the run.
+    onUnhandledError(error) {
+      if (error.name === 'EnvironmentTeardownError' && /Closing rpc while "resolve" was pending/.test(error.message)) return false
+    },
     projects: [
       {
         plugins: [cloudflareTest({ wrangler: { configPath: './wrangler.toml' }, miniflare: { bindings: TEST_AUTH_BINDINGS } })],
