@@ -7,7 +7,7 @@
  * are their OAuth grants: the caller starts an authorization here and gets the
  * URL to open; the code comes back to `/v1/oauth/mcp/callback` (routes/oauth.ts).
  */
-import { etagOf } from '../../objects/config/config-object.ts'
+import { type ConfigObject, etagOf } from '../../objects/config/config-object.ts'
 import { ConfigSchema, configJsonSchema } from '../../objects/config/schema.ts'
 import { CredentialBody, keyedProvider } from '../../objects/config/credentials.ts'
 import { settled } from '../../objects/core/rpc.ts'
@@ -19,6 +19,7 @@ import { MAX_BODY_BYTES, MAX_CREDENTIAL_BYTES, MAX_MCP_HEADERS_BYTES, MAX_MCP_OA
 import { callerOf } from '../caller.ts'
 import { exists, register } from '../../objects/directory/keys.ts'
 import { readJson } from '../read-json.ts'
+import type { Env } from '../../objects/core/env.ts'
 import { REQUEST_ERRORS, BODY_ERRORS } from '../openapi/body-errors.ts'
 import * as R from '../openapi/responses.ts'
 import { mount, route } from '../route.ts'
@@ -44,7 +45,7 @@ export const CONFIG_ROUTES = [
     handler: async (c) => {
       const id = callerOf(c).id
       // Reads create no storage: a principal that never wrote a config has the empty version 0.
-      const current = (await exists(c.env, `config:${id}`)) ? await settled(c.env.CONFIGS.getByName(id)).current() : { version: 0, etag: etagOf(0), document: {} }
+      const current = await readConfig(c.env, id, (config) => config.current(), { version: 0, etag: etagOf(0), document: {} })
       c.header('etag', current.etag)
       return c.json(current)
     },
@@ -93,7 +94,7 @@ export const CONFIG_ROUTES = [
     errors: [],
     handler: async (c) => {
       const id = callerOf(c).id
-      return c.json({ items: (await exists(c.env, `config:${id}`)) ? await settled(c.env.CONFIGS.getByName(id)).credentials() : [] })
+      return c.json({ items: await readConfig(c.env, id, (config) => config.credentials(), []) })
     },
   }),
   route({
@@ -127,7 +128,7 @@ export const CONFIG_ROUTES = [
     handler: async (c) => {
       const caller = callerOf(c)
       const provider = keyedProvider(c.req.param('provider'))
-      const deleted = (await exists(c.env, `config:${caller.id}`)) && (await settled(c.env.CONFIGS.getByName(caller.id)).deleteCredential(caller.id, provider)).deleted
+      const deleted = await readConfig(c.env, caller.id, async (config) => (await config.deleteCredential(caller.id, provider)).deleted, false)
       return c.json({ provider, deleted })
     },
   }),
@@ -143,7 +144,7 @@ export const CONFIG_ROUTES = [
     errors: [],
     handler: async (c) => {
       const id = callerOf(c).id
-      return c.json({ items: (await exists(c.env, `config:${id}`)) ? await settled(c.env.CONFIGS.getByName(id)).mcpHeaderInfo() : [] })
+      return c.json({ items: await readConfig(c.env, id, (config) => config.mcpHeaderInfo(), []) })
     },
   }),
   route({
@@ -178,7 +179,7 @@ export const CONFIG_ROUTES = [
     handler: async (c) => {
       const caller = callerOf(c)
       const server = parseOrThrow(McpServerName, c.req.param('server'), 'INVALID_REQUEST')
-      const deleted = (await exists(c.env, `config:${caller.id}`)) && (await settled(c.env.CONFIGS.getByName(caller.id)).deleteMcpHeaders(caller.id, server)).deleted
+      const deleted = await readConfig(c.env, caller.id, async (config) => (await config.deleteMcpHeaders(caller.id, server)).deleted, false)
       return c.json({ server, deleted })
     },
   }),
@@ -193,7 +194,7 @@ export const CONFIG_ROUTES = [
     errors: [],
     handler: async (c) => {
       const id = callerOf(c).id
-      return c.json({ items: (await exists(c.env, `config:${id}`)) ? await settled(c.env.CONFIGS.getByName(id)).mcpOAuthInfo() : [] })
+      return c.json({ items: await readConfig(c.env, id, (config) => config.mcpOAuthInfo(), []) })
     },
   }),
   route({
@@ -236,11 +237,22 @@ export const CONFIG_ROUTES = [
     handler: async (c) => {
       const caller = callerOf(c)
       const server = parseOrThrow(McpServerName, c.req.param('server'), 'INVALID_REQUEST')
-      const deleted = (await exists(c.env, `config:${caller.id}`)) && (await settled(c.env.CONFIGS.getByName(caller.id)).forgetMcpOAuth(caller.id, server)).deleted
+      const deleted = await readConfig(c.env, caller.id, async (config) => (await config.forgetMcpOAuth(caller.id, server)).deleted, false)
       return c.json({ server, deleted })
     },
   }),
 ]
+
+/**
+ * What `read` answers from the caller's config object, or `absent` when the caller never wrote a
+ * config: reads and deletes of a config that does not exist create no storage.
+ *
+ * @example
+ * const items = await readConfig(c.env, id, (config) => config.credentials(), [])
+ */
+async function readConfig<T, A>(env: Env, id: string, read: (config: DurableObjectStub<ConfigObject>) => Promise<T>, absent: A): Promise<T | A> {
+  return (await exists(env, `config:${id}`)) ? read(settled(env.CONFIGS.getByName(id))) : absent
+}
 
 /** The `/v1/config` router, mounted by worker/index.ts: `app.route('/v1/config', config)`. */
 export const config = mount('/v1/config', CONFIG_ROUTES)
