@@ -60,6 +60,8 @@ export interface SessionState {
   interrupt: { id: string; step: string | null; seq: number; honoured: boolean } | null
   /** Tool calls started and not settled, by id. */
   running: Record<string, string>
+  /** The seq of the open step's `step.started` (0: none): a step resumed after a restart reads its calls after it. */
+  stepSeq: number
   /** Permission requests waiting for their answer, by tool call id (objects/permission/approvals.ts). */
   asks: Record<string, PendingAsk>
   /** How the last `MAX_SETTLED_ASKS` requests ended, oldest first: a retried answer is compared against it. */
@@ -114,6 +116,7 @@ export function emptySession(): SessionState {
     abandoned: 0,
     interrupt: null,
     running: {},
+    stepSeq: 0,
     asks: {},
     settledAsks: [],
     pending: [],
@@ -162,7 +165,7 @@ export function reduceSession(state: SessionState, envelope: Stored): SessionSta
       return { ...next, run: null }
     case EVENT.stepStarted: {
       const p = envelope.payload
-      return { ...next, step: p.step, sent: p.chars ?? null, counts: { ...next.counts, steps: state.counts.steps + 1 } }
+      return { ...next, step: p.step, stepSeq: envelope.seq, sent: p.chars ?? null, counts: { ...next.counts, steps: state.counts.steps + 1 } }
     }
     case EVENT.stepEnded: {
       const p = envelope.payload

@@ -22,15 +22,15 @@ import type { Settlement } from '../tools/settle.ts'
 export async function resumeStep(host: RunnerHost, step: string, ids: string[], controller: AbortController): Promise<void> {
   const wanted = new Set(ids)
   const calls = new Map<string, { id: string; name: string; input: Json }>()
-  for (const message of host.history()) {
-    if (message.role !== 'assistant') continue
-    for (const part of message.content) if (part.type === 'tool-call' && wanted.has(part.id)) calls.set(part.id, part)
+  for (const called of host.calledAfter(host.state().stepSeq)) {
+    if (wanted.has(called.toolCallId)) calls.set(called.toolCallId, { id: called.toolCallId, name: called.name, input: called.input })
+    if (calls.size === wanted.size) break
   }
   const turn = { host, step, controller, authority: host.toolAuthority(host.state().by), shown: host.tools.snapshot() }
   const outcomes: (Settlement | 'cancelled')[] = await Promise.all(
     ids.map((id) => {
       const call = calls.get(id)
-      if (!call) return Promise.resolve<Settlement>({ ok: false, error: { code: 'ABANDONED', message: 'the call is no longer in the model history' } })
+      if (!call) return Promise.resolve<Settlement>({ ok: false, error: { code: 'ABANDONED', message: 'the call is not in the log of its step' } })
       return execute(turn, call)
     }),
   )

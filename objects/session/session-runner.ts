@@ -19,7 +19,7 @@ import type { Delta } from './air.ts'
 import { promptedBy, type SessionGrant, toolAuthority } from './authority.ts'
 import { budgetOf } from './budget.ts'
 import type { ContextSources } from './context-sources.ts'
-import type { EventPayloads, EventType } from './events.ts'
+import { EVENT, type EventPayloads, type EventType } from './events.ts'
 import { admittedAt, type History } from './history.ts'
 import type { OwnerCatalog } from '../llm/owner-catalog.ts'
 import type { SessionState } from './projection.ts'
@@ -86,6 +86,17 @@ export function sessionRunner(parts: SessionRunnerParts): Runner {
     admittedBy: (row) => promptedBy(admittedAt(parts.ledger, parts.topic, row.seq)),
     toolAuthority: (by) => toolAuthority(parts.grant(), by),
     tools: parts.tools,
+    calledAfter: (seq) => calledAfter(parts.ledger, seq),
     permission: (call) => parts.approvals.gate(call),
   })
+}
+
+/** The `tool.called` events after `seq`, page by page (a step's calls: bounded by the step). */
+export function* calledAfter(ledger: Ledger, seq: number): Iterable<EventPayloads[typeof EVENT.toolCalled]> {
+  let after: number | null = seq
+  while (after !== null) {
+    const page = ledger.byType(EVENT.toolCalled, { after, limit: 100 })
+    for (const item of page.items) yield item.payload as EventPayloads[typeof EVENT.toolCalled]
+    after = page.next
+  }
 }

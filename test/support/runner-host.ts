@@ -10,6 +10,7 @@ import type { SourceValue } from '../../objects/session/context-sources.ts'
 import { History } from '../../objects/session/history.ts'
 import { emptySession, reduceSession, type SessionState } from '../../objects/session/projection.ts'
 import { Runner } from '../../objects/session/runner.ts'
+import { calledAfter } from '../../objects/session/session-runner.ts'
 import type { RunnerHost } from '../../objects/session/runner-host.ts'
 import { ToolRegistry } from '../../objects/tools/registry.ts'
 import { toolAuthority } from '../../objects/session/authority.ts'
@@ -33,9 +34,10 @@ export function scriptedSession(
   ledger: Ledger,
   topic: string,
   stream: (request: LlmRequest, signal: AbortSignal) => AsyncIterable<LlmEvent[]>,
-  options: { permission?: PermissionLayers; now?: () => number; tools?: ToolRegistry; maxTurns?: number; prompt?: string; limits?: { context: number; output: number }; sources?: () => Record<string, SourceValue> } = {},
+  options: { existing?: boolean; permission?: PermissionLayers; now?: () => number; tools?: ToolRegistry; maxTurns?: number; prompt?: string; limits?: { context: number; output: number }; sources?: () => Record<string, SourceValue> } = {},
 ): ScriptedSession {
-  let state = emptySession()
+  // `existing`: the session's log is already on `topic` (a second incarnation after a restart).
+  let state = options.existing ? ledger.fold(topic, reduceSession, emptySession()).state : emptySession()
   const history = new History(ledger, topic)
   const sessionRules = [...(options.permission?.session ?? [])]
   const approvals = new Approvals({
@@ -68,8 +70,10 @@ export function scriptedSession(
     // Every prompt of a scripted session is its owner's.
     admittedBy: () => ({ principal: OWNER, claims: [] }),
     toolAuthority: (by) => toolAuthority({ name: topic, owner: OWNER, share: [], creator: OWNER }, by),
+    calledAfter: (seq) => calledAfter(ledger, seq),
     permission: (call) => approvals.gate(call),
   }
+  if (options.existing) return { host, runner: new Runner(host), state: () => state, approvals, sessionRules }
   host.record('session.next.created', { model: 'scripted', provider: 'test', title: null, system: null, owner: OWNER, share: [] })
   host.record('session.next.admitted', { messageId: 'm', delivery: 'queue', text: options.prompt ?? 'go', digest: 'd' })
   return { host, runner: new Runner(host), state: () => state, approvals, sessionRules }
