@@ -19,3 +19,8 @@ export function recording(decide: (request: PermissionRequest) => Promise<void> 
     },
   }
 }
+
+/** A config document's `permission` section that allows every tool of `source` (`host:*`, `mcp:*`). */
+export function allowSource(source: string): { permission: { rules: { source: string; action: 'allow' }[] } } {
+  return { permission: { rules: [{ source, action: 'allow' }] } }
+}
