@@ -189,6 +189,7 @@ export class SessionObject extends DurableObject<Env> {
       // The socket validated the prompt already; HTTP's `prompt` below validates its body.
       prompt: (caller, input) => admitPrompt(this.port, input, this.access.promptHeaders(this.state, caller)),
       interrupt: (caller, body) => this.interrupt(caller, body),
+      answerPermission: (caller, answer) => this.answerPermission(caller, answer),
     })
     this.port = {
       name: this.name,
