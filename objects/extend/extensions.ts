@@ -3,7 +3,7 @@
  * `Tool.make` or `jsonSchemaTool` exactly as the built-ins are, and its own catalog rows (a vendor
  * at a base URL with its models and their limits). `composeExtensions` checks them once, when the
  * deployment's Worker module is evaluated, so a name that shadows a built-in or a vendor row that
- * repeats one fails the deploy's first request with a code instead of some session's turn.
+ * repeats one throws a coded error before the Worker serves anything, never in some session's turn.
  *
  * The checked extensions are immutable and reach the objects through their classes
  * (worker/neuron.ts subclasses them): the same value for every request, nothing set at runtime.
