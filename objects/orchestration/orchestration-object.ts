@@ -50,7 +50,7 @@ import { type CancelOutcome, emptyOrchestration, type OrchestrationView, type Or
 const TICK_MS = 2_000
 
 export class OrchestrationObject extends DurableObject<Env> {
-  /** A deployment's own catalog rows (and tools); `createNeuron` (worker/neuron.ts) subclasses to set them. */
+  /** A deployment's own catalog rows (its tools are the sessions'); `createNeuron` (worker/neuron.ts) subclasses to set them. */
   static readonly extensions: Extensions = NO_EXTENSIONS
   private readonly ledger: Ledger
   private readonly bus: Bus
