@@ -8,7 +8,7 @@ import { follow } from './follow.ts'
 import { backoffMs, type Http, sleep } from './http.ts'
 import type { InterruptTarget } from './shown-turn.ts'
 import { Turn } from './turn.ts'
-import type { FollowOptions, InterruptResult, Page, PromptInput, Receipt, SessionFrame, SessionMcpServer, SessionView, Stored } from './types.ts'
+import type { FollowOptions, InterruptResult, Page, PendingPermission, PermissionAnswer, PermissionAnswered, PromptInput, Receipt, SessionFrame, SessionMcpServer, SessionView, Stored } from './types.ts'
 
 
 export class SessionHandle {
@@ -81,6 +81,31 @@ export class SessionHandle {
     const step = target.step === undefined ? (await this.view()).step : target.step
     const body = { id: target.id ?? crypto.randomUUID(), ...(step === null ? {} : { step }), ...(target.reason === undefined ? {} : { reason: target.reason }) }
     return this.#retrying(options, async (signal) => (await this.#http.send('POST', `${this.#path}/interrupt`, body, signal ? { signal } : {})).json() as Promise<InterruptResult>)
+  }
+
+  /**
+   * The permission requests waiting for the owner's answer, oldest first: each parked call's tool,
+   * source, what it acts on, the input and why it asks, and when it expires.
+   *
+   * @example
+   * for (const request of await session.permissions()) console.log(request.tool, request.reason)
+   */
+  async permissions(): Promise<PendingPermission[]> {
+    return (await this.#http.json<{ items: PendingPermission[] }>('GET', `${this.#path}/permissions`)).items
+  }
+
+  /**
+   * Answers a pending permission request as the session's owner: `once` runs the call, `always`
+   * also adds the rule to the session's config, `reject` fails it `PERMISSION_DENIED` (the model
+   * reads `reason`). Retried on network failures, 5xx and 429: the same answer again is a
+   * `duplicate` that writes nothing.
+   *
+   * @example
+   * const [request] = await session.permissions()
+   * await session.answerPermission({ toolCallId: request.toolCallId, reply: 'once' })
+   */
+  async answerPermission(answer: PermissionAnswer, options: { retries?: number; signal?: AbortSignal } = {}): Promise<PermissionAnswered> {
+    return this.#retrying(options, async (signal) => (await this.#http.send('POST', `${this.#path}/permissions`, answer, signal ? { signal } : {})).json() as Promise<PermissionAnswered>)
   }
 
   /**

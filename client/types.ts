@@ -99,6 +99,9 @@ export interface PromptResult {
  */
 export type InterruptResult = InterruptReply
 
+/** A permission request waiting for the owner's answer; its call is parked until then (docs/approvals.md). */
+export type { PendingPermission, PermissionAnswer, AnswerResult as PermissionAnswered } from '../objects/permission/approvals.ts'
+
 export interface FollowOptions {
   /** Yield durable events after this sequence (default 0: from the start). */
   after?: number

@@ -15,6 +15,7 @@ import { ToolRegistry } from '../../objects/tools/registry.ts'
 import { settle } from '../../objects/tools/settle.ts'
 import { Tool, type ToolContext } from '../../objects/tools/tool.ts'
 import { createNeuron } from '../../worker/neuron.ts'
+import { allowing } from '../../test/support/permission.ts'
 
 /** The function under test: an FNV-1a hash over `rounds` × 1 KiB of text (real work, no I/O). */
 function digest({ text, rounds }: { text: string; rounds: number }): { hash: string; bytes: number } {
@@ -58,7 +59,7 @@ describe('a custom TypeScript tool', () => {
     const neuron = createNeuron({ tools: { digest: tool } })
     const registry = new ToolRegistry()
     const shown = registry.register('digest', neuron.extensions.tools.get('digest')!, 'deployment')
-    const context: ToolContext = { sessionId: 'bench', authority: { owner: true, memory: null }, assistantMessageId: 'm1', toolCallId: 'c1', signal: new AbortController().signal }
+    const context: ToolContext = { sessionId: 'bench', authority: { owner: true, memory: null }, assistantMessageId: 'm1', toolCallId: 'c1', signal: new AbortController().signal, permission: allowing }
     console.log('\n  work        direct µs   settled µs   ratio   added µs')
     for (const rounds of [1, 64, 1024]) {
       const input = { text: 'the quick brown fox jumps over the lazy dog', rounds }

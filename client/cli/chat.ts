@@ -4,7 +4,9 @@
  * that the next `"""` ends); the answer streams as it arrives; tool calls and
  * results show on one line each, a running tool's progress in place. Ctrl-C
  * interrupts the turn on screen (and says so when it had already ended), a
- * second Ctrl-C exits. The event stream reconnects by itself after a network
+ * second Ctrl-C exits. A tool call that asks permission prompts for the answer: `o` once, `a`
+ * always, `r` reject (anything after `r ` is the reason the model reads); an answer given on
+ * another surface first closes the prompt. The event stream reconnects by itself after a network
  * drop and resumes where it stopped.
  */
 import { createInterface } from 'node:readline'
@@ -23,6 +25,9 @@ export async function chat(session: SessionHandle, style: Style): Promise<number
   const shown = new ShownTurn()
   /** Prompts sent whose turn has not started yet (by message id). */
   const waiting = new Set<string>()
+  /** Permission requests on screen waiting for this person's answer, oldest first (tool call ids). */
+  const asks: string[] = []
+  const ASK = style.bold('allow? [o]nce / [a]lways / [r]eject [reason] › ')
   let armed = false
   let ended = false
   let exitCode = 0
@@ -44,6 +49,18 @@ export async function chat(session: SessionHandle, style: Style): Promise<number
     for await (const frame of session.events({ after: lastSequence, signal: stop.signal, onReconnect: () => renderer.note('connection lost; reconnecting…') })) {
       renderer.frame(frame)
       shown.apply(frame)
+      if (frame.kind === 'event' && isEvent(frame.envelope, EVENT.permissionRequested)) {
+        const { toolCallId, tool, reason, input } = frame.envelope.payload
+        asks.push(toolCallId)
+        renderer.note(style.bold(`${tool} asks permission: ${reason}`) + style.dim(` ${JSON.stringify(input).slice(0, 200)}`))
+        rl.setPrompt(ASK)
+        rl.prompt()
+      }
+      if (frame.kind === 'event' && (isEvent(frame.envelope, EVENT.permissionAnswered) || isEvent(frame.envelope, EVENT.permissionExpired))) {
+        const at = asks.indexOf(frame.envelope.payload.toolCallId)
+        if (at >= 0) asks.splice(at, 1)
+        if (asks.length === 0) rl.setPrompt(PROMPT)
+      }
       if (frame.kind === 'event' && isEvent(frame.envelope, EVENT.prompted)) {
         for (const id of frame.envelope.payload.messageIds) waiting.delete(id)
       }
@@ -66,6 +83,7 @@ export async function chat(session: SessionHandle, style: Style): Promise<number
   const more = () => (rl.setPrompt(style.dim('… ')), rl.prompt())
   rl.on('line', (line) => {
     armed = false
+    if (asks.length > 0 && !pasting && lines.length === 0) return answer(asks[0]!, line.trim())
     if (pasting) {
       if (line.trim() !== '"""') return void (lines.push(line), more())
       pasting = false
@@ -91,6 +109,18 @@ export async function chat(session: SessionHandle, style: Style): Promise<number
       else if (!busy) rl.prompt()
     })
   })
+  /** The person's answer to the oldest request on screen; anything else asks again. */
+  const answer = (toolCallId: string, line: string) => {
+    const reply = line === 'o' ? 'once' : line === 'a' ? 'always' : line === 'r' || line.startsWith('r ') ? 'reject' : null
+    if (reply === null) return void rl.prompt()
+    const reason = reply === 'reject' && line.length > 2 ? line.slice(2).trim() : undefined
+    asks.shift()
+    rl.setPrompt(asks.length > 0 ? ASK : PROMPT)
+    session.answerPermission(reason === undefined ? { toolCallId, reply } : { toolCallId, reply, reason }).catch((error: unknown) =>
+      renderer.note(style.red(`answer failed: ${error instanceof NeuronApiError ? `${error.code}: ${error.message}` : String(error)}`)),
+    )
+    if (asks.length > 0) rl.prompt()
+  }
   rl.on('SIGINT', () => {
     if (armed) return finish(130)
     armed = true

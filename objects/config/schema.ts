@@ -6,10 +6,12 @@
  * - `references`: named URLs a client may show or load
  * - `mcpServers`: remote MCP servers whose tools sessions are offered (objects/tools/mcp/);
  *   their headers (bearer tokens) are sealed apart, never part of this document
+ * - `permission`: which tool calls are allowed, asked of the owner, or denied (objects/permission/)
  * - `shell`, `autoupdate`: accepted and stored for terminal clients; the server does not read them
  * Unknown keys are refused, naming the key.
  */
 import { z } from 'zod'
+import { PermissionSection } from '../permission/policy.ts'
 import { McpServers } from '../tools/mcp/servers.ts'
 
 /** Where the document's JSON Schema is served. */
@@ -32,6 +34,8 @@ export const ConfigSchema = z.strictObject({
     .optional(),
   references: z.array(z.strictObject({ name: z.string().min(1).max(256), url: Url })).max(64).optional(),
   mcpServers: McpServers.optional(),
+  /** The permission policy's rules and the ask timeout (objects/permission/policy.ts). */
+  permission: PermissionSection.optional(),
   /** Client-side only (a terminal client's settings). */
   shell: z.record(z.string(), z.unknown()).optional(),
   /** Client-side only. */

@@ -218,3 +218,6 @@ export const BASH_LIMITS = { commands: 5_000, wallMs: 30_000, outputBytes: 1024 
  * these bounds) before its call fails `PERMISSION_TIMEOUT`.
  */
 export const PERMISSION_LIMITS = { rules: 256, askSeconds: 3_600, minAskSeconds: 10, maxAskSeconds: 7 * 24 * 3_600 } as const
+
+/** The JSON of a call's input a permission request carries for the person deciding; past it, a preview. */
+export const PERMISSION_INPUT_BYTES = 8 * 1024

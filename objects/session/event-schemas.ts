@@ -94,6 +94,25 @@ export const EVENT_SCHEMAS: { [K in EventType]: z.ZodType<EventPayloads[K]> } = 
     epoch: z.number().int().nonnegative().optional(),
     head: z.string().optional(),
   }),
+  [EVENT.permissionRequested]: z.strictObject({
+    step: z.string(),
+    toolCallId: z.string(),
+    tool: z.string(),
+    source: z.string(),
+    subjects: z.array(z.string()),
+    input: z.json(),
+    reason: z.string(),
+    expiresAt: z.number().int().nonnegative(),
+  }),
+  [EVENT.permissionAnswered]: z.strictObject({
+    step: z.string(),
+    toolCallId: z.string(),
+    reply: z.enum(['once', 'always', 'reject']),
+    by: z.string(),
+    reason: z.string().optional(),
+    rules: z.array(z.json()).optional(),
+  }),
+  [EVENT.permissionExpired]: z.strictObject({ step: z.string(), toolCallId: z.string() }),
 }
 
 /**

@@ -32,6 +32,9 @@ export const EVENT = {
   contextChanged: 'session.next.context.changed',
   halted: 'session.next.halted',
   truncated: 'session.next.truncated',
+  permissionRequested: 'session.next.permission.requested',
+  permissionAnswered: 'session.next.permission.answered',
+  permissionExpired: 'session.next.permission.expired',
 } as const
 
 /** What every session event's type begins with (a display may leave it out). */
@@ -99,7 +102,20 @@ export interface EventPayloads {
    */
   /** `head`: the turn the conversation's head moves back to (older cuts moved it themselves and lack it). */
   [EVENT.truncated]: { at: number; keep: number; drop: number; epoch?: number; head?: string }
+  /**
+   * A tool call asks its owner before acting (objects/permission/approvals.ts); the call is parked
+   * until the answer, the expiry (`expiresAt`, ms since the epoch), or an interrupt. `subjects`:
+   * what the call acts on (each command of a `bash` line, each path), from which an "always" rule is made.
+   */
+  [EVENT.permissionRequested]: { step: string; toolCallId: string; tool: string; source: string; subjects: string[]; input: Json; reason: string; expiresAt: number }
+  /** The owner's answer: `once` runs the call, `always` also adds `rules` to the session's config, `reject` fails it `PERMISSION_DENIED`. */
+  [EVENT.permissionAnswered]: { step: string; toolCallId: string; reply: PermissionReply; by: string; reason?: string; rules?: Json[] }
+  /** Nobody answered by `expiresAt`: the call fails `PERMISSION_TIMEOUT`. */
+  [EVENT.permissionExpired]: { step: string; toolCallId: string }
 }
+
+/** How the owner answers a permission request. */
+export type PermissionReply = 'once' | 'always' | 'reject'
 
 export type EventType = keyof EventPayloads
 

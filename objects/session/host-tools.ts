@@ -129,7 +129,7 @@ export class HostTools {
         details: { maxSockets: MAX_HOST_SOCKETS },
       })
     }
-    const { tools, offered, refused } = checkOffer(message.tools, this.executor(socket))
+    const { tools, offered, refused } = checkOffer(message.tools, this.executor(socket, message.host))
     this.withdraw(socket)
     this.register(socket, message.host, tools)
     const kv = this.deps.ctx.storage.kv
@@ -141,7 +141,7 @@ export class HostTools {
   /** Registers a stored offer again; false when it no longer passes (a limit changed since it was stored). */
   private reoffer(socket: string, offer: StoredOffer): boolean {
     try {
-      this.register(socket, offer.host, checkOffer(offer.tools, this.executor(socket)).tools)
+      this.register(socket, offer.host, checkOffer(offer.tools, this.executor(socket, offer.host)).tools)
       return true
     } catch (error) {
       if (error instanceof NeuronError) return false
@@ -160,8 +160,10 @@ export class HostTools {
   }
 
   /** How the tools `socket` offers execute: the call goes to that socket, and its answer settles it. */
-  private executor(socket: string): HostExecute {
+  private executor(socket: string, host: string): HostExecute {
     return async (name, input, context) => {
+      // A host tool acts in the owner's browser: it asserts policy before the call is sent.
+      await context.permission.assert({ tool: name, source: `host:${host}`, subjects: [], input, reason: `${name} runs in ${host}` })
       const ws = this.sockets().get(socket)
       if (!ws) throw new NeuronError('HOST_GONE', 'the host that offered this tool is no longer connected', { status: 502 })
       const call = context.toolCallId

@@ -60,12 +60,39 @@ export interface SessionState {
   interrupt: { id: string; step: string | null; seq: number; honoured: boolean } | null
   /** Tool calls started and not settled, by id. */
   running: Record<string, string>
+  /** The seq of the open step's `step.started` (0: none): a step resumed after a restart reads its calls after it. */
+  stepSeq: number
+  /** Permission requests waiting for their answer, by tool call id (objects/permission/approvals.ts). */
+  asks: Record<string, PendingAsk>
+  /** How the last `MAX_SETTLED_ASKS` requests ended, oldest first: a retried answer is compared against it. */
+  settledAsks: SettledAsk[]
   pending: InboxRow[]
   counts: { events: number; prompts: number; steps: number; toolCalls: number }
   lastSeq: number
   /** The last event's id: every new event names it as its causal parent. */
   lastId: string | null
 }
+
+/** A permission request waiting for its answer (its `permission.requested` event, with `seq`). */
+export interface PendingAsk {
+  step: string
+  tool: string
+  source: string
+  subjects: string[]
+  input: unknown
+  reason: string
+  expiresAt: number
+  seq: number
+}
+
+/** How a permission request ended: its answer, its expiry, or its call's end (an interrupt) first. */
+export interface SettledAsk {
+  toolCallId: string
+  outcome: 'once' | 'always' | 'reject' | 'expired' | 'cancelled'
+}
+
+/** Settled permission requests the state remembers, so a retried answer is told what happened. */
+export const MAX_SETTLED_ASKS = 64
 
 /** A fresh, empty state. Plain JSON, so a snapshot stores it as it is. */
 export function emptySession(): SessionState {
@@ -89,6 +116,9 @@ export function emptySession(): SessionState {
     abandoned: 0,
     interrupt: null,
     running: {},
+    stepSeq: 0,
+    asks: {},
+    settledAsks: [],
     pending: [],
     counts: { events: 0, prompts: 0, steps: 0, toolCalls: 0 },
     lastSeq: 0,
@@ -135,7 +165,7 @@ export function reduceSession(state: SessionState, envelope: Stored): SessionSta
       return { ...next, run: null }
     case EVENT.stepStarted: {
       const p = envelope.payload
-      return { ...next, step: p.step, sent: p.chars ?? null, counts: { ...next.counts, steps: state.counts.steps + 1 } }
+      return { ...next, step: p.step, stepSeq: envelope.seq, sent: p.chars ?? null, counts: { ...next.counts, steps: state.counts.steps + 1 } }
     }
     case EVENT.stepEnded: {
       const p = envelope.payload
@@ -152,8 +182,17 @@ export function reduceSession(state: SessionState, envelope: Stored): SessionSta
     case EVENT.toolFailed:
     case EVENT.toolCancelled: {
       const { [envelope.payload.toolCallId]: _settled, ...running } = state.running
-      return { ...next, running }
+      return { ...next, running, ...settleAsk(state, envelope.payload.toolCallId, 'cancelled') }
     }
+    case EVENT.permissionRequested: {
+      const p = envelope.payload
+      const ask: PendingAsk = { step: p.step, tool: p.tool, source: p.source, subjects: p.subjects, input: p.input, reason: p.reason, expiresAt: p.expiresAt, seq: envelope.seq }
+      return { ...next, asks: { ...(state.asks ?? {}), [p.toolCallId]: ask } }
+    }
+    case EVENT.permissionAnswered:
+      return { ...next, ...settleAsk(state, envelope.payload.toolCallId, envelope.payload.reply) }
+    case EVENT.permissionExpired:
+      return { ...next, ...settleAsk(state, envelope.payload.toolCallId, 'expired') }
     case EVENT.interruptRequested: {
       const p = envelope.payload
       return { ...next, interrupt: { id: p.id, step: p.step, seq: envelope.seq, honoured: false } }
@@ -178,6 +217,14 @@ export function reduceSession(state: SessionState, envelope: Stored): SessionSta
     default:
       return next
   }
+}
+
+/** A request leaves the pending ones with how it ended (a call's end settles only a request still pending). */
+function settleAsk(state: SessionState, toolCallId: string, outcome: SettledAsk['outcome']): Partial<Pick<SessionState, 'asks' | 'settledAsks'>> {
+  const asks = state.asks ?? {}
+  if (!(toolCallId in asks)) return {}
+  const { [toolCallId]: _gone, ...rest } = asks
+  return { asks: rest, settledAsks: [...(state.settledAsks ?? []), { toolCallId, outcome }].slice(-MAX_SETTLED_ASKS) }
 }
 
 /** 1 when a turn failed because a restart abandoned it (recovery.ts's `ABANDONED`). */

@@ -208,8 +208,17 @@ async function failTurn(turn: TurnContext, error: unknown): Promise<TurnEnd> {
   return 'done'
 }
 
-/** Settles one call. Never rejects: an abort is `cancelled`, anything else a failed outcome. */
-function execute(turn: TurnContext, call: { id: string; name: string; input: Json }): Promise<Settlement | 'cancelled'> {
+/**
+ * Settles one call of a turn (or of a step resumed after a restart). Never rejects: an abort is
+ * `cancelled`, anything else a failed outcome.
+ *
+ * @example
+ * const outcome = await execute({ host, step, controller, authority, shown }, call)
+ */
+export function execute(
+  turn: Pick<TurnContext, 'host' | 'step' | 'controller' | 'authority' | 'shown'>,
+  call: { id: string; name: string; input: Json },
+): Promise<Settlement | 'cancelled'> {
   const { host, step } = turn
   const signal = turn.controller.signal
   const context: ToolContext = {
@@ -218,6 +227,7 @@ function execute(turn: TurnContext, call: { id: string; name: string; input: Jso
     assistantMessageId: step,
     toolCallId: call.id,
     signal,
+    permission: host.permission({ step, toolCallId: call.id, signal }),
     progress: (update) => host.air({ type: 'tool-progress', step, toolCallId: call.id, ...update }),
   }
   return settle(call, turn.shown.get(call.name), host.tools, context).catch((error: unknown): Settlement | 'cancelled' => {
@@ -243,7 +253,13 @@ function recordOutput({ host, step, reasoning, out }: TurnContext): void {
   if (out.text) host.record(EVENT.text, { step, text: out.text })
 }
 
-function recordOutcome(host: RunnerHost, step: string, toolCallId: string, outcome: Settlement): void {
+/**
+ * Records one call's outcome: its content (a long one kept as an artifact), or its failure.
+ *
+ * @example
+ * recordOutcome(host, step, 'c1', { ok: false, error: { code: 'PERMISSION_DENIED', message } })
+ */
+export function recordOutcome(host: RunnerHost, step: string, toolCallId: string, outcome: Settlement): void {
   if (!outcome.ok) {
     host.record(EVENT.toolFailed, { step, toolCallId, error: outcome.error })
     return

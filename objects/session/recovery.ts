@@ -11,6 +11,9 @@
  * the isolate, an input that crashes it) would kill it on every wake otherwise, and the object
  * would never serve again; a new prompt starts a fresh attempt.
  *
+ * A step whose calls wait for a permission answer is not failed: its other running calls are, and
+ * the step stays open, parked, for the runner to resume when the answer comes (resumed-step.ts).
+ *
  * An interrupt recorded just before the crash and not yet honoured is honoured
  * here: its turn's calls are cancelled (an interruption is never a result) and
  * the loop is closed with `interrupted`, so the drain does not continue it.
@@ -53,6 +56,11 @@ export function recover(
   if (control) {
     for (const toolCallId of running) record(EVENT.toolCancelled, { step, toolCallId, reason: 'interrupted' })
     record(EVENT.interrupted, { step: state.step, reason: 'interrupt honoured on wake', request: control.id })
+  } else if (parkedCalls(state).length > 0) {
+    // The step's calls that wait for a permission answer never started their side effect: the
+    // step stays open for the runner to resume (resumed-step.ts); its other calls were running.
+    const parked = new Set(parkedCalls(state))
+    for (const toolCallId of running) if (!parked.has(toolCallId)) record(EVENT.toolFailed, { step, toolCallId, error: hostCalls.has(toolCallId) ? HOST_GONE : ABANDONED })
   } else {
     failOpenWork(state, record, { step: abandoned, call: (toolCallId) => (hostCalls.has(toolCallId) ? HOST_GONE : ABANDONED) }, again ? { error: ABANDONED_TWICE } : null)
   }
@@ -74,6 +82,18 @@ export function failOpenWork(state: SessionState, record: Record, failure: { ste
   for (const toolCallId of Object.keys(state.running)) record(EVENT.toolFailed, { step, toolCallId, error: failure.call?.(toolCallId) ?? failure.step })
   if (state.step !== null) record(EVENT.stepFailed, { step: state.step, error: failure.step })
   if (halt) record(EVENT.halted, halt.error ? { reason: 'step-failed', limit: null, error: halt.error } : { reason: 'step-failed', limit: null })
+}
+
+/**
+ * The running calls of the open step that wait for a permission answer (objects/permission/approvals.ts).
+ *
+ * @example
+ * if (parkedCalls(state).length > 0) // the step resumes rather than fails
+ */
+export function parkedCalls(state: SessionState): string[] {
+  if (state.step === null) return []
+  const asks = state.asks ?? {}
+  return Object.keys(state.running).filter((toolCallId) => asks[toolCallId]?.step === state.step)
 }
 
 /**

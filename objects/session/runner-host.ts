@@ -5,8 +5,10 @@
  * turn, compaction turn) all depend on it and never on each other.
  */
 import type { Stored } from '../ledger/envelope.ts'
+import type { Json } from '../ledger/json.ts'
 import type { LlmEvent, LlmMessage, LlmRequest, Usage } from '../llm/types.ts'
 import type { ToolRegistry } from '../tools/registry.ts'
+import type { PermissionGate } from '../permission/gate.ts'
 import type { ToolAuthority } from '../tools/tool.ts'
 import type { Delta } from './air.ts'
 import type { PromptedBy } from './authority.ts'
@@ -44,5 +46,9 @@ export interface RunnerHost {
   /** What the tools of a turn may reach, given who its loop's prompts came from (authority.ts). */
   toolAuthority(by: PromptedBy | null): ToolAuthority
   readonly tools: ToolRegistry
+  /** The `tool.called` events recorded after `seq` (a resumed step's calls, with their input). */
+  calledAfter(seq: number): Iterable<{ toolCallId: string; name: string; input: Json }>
+  /** The permission gate of one call (objects/permission/approvals.ts): a parked call waits in it. */
+  permission(call: { step: string; toolCallId: string; signal: AbortSignal }): PermissionGate
   readonly maxTurns?: number
 }

@@ -11,6 +11,7 @@
  * - before each turn the context budget is checked; over it, the transcript is compacted first
  * - a turn the provider refuses as too long gets exactly one rebuild (compact, retry), then the
  *   loop halts with `CONTEXT_OVERFLOW`: never a loop
+ * - a step a restart left parked on permission answers is resumed before anything else (resumed-step.ts)
  * - a fault outside any turn's handling closes the open work as recovery does (`failOpenWork`) and halts
  *
  * What one provider turn records is provider-turn.ts; what it needs from the session is runner-host.ts.
@@ -27,7 +28,8 @@ import { EVENT } from './events.ts'
 import type { InboxRow, SessionState } from './projection.ts'
 import { overflowAdvice } from './overflow-advice.ts'
 import { runTurn, startTurn, type TurnEnd } from './provider-turn.ts'
-import { failOpenWork, pendingInterrupt } from './recovery.ts'
+import { failOpenWork, parkedCalls, pendingInterrupt } from './recovery.ts'
+import { resumeStep } from './resumed-step.ts'
 import type { RunnerHost } from './runner-host.ts'
 
 /** An open loop whose promotion recorded no `by`: joined by a steer, it acts for nobody. */
@@ -84,6 +86,9 @@ export class Runner {
     if (anchor) this.tokens.observe(anchor.chars, { inputTokens: anchor.tokens, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0 })
     let turns = 0
     try {
+      // A step left parked by a restart (its calls wait for a permission answer) ends first.
+      const parked = parkedCalls(host.state())
+      if (parked.length > 0) await this.resume(host.state().step!, parked)
       for (;;) {
         const state = host.state()
         const control = pendingInterrupt(state)
@@ -204,6 +209,17 @@ export class Runner {
       const result = await compactionTurn(this.host, { id, reason, estimate, budget, tokens: this.tokens, signal: controller.signal })
       if (result.outcome === 'completed') this.tokens.rebase()
       return result
+    } finally {
+      this.turn = null
+    }
+  }
+
+  /** A step parked across a restart (resumed-step.ts), registered as the running turn so an interrupt can name it. */
+  private async resume(step: string, parked: string[]): Promise<void> {
+    const controller = new AbortController()
+    this.turn = { step, controller }
+    try {
+      await resumeStep(this.host, step, parked, controller)
     } finally {
       this.turn = null
     }

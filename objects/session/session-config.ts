@@ -10,7 +10,9 @@
  * are sent to and what every turn is told, so a share holder may read them, never change them.
  */
 import { NeuronError } from '../core/errors.ts'
-import type { JsonObject } from '../ledger/json.ts'
+import { canonicalJson, type JsonObject } from '../ledger/json.ts'
+import type { PermissionLayers } from '../permission/approvals.ts'
+import { PermissionSection, type PermissionRule } from '../permission/policy.ts'
 import type { Ledger } from '../ledger/ledger.ts'
 import { type ConfigVersion, currentVersion, mergeConfig, putVersion } from '../config/versions.ts'
 
@@ -46,8 +48,43 @@ export class SessionConfig {
     return putVersion(this.ledger, this.topic, author, input, ifMatch)
   }
 
+  /**
+   * The permission policy's layers: the owner's document (the principal) and these overrides (the
+   * session); the innermost `askTimeoutSeconds` wins.
+   */
+  async permissionLayers(): Promise<PermissionLayers> {
+    const principal = sectionOf(await this.ownerDocument())
+    const session = sectionOf(this.current().document)
+    const askTimeoutSeconds = session.askTimeoutSeconds ?? principal.askTimeoutSeconds
+    return { principal: principal.rules, session: session.rules, ...(askTimeoutSeconds === undefined ? {} : { askTimeoutSeconds }) }
+  }
+
+  /**
+   * Appends rules (an "always" answer's) to the overrides' permission section, as a new version by
+   * `author`; rules already there are not added twice. Refused like any write (`INVALID_CONFIG` past the rule limit).
+   *
+   * @example
+   * overrides.addPermissionRules('user#ada', [{ tool: 'bash', match: 'npm test', action: 'allow' }])
+   */
+  addPermissionRules(author: string, rules: PermissionRule[]): void {
+    const current = this.current()
+    const document = current.document
+    const section = (document.permission ?? {}) as JsonObject
+    const existing = (section.rules ?? []) as PermissionRule[]
+    const seen = new Set(existing.map((rule) => canonicalJson(rule)))
+    const added = rules.filter((rule) => !seen.has(canonicalJson(rule)))
+    if (added.length === 0) return
+    this.put(author, { ...document, permission: { ...section, rules: [...existing, ...added] } }, current.etag)
+  }
+
   /** What the session's context sources read: the owner's document with these overrides over it. */
   async effective(): Promise<JsonObject> {
     return mergeConfig(await this.ownerDocument(), this.current().document)
   }
+}
+
+/** A document's permission section; one that does not read (written before the section existed) is empty. */
+function sectionOf(document: JsonObject): PermissionSection {
+  const parsed = PermissionSection.safeParse(document.permission ?? {})
+  return parsed.success ? parsed.data : {}
 }

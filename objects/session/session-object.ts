@@ -49,6 +49,7 @@ import type { Delta } from './air.ts'
 import type { Runner } from './runner.ts'
 import { sessionRunner } from './session-runner.ts'
 import { HostTools } from './host-tools.ts'
+import { type AnswerResult, Approvals, PermissionAnswerSchema, type PendingPermission } from '../permission/approvals.ts'
 import { ArtifactRef, PromptSchema } from './schemas.ts'
 import { openStream, socketGone, socketMessage, type StreamHost } from '../delivery/endpoint.ts'
 import { Subscribers } from '../delivery/subscribers.ts'
@@ -94,6 +95,8 @@ export class SessionObject extends DurableObject<Env> {
   protected readonly agent: AgentLink | null
   /** Tools a browser holding one of this session's sockets offers (docs/host-tools.md). */
   protected readonly hostTools: HostTools
+  /** The permission requests of this session's tool calls, and their answers (objects/permission/approvals.ts). */
+  protected readonly approvals: Approvals
   /** When the runner starts, with the alarm that revives a drain evicted mid-work (wakeup.ts). */
   private readonly wakeup: Wakeup
   /** What forking, truncating, admitting prompts and recording interrupts use of this object (session-port.ts). */
@@ -126,6 +129,12 @@ export class SessionObject extends DurableObject<Env> {
     this.bus = new Bus({ ledger: this.ledger, author: 'object:session', holds: [this.topic] })
     this.bus.subscribe(on(this.topic), (envelope) => this.subscribers.broadcast({ kind: 'event', envelope: envelope as Stored }))
     this.bus.subscribe(on(this.air), (envelope) => this.subscribers.broadcast({ kind: 'delta', delta: envelope.payload as unknown as Delta }))
+    this.approvals = new Approvals({
+      state: () => this.state,
+      record: (type, payload) => this.record(type, payload),
+      layers: () => this.overrides.permissionLayers(),
+      addRules: (author, rules) => this.overrides.addPermissionRules(author, rules),
+    })
     this.runner = sessionRunner({
       name: this.name,
       topic: this.topic,
@@ -138,6 +147,7 @@ export class SessionObject extends DurableObject<Env> {
       catalog: this.catalog,
       owned: this.owned,
       tools: this.tools,
+      approvals: this.approvals,
       grant: () => this.creator.grant(),
     })
     // The owner's document with this session's overrides laid over it (session-config.ts).
@@ -184,6 +194,7 @@ export class SessionObject extends DurableObject<Env> {
       // The socket validated the prompt already; HTTP's `prompt` below validates its body.
       prompt: (caller, input) => admitPrompt(this.port, input, this.access.promptHeaders(this.state, caller)),
       interrupt: (caller, body) => this.interrupt(caller, body),
+      answerPermission: (caller, answer) => this.answerPermission(caller, answer),
     })
     this.port = {
       name: this.name,
@@ -264,6 +275,18 @@ export class SessionObject extends DurableObject<Env> {
     return requestInterrupt(this.port, caller.id, parseOrThrow(InterruptSchema, input ?? {}, 'INVALID_REQUEST'), gateHeaders(caller, decision))
   }
 
+  /** The permission requests waiting for the owner's answer, oldest first (objects/permission/approvals.ts). */
+  permissions(caller: Caller): { items: PendingPermission[] } {
+    this.access.check(this.state, caller, 'read')
+    return { items: this.approvals.pending() }
+  }
+
+  /** The owner's answer to a pending permission request: the parked call then runs or fails `PERMISSION_DENIED`. */
+  answerPermission(caller: Caller, input: unknown): AnswerResult {
+    this.access.check(this.state, caller, 'read')
+    return this.approvals.answer(caller.id, parseOrThrow(PermissionAnswerSchema, input, 'INVALID_REQUEST'))
+  }
+
   /** The bridge's receiving end for an agent session: assign, prompt or cancel (agent-inbox.ts). */
   receive(draft: BridgeDraft): Promise<{ duplicate: boolean; answer: Json }> {
     return receiveAgentMessage(this.inbox, draft)
@@ -342,6 +365,9 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
+    // Expiry of permission requests rides the watchdog alarm a parked drain keeps armed (every
+    // WATCHDOG_MS): a request whose timer died with an evicted isolate expires here.
+    this.approvals.expireDue()
     await this.wakeup.alarm()
   }
 
@@ -393,4 +419,4 @@ export class SessionObject extends DurableObject<Env> {
 
 // Expected failures of the RPC surface are answers, not uncaught errors (objects/core/rpc.ts);
 // a call to one of these from inside the object goes through `settle`.
-answerFailures(SessionObject, ['create', 'view', 'mcpServers', 'config', 'putConfig', 'prompt', 'interrupt', 'history', 'denials', 'forkFrom', 'truncate', 'writeChain', 'readArtifact', 'receive'])
+answerFailures(SessionObject, ['create', 'view', 'mcpServers', 'config', 'putConfig', 'prompt', 'interrupt', 'history', 'denials', 'forkFrom', 'truncate', 'writeChain', 'readArtifact', 'receive', 'permissions', 'answerPermission'])

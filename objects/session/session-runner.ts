@@ -13,12 +13,13 @@ import type { Stored } from '../ledger/envelope.ts'
 import type { Ledger } from '../ledger/ledger.ts'
 import type { Catalog, ModelRow } from '../llm/catalog.ts'
 import { costOf } from '../llm/cost.ts'
+import type { Approvals } from '../permission/approvals.ts'
 import type { ToolRegistry } from '../tools/registry.ts'
 import type { Delta } from './air.ts'
 import { promptedBy, type SessionGrant, toolAuthority } from './authority.ts'
 import { budgetOf } from './budget.ts'
 import type { ContextSources } from './context-sources.ts'
-import type { EventPayloads, EventType } from './events.ts'
+import { EVENT, type EventPayloads, type EventType } from './events.ts'
 import { admittedAt, type History } from './history.ts'
 import type { OwnerCatalog } from '../llm/owner-catalog.ts'
 import type { SessionState } from './projection.ts'
@@ -40,6 +41,8 @@ export interface SessionRunnerParts {
   readonly catalog: Catalog
   readonly owned: OwnerCatalog
   readonly tools: ToolRegistry
+  /** The permission requests of the session's tool calls (objects/permission/approvals.ts). */
+  readonly approvals: Approvals
   /** The session's policy and creator, which the turn authority is decided against (authority.ts). */
   grant(): SessionGrant
 }
@@ -83,5 +86,17 @@ export function sessionRunner(parts: SessionRunnerParts): Runner {
     admittedBy: (row) => promptedBy(admittedAt(parts.ledger, parts.topic, row.seq)),
     toolAuthority: (by) => toolAuthority(parts.grant(), by),
     tools: parts.tools,
+    calledAfter: (seq) => calledAfter(parts.ledger, seq),
+    permission: (call) => parts.approvals.gate(call),
   })
+}
+
+/** The `tool.called` events after `seq`, page by page (a step's calls: bounded by the step). */
+export function* calledAfter(ledger: Ledger, seq: number): Iterable<EventPayloads[typeof EVENT.toolCalled]> {
+  let after: number | null = seq
+  while (after !== null) {
+    const page = ledger.byType(EVENT.toolCalled, { after, limit: 100 })
+    for (const item of page.items) yield item.payload as EventPayloads[typeof EVENT.toolCalled]
+    after = page.next
+  }
 }

@@ -14,6 +14,7 @@ import type { StreamHost } from '../delivery/endpoint.ts'
 import type { Subscribers } from '../delivery/subscribers.ts'
 import type { Receipt } from './admission.ts'
 import type { InterruptReply } from './control.ts'
+import type { AnswerResult, PermissionAnswer } from '../permission/approvals.ts'
 import type { HostTools } from './host-tools.ts'
 import type { Delta } from './air.ts'
 import type { StepSnapshot } from './open-step.ts'
@@ -32,6 +33,8 @@ export interface SessionStreamPort {
   prompt(caller: Caller, input: PromptInput): { receipt: Receipt; duplicate: boolean }
   /** The session's RPC `interrupt`, likewise. */
   interrupt(caller: Caller, body: unknown): InterruptReply
+  /** The owner's answer to a pending permission request (objects/permission/approvals.ts); its refusals are thrown. */
+  answerPermission(caller: Caller, answer: PermissionAnswer): AnswerResult
 }
 
 /** The stream endpoint's host for a session. */
@@ -48,6 +51,10 @@ export function sessionStream(port: SessionStreamPort): StreamHost<ClientMessage
       if (msg.type === 'interrupt') {
         const { type: _, ...request } = msg
         return ws.send(JSON.stringify({ type: 'interrupt', ...settle(port.interrupt(caller, request)) }))
+      }
+      if (msg.type === 'permission.answer') {
+        const { type: _, ...answer } = msg
+        return ws.send(JSON.stringify({ type: 'permission.answered', ...settle(port.answerPermission(caller, answer)) }))
       }
       const { type: _, ...prompt } = msg
       const reply = port.prompt(caller, prompt)

@@ -2,13 +2,15 @@
  * The WebSocket protocol of a session: what a client may send on the socket beyond the
  * `subscribe` every stream accepts (delivery/protocol.ts, which also reads each message under
  * an HTTP body's limits). Replies and events use the same shapes as HTTP (delivery/frames.ts);
- * the `host.*` messages are a browser host's (docs/host-tools.md).
+ * the `host.*` messages are a browser host's (docs/host-tools.md); `permission.answer` answers a
+ * pending permission request (docs/approvals.md).
  *
  * @example
  * parseOrThrow(ClientMessageSchema, readMessage(raw), 'INVALID_MESSAGE') // { type: 'prompt', text: 'hi', … }
  */
 import { z } from 'zod'
 import { SubscribeMessage } from '../delivery/protocol.ts'
+import { PermissionAnswerSchema } from '../permission/approvals.ts'
 import { HostOfferSchema } from './host-offer.ts'
 import { oneOfTextOrParts, PromptFields } from './schemas.ts'
 
@@ -37,6 +39,8 @@ export const ClientMessageSchema = z.discriminatedUnion('type', [
   HostOfferSchema,
   z.strictObject({ type: z.literal('host.progress'), call: CallId, progress: z.record(z.string(), z.unknown()) }),
   HostResultSchema,
+  // The owner's answer to a pending permission request; the reply is `permission.answered`.
+  PermissionAnswerSchema.extend({ type: z.literal('permission.answer') }),
 ])
 
 export type ClientMessage = z.output<typeof ClientMessageSchema>

@@ -16,12 +16,13 @@ import { jsonSchemaTool } from '../../objects/tools/json-schema-tool.ts'
 import { ToolRegistry } from '../../objects/tools/registry.ts'
 import { settle } from '../../objects/tools/settle.ts'
 import type { ToolContext } from '../../objects/tools/tool.ts'
+import { allowing } from '../support/permission.ts'
 
 const POLYNOMIAL = `^${'a*'.repeat(12)}$`
 const HOSTILE = `${'a'.repeat(22)}b`
 const NEURON_ID = '^[A-Za-z0-9_:-]+(?:\\.[A-Za-z0-9_:-]+)*$'
 
-const context = (): ToolContext => ({ sessionId: 's', assistantMessageId: 'step', toolCallId: 'call', signal: new AbortController().signal, authority: { owner: true, memory: null } })
+const context = (): ToolContext => ({ sessionId: 's', assistantMessageId: 'step', toolCallId: 'call', signal: new AbortController().signal, authority: { owner: true, memory: null }, permission: allowing })
 const refusal = (schema: Record<string, unknown>) => {
   try {
     checkSchema(schema, canonicalJson(schema))

@@ -22,6 +22,7 @@ import { uniqueName } from '../support/ledger.ts'
 import { NOTES_SEARCH } from '../support/host.ts'
 import { newSession, waitIdle } from '../support/session.ts'
 import { openSocket } from '../support/streams.ts'
+import { allowSource } from '../support/permission.ts'
 
 const ACME = ['org:acme']
 
@@ -177,7 +178,7 @@ describe('tools that use the owner\'s credentials', () => {
     const holder = uniqueName('holder')
     expect((await as(owner, [], '/v1/config/mcp/test/headers', { method: 'PUT', body: { headers: { authorization: 'Bearer owners-secret' } } })).status).toBe(200)
     const shared = await sessionOf('shared-mcp', owner, { share: ACME })
-    const config = { mcpServers: [{ name: 'test', url: `${base}/sse/mcp`, timeoutMs: 2000 }] }
+    const config = { mcpServers: [{ name: 'test', url: `${base}/sse/mcp`, timeoutMs: 2000 }], ...allowSource('mcp:*') }
     expect((await as(owner, [], `/v1/sessions/${shared.id}/config`, { method: 'PUT', body: config })).status).toBe(200)
 
     expect(await turn(shared, owner, [], '/tool mcp.test.whoami {}')).toEqual({ ok: true, content: 'Bearer owners-secret' })

@@ -18,7 +18,9 @@ import { calculator } from '../../objects/tools/builtins/calculator.ts'
 import { ToolRegistry } from '../../objects/tools/registry.ts'
 import { uniqueName, withLedger } from '../support/ledger.ts'
 import { refusals } from '../support/schemas.ts'
-import { scriptedSession } from '../support/runner-host.ts'
+import { OWNER, scriptedSession } from '../support/runner-host.ts'
+import { Tool } from '../../objects/tools/tool.ts'
+import { z } from 'zod'
 import { events, newSession, postJson, waitFor, waitIdle } from '../support/session.ts'
 
 const isCompaction = (request: LlmRequest) => String(request.messages.at(-1)?.content ?? '').startsWith(SUMMARY_INSTRUCTION)
@@ -84,6 +86,27 @@ async function scriptedEvents(): Promise<Stored[]> {
     }, { tools, maxTurns: 2, sources: () => ({ 'env.turn': `turn ${++values}` }) })
     await session.runner.wake()
     all.push(...ledger.byTopic('session.limit', { limit: 1000 }).items)
+  })
+  await withLedger(uniqueName('approvals'), async (ledger) => {
+    // A tool that asks before acting: answered "always" on the first turn, left to expire on the second.
+    const tools = new ToolRegistry()
+    tools.register('act', Tool.make({
+      description: 'acts after asking',
+      input: z.object({}),
+      output: z.object({ ok: z.boolean() }),
+      execute: async (_input, context) => (await context.permission.assert({ tool: `act`, source: 'builtin', subjects: [context.toolCallId], input: {} }), { ok: true }),
+    }))
+    let turn = 0
+    const session = scriptedSession(ledger, 'session.approvals', async function* () {
+      turn++
+      if (turn > 2) return yield reply('done')
+      yield [{ type: 'tool-call', id: `a${turn}`, name: 'act', input: {} }, { type: 'finish', reason: 'tool-calls' }]
+    }, { tools, permission: { askTimeoutSeconds: 0.2 } })
+    const drain = session.runner.wake()
+    while (!session.state().asks.a1) await new Promise((resolve) => setTimeout(resolve, 5))
+    session.approvals.answer(OWNER, { toolCallId: 'a1', reply: 'always' })
+    await drain
+    all.push(...ledger.byTopic('session.approvals', { limit: 1000 }).items)
   })
   return all
 }

@@ -10,6 +10,7 @@ import { HostCalls } from '../../objects/session/host-calls.ts'
 import { checkOffer } from '../../objects/session/host-offer.ts'
 import { ToolRegistry } from '../../objects/tools/registry.ts'
 import { settle } from '../../objects/tools/settle.ts'
+import { allowing } from '../support/permission.ts'
 
 const search = { name: 'notes_search', description: 'Search notes', inputSchema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } }
 const never = async () => 'unused'
@@ -72,7 +73,7 @@ describe('checkOffer', () => {
     const { tools } = checkOffer([search], async (name, input) => (sent.push([name, input]), 'found'))
     const registry = new ToolRegistry()
     const shown = registry.register('notes_search', tools.get('notes_search')!, 'host:notes')
-    const context = { sessionId: 's', assistantMessageId: 'step', toolCallId: 'c1', signal: new AbortController().signal, authority: { owner: true, memory: null } }
+    const context = { sessionId: 's', assistantMessageId: 'step', toolCallId: 'c1', signal: new AbortController().signal, authority: { owner: true, memory: null }, permission: allowing }
     expect(await settle({ id: 'c1', name: 'notes_search', input: { q: 1 } }, shown, registry, context)).toMatchObject({ ok: false, error: { code: 'TOOL_INPUT_INVALID' } })
     expect(sent).toEqual([])
     expect(await settle({ id: 'c1', name: 'notes_search', input: { q: 'milk' } }, shown, registry, context)).toMatchObject({ ok: true, content: 'found' })

@@ -7,7 +7,9 @@
  */
 import { evictDurableObject, runInDurableObject } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
-import { newSession, ownerCaller, postJson, waitIdle, events } from '../support/session.ts'
+import { newSession as created, ownerCaller, postJson, waitIdle, events } from '../support/session.ts'
+import { api } from '../support/api.ts'
+import { allowSource } from '../support/permission.ts'
 import { openSocket } from '../support/streams.ts'
 import { NOTES_SEARCH } from '../support/host.ts'
 import { MAX_HOST_SOCKETS } from '../../objects/core/limits.ts'
@@ -16,6 +18,14 @@ type Socket = Awaited<ReturnType<typeof openSocket>>
 type Message = Record<string, unknown>
 
 const calls = (socket: Socket) => socket.messages.filter((m) => m.type === 'host.call')
+
+/** A session whose config allows host tools without asking (the approval flow is tested in test/permission/). */
+async function newSession(prefix: string) {
+  const session = await created(prefix)
+  const put = await api(`/v1/sessions/${session.id}/config`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(allowSource('host:*')) })
+  expect(put.status).toBe(200)
+  return session
+}
 
 async function offer(socket: Socket, host: string) {
   socket.send({ type: 'host.offer', host, tools: [NOTES_SEARCH] })

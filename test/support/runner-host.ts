@@ -10,15 +10,22 @@ import type { SourceValue } from '../../objects/session/context-sources.ts'
 import { History } from '../../objects/session/history.ts'
 import { emptySession, reduceSession, type SessionState } from '../../objects/session/projection.ts'
 import { Runner } from '../../objects/session/runner.ts'
+import { calledAfter } from '../../objects/session/session-runner.ts'
 import type { RunnerHost } from '../../objects/session/runner-host.ts'
 import { ToolRegistry } from '../../objects/tools/registry.ts'
 import { toolAuthority } from '../../objects/session/authority.ts'
+import { Approvals, type PermissionLayers } from '../../objects/permission/approvals.ts'
 
-const OWNER = 'test#owner'
+/** The owner of every scripted session (who answers its permission requests). */
+export const OWNER = 'test#owner'
 
 export interface ScriptedSession {
   host: RunnerHost
   runner: Runner
+  /** The session's permission requests: answer them as its owner (`OWNER`). */
+  approvals: Approvals
+  /** The session layer's rules, as "always" answers grew them. */
+  sessionRules: NonNullable<PermissionLayers['session']>
   state(): SessionState
 }
 
@@ -27,10 +34,19 @@ export function scriptedSession(
   ledger: Ledger,
   topic: string,
   stream: (request: LlmRequest, signal: AbortSignal) => AsyncIterable<LlmEvent[]>,
-  options: { tools?: ToolRegistry; maxTurns?: number; prompt?: string; limits?: { context: number; output: number }; sources?: () => Record<string, SourceValue> } = {},
+  options: { existing?: boolean; permission?: PermissionLayers; now?: () => number; tools?: ToolRegistry; maxTurns?: number; prompt?: string; limits?: { context: number; output: number }; sources?: () => Record<string, SourceValue> } = {},
 ): ScriptedSession {
-  let state = emptySession()
+  // `existing`: the session's log is already on `topic` (a second incarnation after a restart).
+  let state = options.existing ? ledger.fold(topic, reduceSession, emptySession()).state : emptySession()
   const history = new History(ledger, topic)
+  const sessionRules = [...(options.permission?.session ?? [])]
+  const approvals = new Approvals({
+    state: () => state,
+    record: (type, payload) => host.record(type, payload),
+    layers: async () => ({ ...options.permission, session: sessionRules }),
+    addRules: (_author, rules) => void sessionRules.push(...rules),
+    ...(options.now ? { now: options.now } : {}),
+  })
   const host: RunnerHost = {
     sessionId: topic,
     tools: options.tools ?? new ToolRegistry(),
@@ -54,8 +70,11 @@ export function scriptedSession(
     // Every prompt of a scripted session is its owner's.
     admittedBy: () => ({ principal: OWNER, claims: [] }),
     toolAuthority: (by) => toolAuthority({ name: topic, owner: OWNER, share: [], creator: OWNER }, by),
+    calledAfter: (seq) => calledAfter(ledger, seq),
+    permission: (call) => approvals.gate(call),
   }
+  if (options.existing) return { host, runner: new Runner(host), state: () => state, approvals, sessionRules }
   host.record('session.next.created', { model: 'scripted', provider: 'test', title: null, system: null, owner: OWNER, share: [] })
   host.record('session.next.admitted', { messageId: 'm', delivery: 'queue', text: options.prompt ?? 'go', digest: 'd' })
-  return { host, runner: new Runner(host), state: () => state }
+  return { host, runner: new Runner(host), state: () => state, approvals, sessionRules }
 }

@@ -4,8 +4,9 @@ import { jsonSchemaTool } from '../../objects/tools/json-schema-tool.ts'
 import { ToolRegistry, specsOf } from '../../objects/tools/registry.ts'
 import { settle } from '../../objects/tools/settle.ts'
 import type { ToolContext } from '../../objects/tools/tool.ts'
+import { allowing } from '../support/permission.ts'
 
-const context = (): ToolContext => ({ sessionId: 's', assistantMessageId: 'step', toolCallId: 'call', signal: new AbortController().signal, authority: { owner: true, memory: null } })
+const context = (): ToolContext => ({ sessionId: 's', assistantMessageId: 'step', toolCallId: 'call', signal: new AbortController().signal, authority: { owner: true, memory: null }, permission: allowing })
 
 const searchSchema = {
   type: 'object',

@@ -5,8 +5,9 @@ import { ToolRegistry, specsOf } from '../../objects/tools/registry.ts'
 import { MODEL_OUTPUT_CAP, settle } from '../../objects/tools/settle.ts'
 import { Tool, type ToolContext } from '../../objects/tools/tool.ts'
 import { NeuronError } from '../../objects/core/errors.ts'
+import { allowing } from '../support/permission.ts'
 
-const context = (signal = new AbortController().signal): ToolContext => ({ sessionId: 's', assistantMessageId: 'step', toolCallId: 'call', signal, authority: { owner: true, memory: null } })
+const context = (signal = new AbortController().signal): ToolContext => ({ sessionId: 's', assistantMessageId: 'step', toolCallId: 'call', signal, authority: { owner: true, memory: null }, permission: allowing })
 
 const echo = (tag: string) =>
   Tool.make({

@@ -33,7 +33,7 @@ describe('POST /v1/mcp', () => {
   it('lists the session tools and runs a session through them', async () => {
     const client = await connect('mcp-user')
     const tools = (await client.listTools()).tools.map((tool) => tool.name).sort()
-    expect(tools).toEqual(['session_create', 'session_history', 'session_interrupt', 'session_list', 'session_prompt'])
+    expect(tools).toEqual(['session_answer_permission', 'session_create', 'session_history', 'session_interrupt', 'session_list', 'session_permissions', 'session_prompt'])
     const id = uniqueName('mcp-endpoint')
     const created = await client.callTool({ name: 'session_create', arguments: { id, title: 'over MCP' } })
     expect(body(created)).toMatchObject({ created: true, session: { id, title: 'over MCP' } })
@@ -49,6 +49,11 @@ describe('POST /v1/mcp', () => {
     const listed = body(await client.callTool({ name: 'session_list', arguments: {} })) as { items: { id: string }[] }
     expect(listed.items.map((item) => item.id)).toContain(id)
     expect(body(await client.callTool({ name: 'session_interrupt', arguments: { session: id } }))).toMatchObject({ interrupted: false })
+    // Permission requests: none pending; an answer to an unknown one is a coded failure that writes nothing.
+    expect(body(await client.callTool({ name: 'session_permissions', arguments: { session: id } }))).toEqual({ items: [] })
+    const refused = await client.callTool({ name: 'session_answer_permission', arguments: { session: id, toolCallId: 'nope', reply: 'once' } })
+    expect(refused.isError).toBe(true)
+    expect(JSON.stringify(refused.content)).toContain('PERMISSION_UNKNOWN')
     await client.close()
   })
 
@@ -103,7 +108,7 @@ describe('POST /v1/mcp', () => {
         return [{ tool: tool.name, error: (error as Error).message }]
       }
     })
-    expect(tools).toHaveLength(5)
+    expect(tools).toHaveLength(7)
     expect(refused).toEqual([])
     await client.close()
   })

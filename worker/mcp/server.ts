@@ -20,6 +20,7 @@ import { z } from 'zod'
 import type { Caller } from '../../objects/access/authorize.ts'
 import type { Env } from '../../objects/core/env.ts'
 import { failureOf } from '../../objects/core/failure.ts'
+import { PermissionAnswerSchema } from '../../objects/permission/approvals.ts'
 import { InterruptSchema } from '../../objects/session/control.ts'
 import { PageQuery } from '../../objects/delivery/queries.ts'
 import { CreateSessionSchema } from '../../objects/session/schemas.ts'
@@ -67,6 +68,8 @@ const outputSchemas = () => ({
   session_history: output(R.Page),
   session_list: output(R.SessionListings),
   session_interrupt: output(R.Interrupted),
+  session_permissions: output(R.PendingPermissions),
+  session_answer_permission: output(R.PermissionAnswered),
 })
 
 /**
@@ -126,6 +129,20 @@ export function neuronMcpServer(env: Env, caller: Caller): McpServer {
     'session_interrupt',
     { description: "Stop a session's running turn (pending prompts stay admitted); an idle session is a no-op that says so.", inputSchema: { ...Session, ...InterruptSchema.shape }, outputSchema: OUTPUTS.session_interrupt },
     ({ session, ...request }) => answer(async () => (await sessionStub(env, session)).interrupt(caller, request)),
+  )
+  server.registerTool(
+    'session_permissions',
+    { description: "The permission requests of a session's tool calls waiting for the owner's answer, oldest first.", inputSchema: Session, outputSchema: OUTPUTS.session_permissions },
+    ({ session }) => answer(async () => (await sessionStub(env, session)).permissions(caller)),
+  )
+  server.registerTool(
+    'session_answer_permission',
+    {
+      description: "Answer a pending permission request as the session's owner: once runs the call, always also allows it from now on, reject fails it PERMISSION_DENIED with your reason.",
+      inputSchema: { ...Session, ...PermissionAnswerSchema.shape },
+      outputSchema: OUTPUTS.session_answer_permission,
+    },
+    ({ session, ...answer_ }) => answer(async () => (await sessionStub(env, session)).answerPermission(caller, answer_)),
   )
   // The SDK advertises `tools.listChanged` once a tool is registered; this server can never send it.
   server.server.registerCapabilities({ tools: { listChanged: false } })

@@ -162,6 +162,25 @@ export const Interrupted: Schema = {
   properties: { interrupted: { type: 'boolean' }, step: { type: ['string', 'null'] }, request: { type: ['string', 'null'] }, pending: int, message: str, duplicate: { const: true } },
 }
 
+const PendingPermission = {
+  type: 'object',
+  required: ['toolCallId', 'step', 'tool', 'source', 'subjects', 'input', 'reason', 'expiresAt'],
+  properties: { toolCallId: str, step: str, tool: str, source: str, subjects: strings, input: {}, reason: str, expiresAt: { ...int, description: 'ms since the epoch; then the call fails PERMISSION_TIMEOUT' } },
+}
+
+export const PendingPermissions: Schema = { type: 'object', required: ['items'], properties: { items: { type: 'array', items: PendingPermission } } }
+
+export const PermissionAnswered: Schema = {
+  type: 'object',
+  required: ['toolCallId', 'reply', 'rules', 'duplicate'],
+  properties: {
+    toolCallId: str,
+    reply: { enum: ['once', 'always', 'reject'] },
+    rules: { type: 'array', items: { type: 'object' }, description: "the rules an 'always' added to the session's config" },
+    duplicate: { type: 'boolean', description: 'the same answer was already recorded; nothing was written' },
+  },
+}
+
 const CredentialInfo = { type: 'object', required: ['provider', 'setAt'], properties: { provider: str, setAt: str } }
 /** Which providers have a stored key and when it was set: never the key. */
 export const Credentials: Schema = { type: 'object', required: ['items'], properties: { items: { type: 'array', items: CredentialInfo } } }

@@ -1,5 +1,5 @@
 /**
- * `/v1/sessions`: create, list the caller's own, read, prompt, interrupt, history, denials, artifacts, config overrides, stream
+ * `/v1/sessions`: create, list the caller's own, read, prompt, interrupt, permission requests and answers, history, denials, artifacts, config overrides, stream
  * tickets, and the two live streams (SSE and WebSocket). Each call carries the
  * authenticated caller to the session's Durable Object, which authorizes it
  * against the session's policy. Only sessions the directory knows are
@@ -8,6 +8,7 @@
 import type { Context } from 'hono'
 import { refuseReservedId } from '../../objects/session/agent.ts'
 import { InterruptSchema } from '../../objects/session/control.ts'
+import { PermissionAnswerSchema } from '../../objects/permission/approvals.ts'
 import { ForkSchema, TruncateSchema } from '../../objects/session/fork.ts'
 import { CreateSessionSchema, PromptSchema } from '../../objects/session/schemas.ts'
 import { PageQuery, StreamQuery } from '../../objects/delivery/queries.ts'
@@ -111,6 +112,30 @@ export const SESSION_ROUTES = [
       const body = text === '' ? {} : parseJson(text)
       return c.json(await (await sessionStub(c.env, c.req.param('id'))).interrupt(callerOf(c), body))
     },
+  }),
+  route({
+    method: 'get',
+    path: '/v1/sessions/{id}/permissions',
+    operationId: 'listSessionPermissions',
+    summary: "The permission requests of the session's tool calls waiting for the owner's answer, oldest first",
+    auth: 'bearer',
+    ok: { 200: 'the pending requests' },
+    response: R.PendingPermissions,
+    errors: SESSION_ERRORS,
+    handler: async (c) => c.json(await (await sessionStub(c.env, c.req.param('id'))).permissions(callerOf(c))),
+  }),
+  route({
+    method: 'post',
+    path: '/v1/sessions/{id}/permissions',
+    operationId: 'answerSessionPermission',
+    summary: "Answer a pending permission request: once (run the call), always (also add the rule to the session's config), or reject (the call fails PERMISSION_DENIED); the same answer again is a duplicate that writes nothing",
+    auth: 'bearer',
+    body: PermissionAnswerSchema,
+    maxBodyBytes: MAX_BODY_BYTES,
+    ok: { 200: 'the answer, recorded (or already recorded: duplicate)' },
+    response: R.PermissionAnswered,
+    errors: [...SESSION_ERRORS, ...BODY_ERRORS, 'INVALID_REQUEST', 'PERMISSION_OWNER_ONLY', 'PERMISSION_UNKNOWN', 'PERMISSION_SETTLED', 'INVALID_CONFIG'],
+    handler: async (c) => c.json(await (await sessionStub(c.env, c.req.param('id'))).answerPermission(callerOf(c), await readJson(c.req.raw))),
   }),
   route({
     method: 'get',

@@ -75,6 +75,14 @@ export function memoryTools(host: MemoryHost) {
     execute: async ({ address, reason, replacement, scope }, context) => {
       const { caller, stub } = await readable(scope, context)
       if (!stub) throw new NeuronError('UNKNOWN_MEMORY', `nothing in memory holds ${address}`, { status: 404, details: { address } })
+      // Forgetting changes what every later session recalls: it asserts policy first (asks by default).
+      await context.permission.assert({
+        tool: 'memory_forget',
+        source: 'builtin',
+        subjects: [],
+        input: replacement === undefined ? { address, reason } : { address, reason, replacement },
+        reason: replacement === undefined ? `forget ${address}: ${reason}` : `correct ${address}: ${reason}`,
+      })
       const result = await stub.forget(caller, replacement === undefined ? { address, reason } : { address, reason, replacement })
       return { forgotten: result.forgotten.target, replacement: result.replacement?.address ?? null }
     },

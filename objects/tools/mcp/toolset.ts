@@ -158,7 +158,11 @@ export class McpToolset {
           inputSchema: listedTool.inputSchema,
           // The connection carries the owner's sealed headers and OAuth grant.
           require: 'owner',
-          execute: (input, context) => connection.callTool(listedTool.name, input, { signal: context.signal, ...(context.progress ? { progress: context.progress } : {}) }),
+          // Every MCP tool may act: it asserts policy before the server sees the call (objects/permission/).
+          execute: async (input, context) => {
+            await context.permission.assert({ tool: name, source: `mcp:${server}`, subjects: [], input, reason: `${name} calls the MCP server ${server}` })
+            return connection.callTool(listedTool.name, input, { signal: context.signal, ...(context.progress ? { progress: context.progress } : {}) })
+          },
         })
         entry.registrations.push(this.deps.registry.register(name, tool, `mcp:${server}`))
         entry.status.tools.push(name)

@@ -8,6 +8,7 @@
  */
 import { describe, expect, inject, it } from 'vitest'
 import { api, events, newSession, ownerCaller, postJson, waitFor, waitIdle } from '../../support/session.ts'
+import { allowSource } from '../../support/permission.ts'
 
 const base = inject('mcpServerUrl')
 const calls = async () => (await (await fetch(`${base}/__calls`)).json()) as Record<string, number>
@@ -17,7 +18,7 @@ async function mcpSession(prefix: string, path = 'sse') {
   const put = await api(`/v1/sessions/${session.id}/config`, {
     method: 'PUT',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ mcpServers: [{ name: 'test', url: `${base}/${path}/mcp`, timeoutMs: 2000 }] }),
+    body: JSON.stringify({ mcpServers: [{ name: 'test', url: `${base}/${path}/mcp`, timeoutMs: 2000 }], ...allowSource('mcp:*') }),
   })
   expect(put.status).toBe(200)
   return session
@@ -97,7 +98,7 @@ describe('MCP tools in a session', () => {
     const before = await calls()
     expect((await postJson(`/v1/sessions/${id}/prompt`, { text: '/tool mcp.test.echo {"text":"once"}' })).status).toBe(202)
     await waitIdle(id)
-    await api(`/v1/sessions/${id}/config`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mcpServers: [] }) })
+    await api(`/v1/sessions/${id}/config`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mcpServers: [], ...allowSource('mcp:*') }) })
     const seen = (await events(id)).length
     expect((await postJson(`/v1/sessions/${id}/prompt`, { text: 'no servers now' })).status).toBe(202)
     await waitFor(id, 'session.next.drain.ended', seen)
