@@ -6,11 +6,13 @@
  * - `references`: named URLs a client may show or load
  * - `mcpServers`: remote MCP servers whose tools sessions are offered (objects/tools/mcp/);
  *   their headers (bearer tokens) are sealed apart, never part of this document
+ * - `permission`: the permission policy's rules at this layer (docs/workspace.md#permissions-permissionv2)
  * - `shell`, `autoupdate`: accepted and stored for terminal clients; the server does not read them
  * Unknown keys are refused, naming the key.
  */
 import { z } from 'zod'
 import { McpServers } from '../tools/mcp/servers.ts'
+import { PermissionSection } from '../permission/policy.ts'
 
 /** Where the document's JSON Schema is served. */
 export const CONFIG_SCHEMA_URL = '/v1/config/schema.json'
@@ -32,6 +34,8 @@ export const ConfigSchema = z.strictObject({
     .optional(),
   references: z.array(z.strictObject({ name: z.string().min(1).max(256), url: Url })).max(64).optional(),
   mcpServers: McpServers.optional(),
+  /** The permission policy's rules for this layer (objects/permission/policy.ts, docs/workspace.md#permissions-permissionv2). */
+  permission: PermissionSection.optional(),
   /** Client-side only (a terminal client's settings). */
   shell: z.record(z.string(), z.unknown()).optional(),
   /** Client-side only. */

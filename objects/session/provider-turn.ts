@@ -218,6 +218,7 @@ function execute(turn: TurnContext, call: { id: string; name: string; input: Jso
     assistantMessageId: step,
     toolCallId: call.id,
     signal,
+    permission: host.permission,
     progress: (update) => host.air({ type: 'tool-progress', step, toolCallId: call.id, ...update }),
   }
   return settle(call, turn.shown.get(call.name), host.tools, context).catch((error: unknown): Settlement | 'cancelled' => {

@@ -6,6 +6,7 @@
  */
 import type { Stored } from '../ledger/envelope.ts'
 import type { LlmEvent, LlmMessage, LlmRequest, Usage } from '../llm/types.ts'
+import type { PermissionGate } from '../permission/gate.ts'
 import type { ToolRegistry } from '../tools/registry.ts'
 import type { ToolAuthority } from '../tools/tool.ts'
 import type { Delta } from './air.ts'
@@ -44,5 +45,7 @@ export interface RunnerHost {
   /** What the tools of a turn may reach, given who its loop's prompts came from (authority.ts). */
   toolAuthority(by: PromptedBy | null): ToolAuthority
   readonly tools: ToolRegistry
+  /** What each call's tool asserts before a side effect (objects/permission/policy-gate.ts). */
+  readonly permission: PermissionGate
   readonly maxTurns?: number
 }

@@ -46,6 +46,11 @@ export class SessionConfig {
     return putVersion(this.ledger, this.topic, author, input, ifMatch)
   }
 
+  /** The two documents apart, for what must read each as its own layer (the permission policy). */
+  async layers(): Promise<{ principal: JsonObject; session: JsonObject }> {
+    return { principal: await this.ownerDocument(), session: this.current().document }
+  }
+
   /** What the session's context sources read: the owner's document with these overrides over it. */
   async effective(): Promise<JsonObject> {
     return mergeConfig(await this.ownerDocument(), this.current().document)

@@ -13,6 +13,7 @@ import type { Stored } from '../ledger/envelope.ts'
 import type { Ledger } from '../ledger/ledger.ts'
 import type { Catalog, ModelRow } from '../llm/catalog.ts'
 import { costOf } from '../llm/cost.ts'
+import type { PermissionGate } from '../permission/gate.ts'
 import type { ToolRegistry } from '../tools/registry.ts'
 import type { Delta } from './air.ts'
 import { promptedBy, type SessionGrant, toolAuthority } from './authority.ts'
@@ -40,6 +41,8 @@ export interface SessionRunnerParts {
   readonly catalog: Catalog
   readonly owned: OwnerCatalog
   readonly tools: ToolRegistry
+  /** The gate each call's tool asserts before a side effect. */
+  readonly permission: PermissionGate
   /** The session's policy and creator, which the turn authority is decided against (authority.ts). */
   grant(): SessionGrant
 }
@@ -83,5 +86,6 @@ export function sessionRunner(parts: SessionRunnerParts): Runner {
     admittedBy: (row) => promptedBy(admittedAt(parts.ledger, parts.topic, row.seq)),
     toolAuthority: (by) => toolAuthority(parts.grant(), by),
     tools: parts.tools,
+    permission: parts.permission,
   })
 }

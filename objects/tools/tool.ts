@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod'
 import type { Caller } from '../access/authorize.ts'
+import type { PermissionGate } from '../permission/gate.ts'
 
 /**
  * What a call may act on, decided once per turn from who prompted it and what the session grants
@@ -27,6 +28,8 @@ export interface ToolContext {
   toolCallId: string
   /** Aborts when the session is interrupted. Cooperative tools stop their work. */
   signal: AbortSignal
+  /** Asks before a side effect (objects/permission/gate.ts): resolves when allowed, throws PERMISSION_DENIED / PERMISSION_TIMEOUT. */
+  permission: PermissionGate
   /** Tells subscribers how far the call got (air: never stored, never shown to the model). */
   progress?(update: ToolProgress): void
 }

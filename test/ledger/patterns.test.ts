@@ -6,6 +6,7 @@
  * escapes keep their ECMA-262 meaning. The bound asserted is generous: V8 takes over 5 s on the
  * polynomial case (Node 22, k = 12, 22 characters), RE2 a few milliseconds.
  */
+import { allowAll } from '../support/permission.ts'
 import { describe, expect, it } from 'vitest'
 import { NeuronError } from '../../objects/core/errors.ts'
 import { canonicalJson } from '../../objects/ledger/json.ts'
@@ -21,7 +22,7 @@ const POLYNOMIAL = `^${'a*'.repeat(12)}$`
 const HOSTILE = `${'a'.repeat(22)}b`
 const NEURON_ID = '^[A-Za-z0-9_:-]+(?:\\.[A-Za-z0-9_:-]+)*$'
 
-const context = (): ToolContext => ({ sessionId: 's', assistantMessageId: 'step', toolCallId: 'call', signal: new AbortController().signal, authority: { owner: true, memory: null } })
+const context = (): ToolContext => ({ sessionId: 's', assistantMessageId: 'step', toolCallId: 'call', signal: new AbortController().signal, authority: { owner: true, memory: null }, permission: allowAll() })
 const refusal = (schema: Record<string, unknown>) => {
   try {
     checkSchema(schema, canonicalJson(schema))

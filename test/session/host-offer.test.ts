@@ -3,6 +3,7 @@
  * alone, an oversized offer refused whole) and the open-call table (each call
  * ends once; only its socket may answer it; bounded per socket; progress rate).
  */
+import { allowAll } from '../support/permission.ts'
 import { describe, expect, it } from 'vitest'
 import { NeuronError } from '../../objects/core/errors.ts'
 import { MAX_HOST_CALLS_PER_SOCKET, MAX_HOST_OFFER_BYTES, MAX_HOST_TOOLS } from '../../objects/core/limits.ts'
@@ -72,7 +73,7 @@ describe('checkOffer', () => {
     const { tools } = checkOffer([search], async (name, input) => (sent.push([name, input]), 'found'))
     const registry = new ToolRegistry()
     const shown = registry.register('notes_search', tools.get('notes_search')!, 'host:notes')
-    const context = { sessionId: 's', assistantMessageId: 'step', toolCallId: 'c1', signal: new AbortController().signal, authority: { owner: true, memory: null } }
+    const context = { sessionId: 's', assistantMessageId: 'step', toolCallId: 'c1', signal: new AbortController().signal, authority: { owner: true, memory: null }, permission: allowAll() }
     expect(await settle({ id: 'c1', name: 'notes_search', input: { q: 1 } }, shown, registry, context)).toMatchObject({ ok: false, error: { code: 'TOOL_INPUT_INVALID' } })
     expect(sent).toEqual([])
     expect(await settle({ id: 'c1', name: 'notes_search', input: { q: 'milk' } }, shown, registry, context)).toMatchObject({ ok: true, content: 'found' })

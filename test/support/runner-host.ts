@@ -3,6 +3,8 @@
  * runner with a scripted or replaying vendor: the same record → fold → history
  * path the SessionObject uses, without the object around it.
  */
+import type { PermissionGate } from '../../objects/permission/gate.ts'
+import { allowAll } from './permission.ts'
 import type { Ledger } from '../../objects/ledger/ledger.ts'
 import type { LlmEvent, LlmRequest } from '../../objects/llm/types.ts'
 import { budgetOf } from '../../objects/session/budget.ts'
@@ -27,13 +29,14 @@ export function scriptedSession(
   ledger: Ledger,
   topic: string,
   stream: (request: LlmRequest, signal: AbortSignal) => AsyncIterable<LlmEvent[]>,
-  options: { tools?: ToolRegistry; maxTurns?: number; prompt?: string; limits?: { context: number; output: number }; sources?: () => Record<string, SourceValue> } = {},
+  options: { tools?: ToolRegistry; permission?: PermissionGate; maxTurns?: number; prompt?: string; limits?: { context: number; output: number }; sources?: () => Record<string, SourceValue> } = {},
 ): ScriptedSession {
   let state = emptySession()
   const history = new History(ledger, topic)
   const host: RunnerHost = {
     sessionId: topic,
     tools: options.tools ?? new ToolRegistry(),
+    permission: options.permission ?? allowAll(),
     ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
     state: () => state,
     record: (type, payload) => {

@@ -1,3 +1,4 @@
+import { allowAll } from '../support/permission.ts'
 import { describe, expect, it } from 'vitest'
 import { NeuronError } from '../../objects/core/errors.ts'
 import { jsonSchemaTool } from '../../objects/tools/json-schema-tool.ts'
@@ -5,7 +6,7 @@ import { ToolRegistry, specsOf } from '../../objects/tools/registry.ts'
 import { settle } from '../../objects/tools/settle.ts'
 import type { ToolContext } from '../../objects/tools/tool.ts'
 
-const context = (): ToolContext => ({ sessionId: 's', assistantMessageId: 'step', toolCallId: 'call', signal: new AbortController().signal, authority: { owner: true, memory: null } })
+const context = (): ToolContext => ({ sessionId: 's', assistantMessageId: 'step', toolCallId: 'call', signal: new AbortController().signal, authority: { owner: true, memory: null }, permission: allowAll() })
 
 const searchSchema = {
   type: 'object',

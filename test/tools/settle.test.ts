@@ -1,3 +1,4 @@
+import { allowAll } from '../support/permission.ts'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { evaluate } from '../../objects/tools/builtins/calculator.ts'
@@ -6,7 +7,7 @@ import { MODEL_OUTPUT_CAP, settle } from '../../objects/tools/settle.ts'
 import { Tool, type ToolContext } from '../../objects/tools/tool.ts'
 import { NeuronError } from '../../objects/core/errors.ts'
 
-const context = (signal = new AbortController().signal): ToolContext => ({ sessionId: 's', assistantMessageId: 'step', toolCallId: 'call', signal, authority: { owner: true, memory: null } })
+const context = (signal = new AbortController().signal): ToolContext => ({ sessionId: 's', assistantMessageId: 'step', toolCallId: 'call', signal, authority: { owner: true, memory: null }, permission: allowAll() })
 
 const echo = (tag: string) =>
   Tool.make({
