@@ -38,6 +38,7 @@ import { me } from './routes/me.ts'
 import { orchestrations } from './routes/orchestrations.ts'
 import { protectedResource } from './routes/protected-resource.ts'
 import { sessions } from './routes/sessions.ts'
+import { workspace } from './routes/workspace.ts'
 
 export { AppBackendObject } from '../objects/apps/backend-object.ts'
 export { OutboundGate } from '../objects/apps/outbound-gate.ts'
@@ -67,6 +68,7 @@ app.route('/v1', docs)
 app.route('/v1/dev', dev)
 app.route('/v1/ledgers', ledgers)
 app.route('/v1/sessions', sessions)
+app.route('/v1/sessions', workspace)
 app.route('/v1/graph', graph)
 app.route('/v1/memory', memory)
 app.route('/v1/orchestrations', orchestrations)

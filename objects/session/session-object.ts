@@ -331,13 +331,13 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /** One workspace file, whole or a byte or line range, as of a sequence. */
-  workspaceRead(caller: Caller, path: string, query: unknown) {
-    return this.files.read(caller, path, query)
+  workspaceRead(caller: Caller, query: unknown) {
+    return this.files.read(caller, query)
   }
 
   /** Writes one file (the owner only); refused whole, nothing written, past a limit. */
-  workspaceUpload(caller: Caller, path: string, bytes: Uint8Array) {
-    return this.files.upload(caller, path, bytes)
+  workspaceUpload(caller: Caller, query: unknown, bytes: Uint8Array) {
+    return this.files.upload(caller, query, bytes)
   }
 
   /** Writes every file of a tar archive as one operation (the owner only). */

@@ -18,7 +18,7 @@ import { filePath, normalizePath } from '../workspace/paths.ts'
 import type { Committed, DiffPage, Listing } from '../workspace/store.ts'
 import { readTar, tarStream } from '../workspace/tar.ts'
 import type { SessionWorkspace } from './workspace.ts'
-import { DiffQuery, ListQuery, ReadQuery } from './workspace-schemas.ts'
+import { DiffQuery, FileQuery, ListQuery, ReadQuery } from './workspace-schemas.ts'
 
 /** What the calls need of the session. */
 export interface WorkspaceCallsHost {
@@ -44,15 +44,15 @@ export class WorkspaceCalls {
   /** A page of the files under `dir` as of `at` (default: now). */
   list(caller: Caller, query: unknown): Listing {
     this.host.check(caller, 'read')
-    const { dir, at, after, limit } = parseOrThrow(ListQuery, query ?? {}, 'INVALID_REQUEST')
+    const { dir, at, after, limit } = parseOrThrow(ListQuery, query ?? {}, 'INVALID_QUERY')
     return this.host.workspace.store.list(normalizePath(dir ?? ''), { ...(at === undefined ? {} : { at }), ...(after === undefined ? {} : { after: normalizePath(after) }), limit: limit ?? 100 })
   }
 
-  /** One file as of `at`, whole or a range: bytes `offset`/`length`, or lines `line`/`lines` (1-based). */
-  async read(caller: Caller, path: string, query: unknown): Promise<FileRead> {
+  /** One file (`path`) as of `at`, whole or a range: bytes `offset`/`length`, or lines `line`/`lines` (1-based). */
+  async read(caller: Caller, query: unknown): Promise<FileRead> {
     this.host.check(caller, 'read')
-    const q = parseOrThrow(ReadQuery, query ?? {}, 'INVALID_REQUEST')
-    const file = filePath(path)
+    const q = parseOrThrow(ReadQuery, query ?? {}, 'INVALID_QUERY')
+    const file = filePath(q.path)
     const entry = this.host.workspace.store.entry(file, q.at)
     if (entry === null) throw new NeuronError('FILE_NOT_FOUND', `no file at ${file}`, { status: 404, details: { path: file } })
     const bytes = await this.host.workspace.bytesOf(entry)
@@ -67,10 +67,10 @@ export class WorkspaceCalls {
     return { path: file, content: entry.content, size: entry.size, bytes: bytes.subarray(start, end), range: { start, end } }
   }
 
-  /** Writes one file, as one operation by `upload:<caller>`. */
-  upload(caller: Caller, path: string, bytes: Uint8Array): Committed {
+  /** Writes one file (`path`), as one operation by `upload:<caller>`. */
+  upload(caller: Caller, query: unknown, bytes: Uint8Array): Committed {
     this.writer(caller)
-    const file = filePath(path)
+    const file = filePath(parseOrThrow(FileQuery, query ?? {}, 'INVALID_QUERY').path)
     tooLarge(file, bytes.byteLength)
     return this.host.workspace.commit([{ path: file, bytes }], `upload:${caller.id}`)
   }
@@ -89,7 +89,7 @@ export class WorkspaceCalls {
   /** The tree as of `at` as a tar archive, read one file at a time as the stream is pulled. */
   download(caller: Caller, query: unknown): ReadableStream<Uint8Array> {
     this.host.check(caller, 'read')
-    const { dir, at } = parseOrThrow(ListQuery, query ?? {}, 'INVALID_REQUEST')
+    const { dir, at } = parseOrThrow(ListQuery, query ?? {}, 'INVALID_QUERY')
     const workspace = this.host.workspace
     const root = normalizePath(dir ?? '')
     async function* files() {
@@ -107,7 +107,7 @@ export class WorkspaceCalls {
   /** The paths that differ between two sequences, a page at a time. */
   diff(caller: Caller, query: unknown): DiffPage {
     this.host.check(caller, 'read')
-    const { from, to, after, limit } = parseOrThrow(DiffQuery, query ?? {}, 'INVALID_REQUEST')
+    const { from, to, after, limit } = parseOrThrow(DiffQuery, query ?? {}, 'INVALID_QUERY')
     return this.host.workspace.store.diff(from, to, { ...(after === undefined ? {} : { after }), limit: limit ?? 100 })
   }
 

@@ -7,12 +7,16 @@ import { MAX_PAGE } from '../core/limits.ts'
 
 const Seq = z.coerce.number().int().min(0)
 
-/** `GET …/workspace/files` and `…/workspace/tar`: a directory (default the root), as of `at`. */
+/** `GET …/workspace` and `…/workspace/tar`: a directory (default the root), as of `at`. */
 export const ListQuery = z.strictObject({ dir: z.string().max(2048).optional(), at: Seq.optional(), after: z.string().max(2048).optional(), limit: z.coerce.number().int().min(1).max(MAX_PAGE).optional() })
 
-/** `GET …/workspace/files/{path}`: as of `at`; a byte range (`offset`, `length`) or a line range (`line`, `lines`). */
+/** `PUT …/workspace/file`: the file to write. */
+export const FileQuery = z.strictObject({ path: z.string().min(1).max(2048) })
+
+/** `GET …/workspace/file`: a file as of `at`; a byte range (`offset`, `length`) or a line range (`line`, `lines`). */
 export const ReadQuery = z
   .strictObject({
+    path: z.string().min(1).max(2048),
     at: Seq.optional(),
     offset: z.coerce.number().int().min(0).optional(),
     length: z.coerce.number().int().min(0).optional(),

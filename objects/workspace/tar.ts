@@ -44,9 +44,13 @@ export function readTar(archive: Uint8Array): TarFile[] {
   const files: TarFile[] = []
   let offset = 0
   let paxPath: string | null = null
+  let ended = false
   while (offset + BLOCK <= archive.byteLength) {
     const header = archive.subarray(offset, offset + BLOCK)
-    if (header.every((b) => b === 0)) break
+    if (header.every((b) => b === 0)) {
+      ended = true
+      break
+    }
     let sum = 0
     for (let i = 0; i < BLOCK; i++) sum += i >= 148 && i < 156 ? 32 : header[i]!
     if (sum !== octal(header, 148, 8)) throw invalid(`the header at byte ${offset} has a wrong checksum`)
@@ -72,6 +76,8 @@ export function readTar(archive: Uint8Array): TarFile[] {
     if (files.length === WORKSPACE_TAR_ENTRIES) throw invalid(`an archive may hold ${WORKSPACE_TAR_ENTRIES} files`)
     files.push({ path: name, bytes: body.slice() })
   }
+  if (!ended && offset !== archive.byteLength) throw invalid(`it ends inside a header, at byte ${offset} of ${archive.byteLength}`)
+  if (archive.byteLength === 0) throw invalid('it is empty')
   return files
 }
 
