@@ -206,6 +206,7 @@ export class SessionObject extends DurableObject<Env> {
       resolveModel: (owner, ref) => this.owned.resolve(owner, ref),
       wake: () => this.wakeup.afterCommit(),
       interruptRunner: (step, request, reason) => void this.runner.interrupt(step, request, reason),
+      workspace: this.workspace,
     }
     this.inbox = inboxOf(this.port)
     this.files = new WorkspaceCalls({ workspace: this.workspace, check: (caller, action) => void this.access.check(this.state, caller, action), owner: () => this.state.owner })

@@ -11,6 +11,7 @@
  * id the index names is always found along the lineage. Nothing of the tree is held in memory
  * beyond what one call touches.
  */
+import type { Caller } from '../access/authorize.ts'
 import type { Env } from '../core/env.ts'
 import { NeuronError } from '../core/errors.ts'
 import { MAX_PAGE } from '../core/limits.ts'
@@ -31,6 +32,31 @@ export const WORKSPACE_FORKED = 'workspace.forked'
  */
 export async function migrateWorkspace(storage: DurableObjectStorage): Promise<void> {
   await migrateLedger(storage, workspaceMigrations)
+}
+
+/** What a fork reads of its origin: authorized pages of the origin's tree at the fork point. */
+export interface OriginTree {
+  workspaceList(caller: Caller, query: unknown): Promise<{ entries: FileEntry[]; next: string | null }>
+}
+
+/**
+ * The origin's tree at `at`, page by page, read before a fork writes anything. A tree is at most
+ * `WORKSPACE_LIMITS.files` entries (a path, a content id and a size each), which is what one fork
+ * call holds.
+ *
+ * @example
+ * const entries = await treeAt(origin, caller, 12)
+ * workspace.inherit(from, 12, entries)
+ */
+export async function treeAt(origin: OriginTree, caller: Caller, at: number): Promise<FileEntry[]> {
+  const entries: FileEntry[] = []
+  let after: string | undefined
+  for (;;) {
+    const page = await origin.workspaceList(caller, { at: String(at), limit: String(MAX_PAGE), ...(after === undefined ? {} : { after }) })
+    for (const { path, content, size } of page.entries) entries.push({ path, content, size })
+    if (page.next === null) return entries
+    after = page.next
+  }
 }
 
 /** What a session answers another session of its lineage: a blob by content id, or null. */

@@ -80,7 +80,7 @@ describe('the work tools in a session', () => {
     const [page, binary, escape, invalid] = await outcomes(id)
     expect(page).toMatchObject({ output: { text: 'line 11\nline 12\nline 13\nline 14\nline 15', from: 11, to: 15, lines: 30, next: 16, binary: false } })
     expect(binary).toMatchObject({ output: { binary: true, size: 4 } })
-    expect((binary as { output: { text: string } }).output.text).not.toContain('\u0000')
+    expect(String(binary!.output!.text)).not.toContain('\u0000')
     expect([escape!.code, invalid!.code]).toEqual(['PATH_ESCAPE', 'PATH_INVALID'])
   })
 
