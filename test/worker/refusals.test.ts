@@ -89,6 +89,8 @@ describe('a refused request writes nothing', () => {
     ['post', () => `/v1/sessions/${ctx.session}/prompt`, { id: 'p1', text: 'not the same text' }, 'PROMPT_CONFLICT', () => [session()]],
     ['post', () => `/v1/sessions/${ctx.session}/interrupt`, { step: 3 }, 'INVALID_REQUEST', () => [session()]],
     ['put', () => `/v1/sessions/${ctx.session}/config`, { instructions: ['x'] }, 'CONFIG_VERSION_MISMATCH', () => [session()], { 'if-match': '"v99"' }],
+    ['put', () => `/v1/sessions/${ctx.session}/workspace/file?path=../escape.txt`, 'x', 'PATH_ESCAPE', () => [session()]],
+    ['put', () => `/v1/sessions/${ctx.session}/workspace/tar`, 'not a tar archive', 'TAR_INVALID', () => [session()]],
     ['post', () => `/v1/sessions/${ctx.ghost}/tickets`, undefined, 'SESSION_NOT_FOUND', () => [env.SESSIONS.getByName(ctx.ghost)]],
     ['post', () => `/v1/sessions/${ctx.session}/fork`, () => ({ at: 9999, id: `${ctx.session}-f` }), 'UNKNOWN_SEQUENCE', () => [session(), env.SESSIONS.getByName(`${ctx.session}-f`), sessions]],
     ['post', () => `/v1/sessions/${ctx.session}/truncate`, () => ({ at: ctx.stepStarted }), 'NOT_A_TURN_BOUNDARY', () => [session(), graph()]],
