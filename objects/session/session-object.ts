@@ -64,8 +64,11 @@ import { composeToolset } from './toolset.ts'
 import { policyGate } from '../permission/policy-gate.ts'
 import { migrateWorkspace, SessionWorkspace } from './workspace.ts'
 import { WorkspaceCalls } from './workspace-calls.ts'
+import { type Extensions, NO_EXTENSIONS } from '../extend/extensions.ts'
 
 export class SessionObject extends DurableObject<Env> {
+  /** A deployment's own tools and catalog rows; `createNeuron` (worker/neuron.ts) subclasses to set them. */
+  static readonly extensions: Extensions = NO_EXTENSIONS
   protected readonly ledger: Ledger
   protected readonly catalog: Catalog
   /** The catalog with the owner's stored provider keys, for providers the env leaves unkeyed. */
@@ -112,8 +115,9 @@ export class SessionObject extends DurableObject<Env> {
     this.ledger = new Ledger(ctx.storage)
     this.transcript = new History(this.ledger, this.topic)
     this.workspace = new SessionWorkspace({ ledger: this.ledger, storage: ctx.storage, topic: this.topic, sessions: env.SESSIONS })
-    this.catalog = composeCatalog(env as unknown as EnvVars)
-    this.owned = new OwnerCatalog(env, this.catalog)
+    const extensions = (new.target as typeof SessionObject).extensions
+    this.catalog = composeCatalog(env as unknown as EnvVars, extensions.rows)
+    this.owned = new OwnerCatalog(env, this.catalog, extensions.rows)
     this.creator = new Creator({
       ledger: this.ledger,
       topic: this.topic,
@@ -151,6 +155,7 @@ export class SessionObject extends DurableObject<Env> {
       env,
       name: this.name,
       tools: this.tools,
+      custom: extensions.tools,
       sources: this.sources,
       config: () => this.overrides.effective(),
       ownerId: () => this.state.owner,
