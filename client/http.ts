@@ -33,10 +33,12 @@ export class Http {
    */
   async send(method: string, path: string, body?: unknown, init: { headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<Response> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.#token}`, ...init.headers }
-    if (body !== undefined) headers['content-type'] = 'application/json'
+    // Bytes (a workspace upload) go as they are; anything else as JSON.
+    const raw = body instanceof Uint8Array
+    if (body !== undefined) headers['content-type'] = raw ? 'application/octet-stream' : 'application/json'
     let res: Response
     try {
-      res = await this.#fetch(`${this.url}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }), ...(init.signal ? { signal: init.signal } : {}) })
+      res = await this.#fetch(`${this.url}${path}`, { method, headers, ...(body === undefined ? {} : { body: raw ? (body as BodyInit) : JSON.stringify(body) }), ...(init.signal ? { signal: init.signal } : {}) })
     } catch (cause) {
       if (init.signal?.aborted) throw cause
       throw networkError(cause)

@@ -1,13 +1,14 @@
 /**
  * One session, as the client sees it: read it, prompt it exactly once (the
  * message id is made once and reused by every retry), interrupt it, page its
- * history, read its artifacts, and follow its events with an iterator that reconnects by itself.
+ * history, read its artifacts and its workspace, and follow its events with an iterator that reconnects by itself.
  */
 import { NeuronApiError } from './errors.ts'
 import { follow } from './follow.ts'
 import { backoffMs, type Http, sleep } from './http.ts'
 import type { InterruptTarget } from './shown-turn.ts'
 import { Turn } from './turn.ts'
+import { WorkspaceHandle } from './workspace.ts'
 import type { FollowOptions, InterruptResult, Page, PendingPermission, PermissionAnswer, PermissionAnswered, PromptInput, Receipt, SessionFrame, SessionMcpServer, SessionView, Stored } from './types.ts'
 
 
@@ -20,7 +21,11 @@ export class SessionHandle {
     this.#http = http
     this.id = id
     this.#path = `/v1/sessions/${encodeURIComponent(id)}`
+    this.workspace = new WorkspaceHandle(http, this.#path)
   }
+
+  /** The session's files (client/workspace.ts). */
+  readonly workspace: WorkspaceHandle
 
   /** The session's projection: status, model, pending, counts, lastSequence. */
   view(): Promise<SessionView> {

@@ -56,6 +56,7 @@ import { me } from './routes/me.ts'
 import { orchestrations } from './routes/orchestrations.ts'
 import { protectedResource } from './routes/protected-resource.ts'
 import { sessions } from './routes/sessions.ts'
+import { workspace } from './routes/workspace.ts'
 
 /** What a deployment adds: its tools by name, catalog rows, and gate stages. */
 export interface NeuronOptions extends ExtensionsInput {
@@ -111,6 +112,7 @@ export function createNeuron(options: NeuronOptions = {}): Neuron {
   app.route('/v1/dev', dev)
   app.route('/v1/ledgers', ledgers)
   app.route('/v1/sessions', sessions)
+  app.route('/v1/sessions', workspace)
   app.route('/v1/graph', graph)
   app.route('/v1/memory', memory)
   app.route('/v1/orchestrations', orchestrations)

@@ -26,6 +26,8 @@ export interface RouteDoc {
   summary: string
   auth: Auth
   body?: z.ZodType
+  /** A body that is not JSON (a file's bytes, a tar archive): its media type and schema. */
+  rawBody?: { mediaType: string; schema: Record<string, unknown> }
   /** The largest body the route reads; larger is 413 `PAYLOAD_TOO_LARGE` before it is read (enforced by `mount`). */
   maxBodyBytes?: number
   query?: z.ZodType

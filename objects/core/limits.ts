@@ -199,6 +199,13 @@ export const WORKSPACE_LIMITS = {
  */
 export const WORKSPACE_SEARCH_LIMITS = { matches: 1_000, scanBytes: 64 * 1024 * 1024, patternBytes: 4 * 1024, lineChars: 2_000 } as const
 export const MAX_PATCH_BYTES = 4 * 1024 * 1024
+/**
+ * An upload's body (one file, or a tar archive written as one operation): held whole while it is
+ * decided, so a fraction of the isolate's 128 MB; a single file is still bound by `fileBytes`.
+ */
+export const WORKSPACE_UPLOAD_BYTES = 32 * 1024 * 1024
+/** Entries in an uploaded tar archive (each becomes one change of the one operation). */
+export const WORKSPACE_TAR_ENTRIES = 5_000
 
 /**
  * The embedded shell (objects/workspace/bash/): what one command may use. It runs in the calling

@@ -19,7 +19,7 @@ import type { Tool } from '../tools/tool.ts'
  * objects/session/agent.ts). test/extend/builtin-names.test.ts compares this list with what a real
  * session registers, so a new built-in cannot be left out of it.
  */
-export const BUILTIN_TOOL_NAMES: readonly string[] = ['skill', 'calculator', 'memory_remember', 'memory_recall', 'memory_forget', 'wait', 'plan', 'declare', 'report']
+export const BUILTIN_TOOL_NAMES: readonly string[] = ['skill', 'calculator', 'memory_remember', 'memory_recall', 'memory_forget', 'wait', 'read', 'write', 'edit', 'glob', 'grep', 'apply_patch', 'bash', 'plan', 'declare', 'report']
 
 /** A deployment's own tools by name, and its own catalog rows. */
 export interface ExtensionsInput {

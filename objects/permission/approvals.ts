@@ -25,7 +25,7 @@ import { type Json, utf8Length } from '../ledger/json.ts'
 import { EVENT, type EventPayloads, type EventType, type PermissionReply } from '../session/events.ts'
 import type { PendingAsk, SessionState } from '../session/projection.ts'
 import type { PermissionGate, PermissionRequest } from './gate.ts'
-import { alwaysRules, Policy, type PermissionRule } from './policy.ts'
+import { alwaysRules, decideRequest, Policy, type PermissionRule } from './policy.ts'
 
 /** The policy's layers as the session reads them now. */
 export interface PermissionLayers {
@@ -175,7 +175,7 @@ export class Approvals {
     if (known) return this.follow(call, known)
     const policy = await this.policy()
     signal.throwIfAborted()
-    const decision = policy.policy.decide({ tool: request.tool, source: request.source, subjects: request.subjects })
+    const decision = decideRequest(policy.policy, request)
     if (decision.action === 'allow') return
     if (decision.action === 'deny') throw denied(`${request.tool} is denied: ${decision.reason}`)
     const again = this.known(toolCallId)

@@ -27,6 +27,7 @@ import { NeuronError } from '../core/errors.ts'
 import { PERMISSION_LIMITS } from '../core/limits.ts'
 import { compileGlob } from '../workspace/glob.ts'
 import { splitCommands } from './commands.ts'
+import type { PermissionRequest } from './gate.ts'
 
 export type Action = 'allow' | 'ask' | 'deny'
 
@@ -198,4 +199,24 @@ export function alwaysRules(call: PermissionCall): PermissionRule[] {
   if (subjects.length === 0) return [{ tool: call.tool, action: 'allow' }]
   // A `*` in a subject would widen the rule; such a subject is approved once, not always.
   return subjects.filter((subject) => !subject.includes('*')).map((subject) => ({ tool: call.tool, match: FILE_TOOLS.has(call.tool) ? `/${subject.replace(/[\\?[\]{}]/g, (c) => `\\${c}`)}` : subject, action: 'allow' as const }))
+}
+
+/**
+ * The decision for a request: a `bash` request's subjects are command lines, judged command by
+ * command (an unreadable line asks at least); any other tool's subjects are judged as they are.
+ *
+ * @example
+ * decideRequest(policy, { tool: 'write', source: 'builtin', subjects: ['src/a.ts'], input }) // { action: 'ask', … }
+ */
+export function decideRequest(policy: Policy, request: PermissionRequest): PermissionDecision {
+  if (request.tool === 'bash' && request.source === 'builtin') {
+    let worst: PermissionDecision | null = null
+    const rank = { allow: 0, ask: 1, deny: 2 }
+    for (const line of request.subjects) {
+      const decision = policy.decideCommand(line, request.source)
+      if (worst === null || rank[decision.action] > rank[worst.action]) worst = decision
+    }
+    if (worst) return worst
+  }
+  return policy.decide({ tool: request.tool, source: request.source, subjects: request.subjects })
 }

@@ -29,6 +29,7 @@ import { EVENT, type EventPayloads, type EventType } from './events.ts'
 import { artifactRefsOf, copiesOf, ForkSchema, prefix, scanPrefix, TruncateSchema } from './fork.ts'
 import type { SessionState } from './projection.ts'
 import { epochKey, messagesAt } from './truncation.ts'
+import { type SessionWorkspace, treeAt } from './workspace.ts'
 
 /** What forking and truncating need of the session object. */
 export interface LineageHost {
@@ -45,6 +46,8 @@ export interface LineageHost {
   record<T extends EventType>(type: T, payload: EventPayloads[T], headers?: Header[]): Stored
   /** Stores, delivers and folds an event without follow-ups (a fork's copies are history, not new work). */
   publish<T extends EventType>(type: T, payload: EventPayloads[T], headers?: Header[]): Stored
+  /** The session's files: a fork starts from the origin's tree, a truncation takes the tree back (workspace.ts). */
+  readonly workspace: SessionWorkspace
 }
 
 /** The error for creating a session that already exists. */
@@ -74,6 +77,8 @@ export async function forkSession(host: LineageHost, caller: Caller, from: strin
     const { bytes, kind } = await origin.readArtifact(caller, ref)
     host.ledger.artifacts.put(bytes, kind ?? undefined)
   }
+  // The origin's tree at the fork point, by content id: its blobs stay the origin's, read through.
+  const tree = await treeAt(origin, caller, at)
   // Another request may have created this session while the prefix was read.
   if (host.state().exists) throw sessionExists(host.name)
   // From here to the last copy nothing awaits: the fork is written whole or not at all.
@@ -82,6 +87,7 @@ export async function forkSession(host: LineageHost, caller: Caller, from: strin
   // Copies are history, not new work: they are not metered again. Each names the event it copies
   // (the first original, for a copy of a copy), so the chain knows it as that turn.
   for (const event of copies) host.publish(event.type, event.payload, [{ key: 'copied-from', value: originOf(event) }])
+  host.workspace.inherit(from, at, tree)
   await writeChainNow(host)
 }
 
@@ -112,6 +118,8 @@ export async function truncateSession(host: LineageHost, caller: Caller, input: 
   const keep = messagesAt(host.storage, host.topic, at, epoch)
   const drop = messagesAt(host.storage, host.topic, host.state().lastSeq, epoch)
   const event = host.record(EVENT.truncated, { at, keep, drop, epoch: epochKey(epoch), head })
+  // The tree goes back with the conversation, in the same synchronous write (new changes; blobs shared).
+  host.workspace.revertTo(at, `truncate:${event.seq}`)
   await writeChainNow(host)
   return { head, truncated: event.seq }
 }

@@ -62,6 +62,8 @@ import type { BridgeDraft } from '../agent-link/bridge.ts'
 import { type AgentLink, agentAddressOf, agentTurns } from './agent.ts'
 import { type AgentInboxHost, receiveAgentMessage } from './agent-inbox.ts'
 import { composeToolset } from './toolset.ts'
+import { migrateWorkspace, SessionWorkspace } from './workspace.ts'
+import { WorkspaceCalls } from './workspace-calls.ts'
 import { type Extensions, NO_EXTENSIONS } from '../extend/extensions.ts'
 
 export class SessionObject extends DurableObject<Env> {
@@ -105,11 +107,16 @@ export class SessionObject extends DurableObject<Env> {
   private readonly streams: StreamHost<ClientMessage>
   /** What an orchestration's messages use of this object (agent-inbox.ts). */
   private readonly inbox: AgentInboxHost
+  /** The session's files, which the work tools, the workspace routes and lineage act on (workspace.ts). */
+  private readonly workspace: SessionWorkspace
+  /** The workspace's RPC surface, authorized (workspace-calls.ts). */
+  private readonly files: WorkspaceCalls
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
     this.ledger = new Ledger(ctx.storage)
     this.transcript = new History(this.ledger, this.topic)
+    this.workspace = new SessionWorkspace({ ledger: this.ledger, storage: ctx.storage, topic: this.topic, sessions: env.SESSIONS })
     const extensions = (new.target as typeof SessionObject).extensions
     this.catalog = composeCatalog(env as unknown as EnvVars, extensions.rows)
     this.owned = new OwnerCatalog(env, this.catalog, extensions.rows)
@@ -165,6 +172,7 @@ export class SessionObject extends DurableObject<Env> {
       deadLetter: (draft, error) =>
         void this.ledger.append({ topic: `${this.topic}.dead`, type: 'orchestration.dead-letter', author: 'stage:bridge', payload: { draft, error } }),
       agentTurns: agentTurns(ctx.storage.kv, this.receipts, this.ledger, this.topic),
+      workspace: this.workspace,
     })
     this.mcp = composed.mcp
     this.agent = composed.agent
@@ -212,10 +220,13 @@ export class SessionObject extends DurableObject<Env> {
       resolveModel: (owner, ref) => this.owned.resolve(owner, ref),
       wake: () => this.wakeup.afterCommit(),
       interruptRunner: (step, request, reason) => void this.runner.interrupt(step, request, reason),
+      workspace: this.workspace,
     }
     this.inbox = inboxOf(this.port)
+    this.files = new WorkspaceCalls({ workspace: this.workspace, check: (caller, action) => void this.access.check(this.state, caller, action), owner: () => this.state.owner })
     void ctx.blockConcurrencyWhile(async () => {
       await migrateLedger(ctx.storage)
+      await migrateWorkspace(ctx.storage)
       this.state = restore(ctx.storage.kv, this.ledger, this.topic, this.receipts)
       // Offers of sockets that survived hibernation are registered again before anything runs.
       const hostCalls = this.hostTools.restore()
@@ -339,6 +350,43 @@ export class SessionObject extends DurableObject<Env> {
     return { bytes, kind: kind ?? null }
   }
 
+  // ── The workspace (workspace-calls.ts) ─────────────────────────────────────
+
+  /** A page of the workspace's files under a directory, as of a sequence. */
+  workspaceList(caller: Caller, query: unknown) {
+    return this.files.list(caller, query)
+  }
+
+  /** One workspace file, whole or a byte or line range, as of a sequence. */
+  workspaceRead(caller: Caller, query: unknown) {
+    return this.files.read(caller, query)
+  }
+
+  /** Writes one file (the owner only); refused whole, nothing written, past a limit. */
+  workspaceUpload(caller: Caller, query: unknown, bytes: Uint8Array) {
+    return this.files.upload(caller, query, bytes)
+  }
+
+  /** Writes every file of a tar archive as one operation (the owner only). */
+  workspaceUploadTar(caller: Caller, archive: Uint8Array) {
+    return this.files.uploadTar(caller, archive)
+  }
+
+  /** The tree (or a directory of it) as of a sequence, as a tar stream. */
+  workspaceTar(caller: Caller, query: unknown) {
+    return this.files.download(caller, query)
+  }
+
+  /** The paths that differ between two sequences. */
+  workspaceDiff(caller: Caller, query: unknown) {
+    return this.files.diff(caller, query)
+  }
+
+  /** A workspace blob by content id, for a fork of this session reading through (workspace.ts). */
+  workspaceBlob(hash: string): Promise<Uint8Array | null> {
+    return this.workspace.blob(hash)
+  }
+
   /** Writes the session's turns into the graph now, and resolves when they are there. */
   async writeChain(caller: Caller): Promise<{ cursor: number }> {
     this.access.check(this.state, caller, 'read')
@@ -419,4 +467,4 @@ export class SessionObject extends DurableObject<Env> {
 
 // Expected failures of the RPC surface are answers, not uncaught errors (objects/core/rpc.ts);
 // a call to one of these from inside the object goes through `settle`.
-answerFailures(SessionObject, ['create', 'view', 'mcpServers', 'config', 'putConfig', 'prompt', 'interrupt', 'history', 'denials', 'forkFrom', 'truncate', 'writeChain', 'readArtifact', 'receive', 'permissions', 'answerPermission'])
+answerFailures(SessionObject, ['create', 'view', 'mcpServers', 'config', 'putConfig', 'prompt', 'interrupt', 'history', 'denials', 'forkFrom', 'truncate', 'writeChain', 'readArtifact', 'receive', 'permissions', 'answerPermission', 'workspaceList', 'workspaceRead', 'workspaceUpload', 'workspaceUploadTar', 'workspaceTar', 'workspaceDiff', 'workspaceBlob'])

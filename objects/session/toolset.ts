@@ -2,7 +2,7 @@
  * What a session offers its model besides the conversation, composed in one place: the owner's
  * config instructions and skills index and the session's pinned memories as context sources, the `skill` tool, the tools of the
  * MCP servers the effective config lists (layered over the built-ins, refreshed before each
- * drain), the built-in tools, the deployment's own tools, and an orchestration agent's tools when the session is one.
+ * drain), the built-in tools (the work tools over the session's workspace among them), the deployment's own tools, and an orchestration agent's tools when the session is one.
  * Registration order is the order the model is offered them, so it does not change here.
  *
  * @example
@@ -19,6 +19,10 @@ import { settled } from '../core/rpc.ts'
 import { calculator } from '../tools/builtins/calculator.ts'
 import { memoryTools, type MemoryHost } from '../tools/builtins/memory.ts'
 import { wait } from '../tools/builtins/wait.ts'
+import { bashTool } from '../tools/builtins/bash.ts'
+import { fileTools, type WorkspaceAccess } from '../tools/builtins/files.ts'
+import { applyPatchTool } from '../tools/builtins/patch.ts'
+import { embeddedExecutor } from '../workspace/bash/embedded.ts'
 import { McpToolset } from '../tools/mcp/toolset.ts'
 import { mcpServersOf } from '../tools/mcp/servers.ts'
 import type { ToolRegistry } from '../tools/registry.ts'
@@ -47,6 +51,8 @@ export interface ToolsetHost {
   deadLetter: (draft: BridgeDraft, error: unknown) => void
   /** Where an agent keeps its running turn (used only when the session is one). */
   agentTurns: AgentTurns
+  /** The session's workspace, which the work tools act on (workspace.ts). */
+  workspace: WorkspaceAccess
 }
 
 /** Registers the session's sources and tools; returns the MCP toolset and the agent link (or null). */
@@ -79,6 +85,15 @@ export function composeToolset(host: ToolsetHost): { mcp: McpToolset; agent: Age
   tools.register('memory_recall', memory.recall)
   tools.register('memory_forget', memory.forget)
   tools.register('wait', wait)
+  // The work tools over the session's workspace (docs/workspace.md), each asserting the policy itself.
+  const files = fileTools(host.workspace)
+  tools.register('read', files.read)
+  tools.register('write', files.write)
+  tools.register('edit', files.edit)
+  tools.register('glob', files.glob)
+  tools.register('grep', files.grep)
+  tools.register('apply_patch', applyPatchTool(host.workspace))
+  tools.register('bash', bashTool(host.workspace, embeddedExecutor))
   for (const [name, tool] of host.custom) tools.register(name, tool, 'deployment')
   const agent = agentLinkOf(host.name, env.ORCHESTRATIONS, host.deadLetter, host.agentTurns)
   for (const [name, tool] of agent?.tools() ?? []) tools.register(name, tool)

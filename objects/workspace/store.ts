@@ -253,6 +253,24 @@ export class WorkspaceStore {
     }
   }
 
+  /**
+   * A fork's starting tree: `record` appends the fork's one event, and each entry of the origin's
+   * tree at the fork point becomes an index row at sequence 0 (the tree before any change of this
+   * workspace's own), naming the origin's content ids: no blob rows, one row per file. Only into
+   * an empty workspace (`WORKSPACE_NOT_EMPTY` otherwise).
+   *
+   * @example
+   * store.inherit(entries, () => ledger.append({ topic, type: 'workspace.forked', author, payload: { from, at } }).seq)
+   */
+  inherit(entries: FileEntry[], record: () => number): void {
+    if (this.list('', { limit: 1 }).entries.length > 0) throw new Error('a workspace inherits a tree only while it is empty')
+    this.storage.transactionSync(() => {
+      record()
+      for (const entry of entries) this.sql.exec('insert into workspace_file (path, seq, content, size) values (?, 0, ?, ?)', entry.path, entry.content, entry.size)
+    })
+    totalsOf.delete(this.sql)
+  }
+
   private commitEdits(edits: Edit[], by: string, blobs: Map<string, Uint8Array>): Committed {
     const decision = this.decide(edits, by)
     if (decision.changes.length === 0) return { changes: [], totals: decision.totals }

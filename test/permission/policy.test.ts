@@ -6,7 +6,7 @@ import { Validator } from '@cfworker/json-schema'
 import { describe, expect, it } from 'vitest'
 import { NeuronError } from '../../objects/core/errors.ts'
 import { splitCommands } from '../../objects/permission/commands.ts'
-import { type Action, alwaysRules, type PermissionCall, PermissionSection, permissionJsonSchema, Policy, type PermissionRule } from '../../objects/permission/policy.ts'
+import { type Action, alwaysRules, decideRequest, type PermissionCall, PermissionSection, permissionJsonSchema, Policy, type PermissionRule } from '../../objects/permission/policy.ts'
 
 const bash = (line: string): PermissionCall => ({ tool: 'bash', source: 'builtin', subjects: splitCommands(line).commands })
 const file = (tool: string, ...paths: string[]): PermissionCall => ({ tool, source: 'builtin', subjects: paths })
@@ -163,5 +163,24 @@ describe('the config section', () => {
     expect(validator.validate({ rules: [{ source: 'host:*', action: 'ask' }] }).valid).toBe(true)
     expect(validator.validate({ rules: [{ tool: 'bash', action: 'maybe' }] }).valid).toBe(false)
     expect(validator.validate({ askTimeoutSeconds: 5 }).valid).toBe(false)
+  })
+})
+
+describe('a request as a tool asserts it', () => {
+  const policy = new Policy({ session: [{ tool: 'bash', match: 'echo *', action: 'allow' }, { tool: 'bash', match: 'rm *', action: 'deny' }] })
+  const bash = (subjects: string[]) => decideRequest(policy, { tool: 'bash', source: 'builtin', subjects, input: {} }).action
+
+  it('judges a bash request command by command, and a command substitution asks whatever its command allows', () => {
+    expect(bash(['echo hi'])).toBe('allow')
+    expect(bash(['echo hi', 'rm -rf src'])).toBe('deny')
+    // `echo *` matches the text, but what the substitution runs is not known before it runs.
+    expect(bash(['echo $(rm -rf src)'])).toBe('ask')
+    expect(bash(['echo `rm -rf src`'])).toBe('ask')
+  })
+
+  it('judges any other tool by its subjects as they are', () => {
+    const files = new Policy({ session: [{ tool: 'write', match: 'src/**', action: 'allow' }] })
+    expect(decideRequest(files, { tool: 'write', source: 'builtin', subjects: ['src/a.ts'], input: {} }).action).toBe('allow')
+    expect(decideRequest(files, { tool: 'write', source: 'builtin', subjects: ['$(x)'], input: {} }).action).toBe('ask')
   })
 })

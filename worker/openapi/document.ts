@@ -75,6 +75,7 @@ function operation(route: RouteDoc, components: Components) {
     security,
     parameters: [...params, ...queryParams],
     ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, components) } } } } : {}),
+    ...(route.rawBody ? { requestBody: { required: true, content: { [route.rawBody.mediaType]: { schema: route.rawBody.schema } } } } : {}),
     responses: { ...ok, ...failures, default: failure },
     'x-error-codes': errors,
     ...(route.maxBodyBytes === undefined ? {} : { 'x-max-body-bytes': route.maxBodyBytes }),

@@ -15,6 +15,7 @@ import { ME_ROUTES } from '../routes/me.ts'
 import { OAUTH_ROUTES } from '../routes/oauth.ts'
 import { ORCHESTRATION_ROUTES } from '../routes/orchestrations.ts'
 import { SESSION_ROUTES } from '../routes/sessions.ts'
+import { WORKSPACE_ROUTES } from '../routes/workspace.ts'
 import { mount, type Route } from '../route.ts'
 
 export type { Auth, ResponseBody, RouteDoc } from '../route.ts'
@@ -37,6 +38,7 @@ export const ROUTES: readonly Route[] = [
   ...OAUTH_ROUTES,
   ...MCP_ROUTES,
   ...SESSION_ROUTES,
+  ...WORKSPACE_ROUTES,
   ...GRAPH_ROUTES,
   ...MEMORY_ROUTES,
   ...ORCHESTRATION_ROUTES,
