@@ -218,3 +218,11 @@ export const BASH_LIMITS = { commands: 5_000, wallMs: 30_000, outputBytes: 1024 
  * these bounds) before its call fails `PERMISSION_TIMEOUT`.
  */
 export const PERMISSION_LIMITS = { rules: 256, askSeconds: 3_600, minAskSeconds: 10, maxAskSeconds: 7 * 24 * 3_600 } as const
+
+/**
+ * A timer whose handler threw runs again this long after, doubling per failure in a row up to the
+ * maximum (objects/core/timers.ts): the platform's own alarm retry starts at 2 s too, and a handler
+ * that keeps failing wakes its object at most every ten minutes.
+ */
+export const TIMER_RETRY_MS = 2_000
+export const TIMER_RETRY_MAX_MS = 10 * 60_000

@@ -20,6 +20,7 @@ import type { Env } from '../core/env.ts'
 import { authorize, type Caller, gateHeaders } from '../access/authorize.ts'
 import { NeuronError } from '../core/errors.ts'
 import { laterTurn } from '../core/event-loop.ts'
+import { Timers } from '../core/timers.ts'
 import { answerFailures } from '../core/rpc.ts'
 import { Bus, on } from '../ledger/bus.ts'
 import type { Stored } from '../ledger/envelope.ts'
@@ -64,10 +65,14 @@ export class OrchestrationObject extends DurableObject<Env> {
   private readonly inputs: InputHost
   /** What the stream fetch and the socket handlers use of this object (delivery/endpoint.ts): sockets only subscribe. */
   private readonly streams: StreamHost
+  /** The object's named timers over its one alarm (objects/core/timers.ts). */
+  private readonly timers: Timers<'tick'>
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
     this.ledger = new Ledger(ctx.storage)
+    // Set again from the folded state on every wake (running: tick), so it lives in the alarm only.
+    this.timers = new Timers(ctx.storage, { tick: { keep: 'revival', run: () => this.tick() } })
     this.owned = new OwnerCatalog(env, composeCatalog(env as unknown as EnvVars))
     this.subscribers = new Subscribers(ctx, this.ledger, this.topic, () => this.state.lastSeq)
     this.streams = { name: 'OrchestrationObject', kv: ctx.storage.kv, subscribers: this.subscribers, messages: SubscribeMessage, read: (caller) => void this.check(caller) }
@@ -92,7 +97,7 @@ export class OrchestrationObject extends DurableObject<Env> {
     void ctx.blockConcurrencyWhile(async () => {
       await migrateLedger(ctx.storage)
       this.state = this.ledger.fold(this.topic, reduceOrchestration, emptyOrchestration()).state
-      if (this.state.exists && this.state.status === 'running') await ctx.storage.setAlarm(Date.now())
+      if (this.state.exists && this.state.status === 'running') await this.timers.set('tick', Date.now())
     })
   }
 
@@ -117,7 +122,7 @@ export class OrchestrationObject extends DurableObject<Env> {
     const decision = authorize({ owner: caller.id, share: body.share }, caller)
     const { goal, share, model, plan, budget, maxAttempts, timeoutMs, clearanceTimeoutMs } = body
     this.record(ORCH.created, { goal, owner: caller.id, share, model, plan: plan ?? null, budget, maxAttempts, timeoutMs, clearanceTimeoutMs }, gateHeaders(caller, decision))
-    void this.ctx.storage.setAlarm(Date.now() + TICK_MS)
+    void this.timers.set('tick', Date.now() + TICK_MS)
     this.continueLater()
     return { orchestration: viewOfOrchestration(this.name, this.state), created: true }
   }
@@ -200,11 +205,17 @@ export class OrchestrationObject extends DurableObject<Env> {
     socketGone(this.streams, ws)
   }
 
+  override async alarm(): Promise<void> {
+    await this.timers.alarm()
+  }
+
+  // ── Internals ────────────────────────────────────────────────────────────
+
   /**
    * The tick: apply control entries, time packages out, expire clearances no human gave in time,
    * re-deliver to agents (idempotent), and go on deciding.
    */
-  override async alarm(): Promise<void> {
+  private async tick(): Promise<void> {
     if (!this.state.exists) return
     this.applyControl()
     const now = Date.now()
@@ -220,10 +231,8 @@ export class OrchestrationObject extends DurableObject<Env> {
       else this.agents.execute(this.state, action.package)
     }
     this.advance()
-    if (this.state.status === 'running') await this.ctx.storage.setAlarm(Date.now() + TICK_MS)
+    if (this.state.status === 'running') await this.timers.set('tick', Date.now() + TICK_MS)
   }
-
-  // ── Internals ────────────────────────────────────────────────────────────
 
   private get name(): string {
     return this.ctx.id.name ?? this.ctx.id.toString()

@@ -11,6 +11,7 @@ import type { Env } from '../core/env.ts'
 import { type Caller, gateHeaders } from '../access/authorize.ts'
 import { NeuronError } from '../core/errors.ts'
 import { HOST_CALL_TIMEOUT_MS } from '../core/limits.ts'
+import { Timers } from '../core/timers.ts'
 import type { GraphObject } from '../graph/graph-object.ts'
 import { chainStep, conversationOf, emptyChain } from '../graph/turns.ts'
 import { Bus, on } from '../ledger/bus.ts'
@@ -93,6 +94,8 @@ export class SessionObject extends DurableObject<Env> {
   protected readonly hostTools: HostTools
   /** When the runner starts, with the alarm that revives a drain evicted mid-work (wakeup.ts). */
   private readonly wakeup: Wakeup
+  /** The session's named timers over its one alarm (objects/core/timers.ts). */
+  protected readonly timers: Timers<'wakeup' | 'watchdog'>
   /** What forking, truncating, admitting prompts and recording interrupts use of this object (session-port.ts). */
   private readonly port: SessionPort
   /** What the stream fetch and the socket handlers use of this object (socket.ts, delivery/endpoint.ts). */
@@ -153,7 +156,12 @@ export class SessionObject extends DurableObject<Env> {
     })
     this.mcp = composed.mcp
     this.agent = composed.agent
-    this.wakeup = new Wakeup({ storage: ctx.storage, watchdog: new Watchdog(ctx.storage), mcp: this.mcp, runner: this.runner, hasWork: () => this.hasWork() })
+    // Both are set again from the folded state on every wake, so they live in the alarm only.
+    this.timers = new Timers(ctx.storage, {
+      wakeup: { keep: 'revival', run: () => this.wakeup.alarm() },
+      watchdog: { keep: 'revival', run: () => this.wakeup.alarm() },
+    })
+    this.wakeup = new Wakeup({ storage: ctx.storage, watchdog: new Watchdog(this.timers), mcp: this.mcp, runner: this.runner, hasWork: () => this.hasWork() })
     this.chain = new ChainWriter({ ledger: this.ledger, storage: ctx.storage, env, topic: this.topic, session: () => this.name, owner: () => this.creator.owner() })
     this.hostTools = new HostTools({
       ctx,
@@ -204,7 +212,7 @@ export class SessionObject extends DurableObject<Env> {
       // Offers of sockets that survived hibernation are registered again before anything runs.
       const hostCalls = this.hostTools.restore()
       if (recover(this.state, (type, payload) => this.record(type, payload), hostCalls) || this.hasWork()) {
-        await ctx.storage.setAlarm(Date.now())
+        await this.timers.set('wakeup', Date.now())
       }
       // Turns a crash kept from the graph are written on this wake.
       if (this.state.exists) this.followUps.writeChainLater()
@@ -337,7 +345,7 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
-    await this.wakeup.alarm()
+    await this.timers.alarm()
   }
 
   // ── Internals ────────────────────────────────────────────────────────────
