@@ -26,7 +26,9 @@ import { Bus, on } from '../ledger/bus.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import type { Header } from '../ledger/headers.ts'
 import type { Json } from '../ledger/json.ts'
-import { Ledger, migrateLedger } from '../ledger/ledger.ts'
+import { Ledger } from '../ledger/ledger.ts'
+import { migrate, tables } from '../core/migrations.ts'
+import { LEDGER_TABLES } from '../ledger/tables.ts'
 import type { Page } from '../ledger/page.ts'
 import { ORCHESTRATION_DECISIONS_PER_TURN } from '../core/limits.ts'
 import { composeCatalog, type EnvVars } from '../llm/compose.ts'
@@ -48,6 +50,9 @@ import { type CancelOutcome, emptyOrchestration, type OrchestrationView, type Or
 
 /** While packages run, the object wakes this often to re-deliver and to time packages out. */
 const TICK_MS = 2_000
+
+/** The orchestration's tables: the embedded ledger's. */
+export const TABLES = tables([LEDGER_TABLES])
 
 export class OrchestrationObject extends DurableObject<Env> {
   private readonly ledger: Ledger
@@ -95,7 +100,7 @@ export class OrchestrationObject extends DurableObject<Env> {
       enforceBudgets: (pkg, headers) => this.enforceBudgets(pkg, headers),
     }
     void ctx.blockConcurrencyWhile(async () => {
-      await migrateLedger(ctx.storage)
+      migrate(ctx.storage, TABLES)
       this.state = this.ledger.fold(this.topic, reduceOrchestration, emptyOrchestration()).state
       if (this.state.exists && this.state.status === 'running') await this.timers.set('tick', Date.now())
     })

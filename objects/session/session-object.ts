@@ -18,7 +18,9 @@ import { Bus, on } from '../ledger/bus.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import type { Header } from '../ledger/headers.ts'
 import type { Json } from '../ledger/json.ts'
-import { Ledger, migrateLedger } from '../ledger/ledger.ts'
+import { Ledger } from '../ledger/ledger.ts'
+import { migrate, tables } from '../core/migrations.ts'
+import { LEDGER_TABLES } from '../ledger/tables.ts'
 import type { Page } from '../ledger/page.ts'
 import type { Catalog } from '../llm/catalog.ts'
 import { composeCatalog, type EnvVars } from '../llm/compose.ts'
@@ -62,6 +64,9 @@ import type { BridgeDraft } from '../agent-link/bridge.ts'
 import { type AgentLink, agentAddressOf, agentTurns } from './agent.ts'
 import { type AgentInboxHost, receiveAgentMessage } from './agent-inbox.ts'
 import { composeToolset } from './toolset.ts'
+
+/** The session's tables: the embedded ledger's. */
+export const TABLES = tables([LEDGER_TABLES])
 
 export class SessionObject extends DurableObject<Env> {
   protected readonly ledger: Ledger
@@ -207,7 +212,7 @@ export class SessionObject extends DurableObject<Env> {
     }
     this.inbox = inboxOf(this.port)
     void ctx.blockConcurrencyWhile(async () => {
-      await migrateLedger(ctx.storage)
+      migrate(ctx.storage, TABLES)
       this.state = restore(ctx.storage.kv, this.ledger, this.topic, this.receipts)
       // Offers of sockets that survived hibernation are registered again before anything runs.
       const hostCalls = this.hostTools.restore()
