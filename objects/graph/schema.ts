@@ -24,7 +24,7 @@ import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlit
 /**
  * Edge index: `seq` is the edge envelope's sequence in `log` (so reading the envelope is a rowid
  * probe). drizzle cannot say `WITHOUT ROWID`; the migration that builds the table adds it by hand
- * (migrations/graph/0004_edge_without_rowid.sql).
+ * (migrations/graph/0000_init.sql).
  */
 export const edge = sqliteTable(
   'edge',

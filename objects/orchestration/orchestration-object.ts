@@ -70,14 +70,16 @@ export class OrchestrationObject extends DurableObject<Env> {
   private readonly inputs: InputHost
   /** What the stream fetch and the socket handlers use of this object (delivery/endpoint.ts): sockets only subscribe. */
   private readonly streams: StreamHost
-  /** The object's named timers over its one alarm (objects/core/timers.ts). */
-  private readonly timers: Timers<'tick'>
+  /**
+   * The object's named timers over its one alarm (objects/core/timers.ts): a timer is one line
+   * here. The tick is set again from the folded state on every wake (while running), so it lives
+   * in the alarm only.
+   */
+  private readonly timers = new Timers(this.ctx.storage, { tick: { keep: 'revival', run: () => this.tick() } })
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
     this.ledger = new Ledger(ctx.storage)
-    // Set again from the folded state on every wake (running: tick), so it lives in the alarm only.
-    this.timers = new Timers(ctx.storage, { tick: { keep: 'revival', run: () => this.tick() } })
     this.owned = new OwnerCatalog(env, composeCatalog(env as unknown as EnvVars))
     this.subscribers = new Subscribers(ctx, this.ledger, this.topic, () => this.state.lastSeq)
     this.streams = { name: 'OrchestrationObject', kv: ctx.storage.kv, subscribers: this.subscribers, messages: SubscribeMessage, read: (caller) => void this.check(caller) }

@@ -99,8 +99,15 @@ export class SessionObject extends DurableObject<Env> {
   protected readonly hostTools: HostTools
   /** When the runner starts, with the alarm that revives a drain evicted mid-work (wakeup.ts). */
   private readonly wakeup: Wakeup
-  /** The session's named timers over its one alarm (objects/core/timers.ts). */
-  protected readonly timers: Timers<'wakeup' | 'watchdog'>
+  /**
+   * The session's named timers over its one alarm (objects/core/timers.ts): a timer is one line
+   * here. The wake-up and the watchdog are set again from the folded state on every wake, so
+   * they live in the alarm only.
+   */
+  protected readonly timers = new Timers(this.ctx.storage, {
+    wakeup: { keep: 'revival', run: () => this.wakeup.alarm() },
+    watchdog: { keep: 'revival', run: () => this.wakeup.alarm() },
+  })
   /** What forking, truncating, admitting prompts and recording interrupts use of this object (session-port.ts). */
   private readonly port: SessionPort
   /** What the stream fetch and the socket handlers use of this object (socket.ts, delivery/endpoint.ts). */
@@ -161,11 +168,6 @@ export class SessionObject extends DurableObject<Env> {
     })
     this.mcp = composed.mcp
     this.agent = composed.agent
-    // Both are set again from the folded state on every wake, so they live in the alarm only.
-    this.timers = new Timers(ctx.storage, {
-      wakeup: { keep: 'revival', run: () => this.wakeup.alarm() },
-      watchdog: { keep: 'revival', run: () => this.wakeup.alarm() },
-    })
     this.wakeup = new Wakeup({ storage: ctx.storage, watchdog: new Watchdog(this.timers), mcp: this.mcp, runner: this.runner, hasWork: () => this.hasWork() })
     this.chain = new ChainWriter({ ledger: this.ledger, storage: ctx.storage, env, topic: this.topic, session: () => this.name, owner: () => this.creator.owner() })
     this.hostTools = new HostTools({
