@@ -64,11 +64,14 @@ import type { BridgeDraft } from '../agent-link/bridge.ts'
 import { type AgentLink, agentAddressOf, agentTurns } from './agent.ts'
 import { type AgentInboxHost, receiveAgentMessage } from './agent-inbox.ts'
 import { composeToolset } from './toolset.ts'
+import { type Extensions, NO_EXTENSIONS } from '../extend/extensions.ts'
 
 /** The session's tables: the embedded ledger's. */
 export const TABLES = tables([LEDGER_TABLES])
 
 export class SessionObject extends DurableObject<Env> {
+  /** A deployment's own tools and catalog rows; `createNeuron` (worker/neuron.ts) subclasses to set them. */
+  static readonly extensions: Extensions = NO_EXTENSIONS
   protected readonly ledger: Ledger
   protected readonly catalog: Catalog
   /** The catalog with the owner's stored provider keys, for providers the env leaves unkeyed. */
@@ -119,8 +122,9 @@ export class SessionObject extends DurableObject<Env> {
     super(ctx, env)
     this.ledger = new Ledger(ctx.storage)
     this.transcript = new History(this.ledger, this.topic)
-    this.catalog = composeCatalog(env as unknown as EnvVars)
-    this.owned = new OwnerCatalog(env, this.catalog)
+    const extensions = (new.target as typeof SessionObject).extensions
+    this.catalog = composeCatalog(env as unknown as EnvVars, extensions.rows)
+    this.owned = new OwnerCatalog(env, this.catalog, extensions.rows)
     this.creator = new Creator({
       ledger: this.ledger,
       topic: this.topic,
@@ -157,6 +161,7 @@ export class SessionObject extends DurableObject<Env> {
       env,
       name: this.name,
       tools: this.tools,
+      custom: extensions.tools,
       sources: this.sources,
       config: () => this.overrides.effective(),
       ownerId: () => this.state.owner,
