@@ -1,6 +1,6 @@
 import { defineConfig } from 'drizzle-kit'
 
-/** The GraphObject's tables: its own ledger plus the graph index (one migrations folder per object class). */
+/** The graph index (objects/graph/schema.ts); the ledger under it has its own folder (migrations/ledger-by-seq). */
 export default defineConfig({
   dialect: 'sqlite',
   driver: 'durable-sqlite',

@@ -1,6 +1,6 @@
 import { defineConfig } from 'drizzle-kit'
 
-/** The standalone LedgerObject's tables: the ledger's, with an index for every query verb. */
+/** The standalone LedgerObject's own migrations: the log's verb indexes, hand-written (objects/ledger-object/schema.ts). */
 export default defineConfig({
   dialect: 'sqlite',
   driver: 'durable-sqlite',

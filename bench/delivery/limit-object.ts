@@ -8,7 +8,8 @@
  * "append a durable event, then hand it to a subscriber".
  */
 import { DurableObject } from 'cloudflare:workers'
-import { migrateLedger } from '../../objects/ledger/ledger.ts'
+import { migrate, tables } from '../../objects/core/migrations.ts'
+import { LEDGER_TABLES } from '../../objects/ledger/tables.ts'
 
 const INSERT =
   'insert into log (seq, id, topic, type, parent, author, time, schema, headers, payload, payload_ref, artifacts) values (?,?,?,?,?,?,?,?,?,?,?,?)'
@@ -24,7 +25,7 @@ export class DeliveryLimitObject extends DurableObject {
   constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
     super(ctx, env)
     void ctx.blockConcurrencyWhile(async () => {
-      await migrateLedger(ctx.storage)
+      migrate(ctx.storage, tables([LEDGER_TABLES]))
       this.#seq = ctx.storage.sql.exec<{ seq: number }>('select coalesce(max(seq), 0) as seq from log').one().seq
     })
   }

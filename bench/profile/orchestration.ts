@@ -71,7 +71,7 @@ try {
   console.log(
     summarize(profile, {
       top: 15,
-      inside: ['advance', 'receiveInput', 'deliver', 'receiveAgentMessage', 'drain', 'migrateLedger', 'applyChain', 'register', '(garbage collector)', '(program)', '(idle)'],
+      inside: ['advance', 'receiveInput', 'deliver', 'receiveAgentMessage', 'drain', 'migrate', 'applyChain', 'register', '(garbage collector)', '(program)', '(idle)'],
     }),
   )
   console.log(`profile: ${path}`)

@@ -1,12 +1,10 @@
 import journal from './meta/_journal.json';
-import m0000 from './0000_init.sql';
-import m0001 from './0001_ledger_rows.sql';
+import m0000 from './0000_verb_indexes.sql';
 
   export default {
     journal,
     migrations: {
-      m0000,
-m0001
+      m0000
     }
   }
   

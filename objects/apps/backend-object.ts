@@ -19,7 +19,9 @@ import { NeuronError } from '../core/errors.ts'
 import { BACKEND_LIMITS } from '../core/limits.ts'
 import { sha256Hex } from '../ledger/hash.ts'
 import { assertJson, type Json } from '../ledger/json.ts'
-import { type Folded, Ledger, migrateLedger } from '../ledger/ledger.ts'
+import { type Folded, Ledger } from '../ledger/ledger.ts'
+import { migrate, tables } from '../core/migrations.ts'
+import { LEDGER_TABLES } from '../ledger/tables.ts'
 import { SchemaValidator } from '../ledger/validator.ts'
 import { checkOutboundUrl } from '../outbound/policy.ts'
 import { answerFailures } from '../core/rpc.ts'
@@ -37,6 +39,9 @@ type SealedConnections = Record<string, SealedKey>
 /** A loopback entrypoint of this worker, made with `props` (ctx.exports). */
 type Loopback = (options: { props: GateProps }) => Fetcher
 
+/** The backend object's tables: the embedded ledger's. */
+export const TABLES = tables([LEDGER_TABLES])
+
 export class AppBackendObject extends DurableObject<Env> {
   private readonly ledger: Ledger
   private grants: Folded<Map<string, Grant>> | undefined
@@ -51,7 +56,7 @@ export class AppBackendObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
     this.ledger = new Ledger(ctx.storage)
-    void ctx.blockConcurrencyWhile(() => migrateLedger(ctx.storage))
+    void ctx.blockConcurrencyWhile(async () => migrate(ctx.storage, TABLES))
   }
 
   /**

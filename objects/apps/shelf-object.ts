@@ -8,13 +8,18 @@
 import { DurableObject } from 'cloudflare:workers'
 import type { Env } from '../core/env.ts'
 import type { Folded } from '../ledger/ledger.ts'
-import { Ledger, migrateLedger } from '../ledger/ledger.ts'
+import { Ledger } from '../ledger/ledger.ts'
+import { migrate, tables } from '../core/migrations.ts'
+import { LEDGER_TABLES } from '../ledger/tables.ts'
 import { answerFailures } from '../core/rpc.ts'
 import { foldInstalls, INSTALL_TOPIC, type InstallInfo, type StoredPackage } from './installation.ts'
 import type { AppPackage } from './package.ts'
 
 const PACKAGES_TOPIC = 'app.packages'
 const PACKAGE_KIND = 'application/vnd.neuron.app-package+json'
+
+/** The shelf's tables: the embedded ledger's. */
+export const TABLES = tables([LEDGER_TABLES])
 
 export class AppShelfObject extends DurableObject<Env> {
   private readonly ledger: Ledger
@@ -23,7 +28,7 @@ export class AppShelfObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
     this.ledger = new Ledger(ctx.storage)
-    void ctx.blockConcurrencyWhile(() => migrateLedger(ctx.storage))
+    void ctx.blockConcurrencyWhile(async () => migrate(ctx.storage, TABLES))
   }
 
   /**

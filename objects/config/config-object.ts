@@ -12,7 +12,9 @@
 import { DurableObject } from 'cloudflare:workers'
 import type { Env } from '../core/env.ts'
 import type { Json } from '../ledger/json.ts'
-import { Ledger, migrateLedger } from '../ledger/ledger.ts'
+import { Ledger } from '../ledger/ledger.ts'
+import { migrate, tables } from '../core/migrations.ts'
+import { LEDGER_TABLES } from '../ledger/tables.ts'
 import { answerFailures, settle } from '../core/rpc.ts'
 import { keyedProvider, openKey, type SealedKey, sealKey } from './credentials.ts'
 import { type McpAccessToken, McpGrants, type StartInput } from './mcp-grants.ts'
@@ -27,6 +29,9 @@ const MCP_HEADERS = 'config.mcp-headers'
 
 export type { McpHeaderInfo } from './views.ts'
 
+/** The config object's tables: the embedded ledger's. */
+export const TABLES = tables([LEDGER_TABLES])
+
 export class ConfigObject extends DurableObject<Env> {
   protected readonly ledger: Ledger
   /** OAuth grants of the principal's MCP servers. */
@@ -36,7 +41,7 @@ export class ConfigObject extends DurableObject<Env> {
     super(ctx, env)
     this.ledger = new Ledger(ctx.storage)
     this.oauth = new McpGrants({ ledger: this.ledger, secret: env.CREDENTIALS_SECRET, policy: { development: env.NEURON_ENV === 'development' } })
-    void ctx.blockConcurrencyWhile(() => migrateLedger(ctx.storage))
+    void ctx.blockConcurrencyWhile(async () => migrate(ctx.storage, TABLES))
   }
 
   /** The current version. */

@@ -228,3 +228,11 @@ export const PERMISSION_LIMITS = { rules: 256, askSeconds: 3_600, minAskSeconds:
 
 /** The JSON of a call's input a permission request carries for the person deciding; past it, a preview. */
 export const PERMISSION_INPUT_BYTES = 8 * 1024
+
+/**
+ * A timer whose handler threw runs again this long after, doubling per failure in a row up to the
+ * maximum (objects/core/timers.ts): the platform's own alarm retry starts at 2 s too, and a handler
+ * that keeps failing wakes its object at most every ten minutes.
+ */
+export const TIMER_RETRY_MS = 2_000
+export const TIMER_RETRY_MAX_MS = 10 * 60_000

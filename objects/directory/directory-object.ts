@@ -20,9 +20,11 @@ import { answerFailures } from '../core/rpc.ts'
 import { seal } from '../ledger/envelope.ts'
 import { sha256Hex } from '../ledger/hash.ts'
 import type { Json } from '../ledger/json.ts'
-import { Ledger, migrateLedger } from '../ledger/ledger.ts'
+import { Ledger } from '../ledger/ledger.ts'
+import { migrate, tables } from '../core/migrations.ts'
+import { LEDGER_BY_SEQ_TABLES } from '../ledger/tables.ts'
 import type { SessionListing } from './listing.ts'
-import migrations from '../../migrations/directory/migrations.js'
+import legacy from '../../migrations/legacy/directory/migrations.js'
 
 const TOPIC = 'directory.entries'
 
@@ -36,6 +38,12 @@ function entry(key: string) {
  * await env.DIRECTORY.getByName('shard-3').add('session:demo')
  * await env.DIRECTORY.getByName('shard-3').has('session:demo') // true
  */
+/**
+ * A directory shard's tables: the ledger's, keyed by sequence (a topic per principal). Its objects
+ * built before composition carry the folder now under migrations/legacy/directory.
+ */
+export const TABLES = tables([LEDGER_BY_SEQ_TABLES], { folder: legacy, equals: { 'ledger-by-seq': '0000_init' } })
+
 export class DirectoryObject extends DurableObject<Env> {
   private readonly ledger: Ledger
 
@@ -43,7 +51,7 @@ export class DirectoryObject extends DurableObject<Env> {
     super(ctx, env)
     this.ledger = new Ledger(ctx.storage)
     // Its own folder: the log keyed by sequence, since a shard writes a topic per principal (see ./schema.ts).
-    void ctx.blockConcurrencyWhile(() => migrateLedger(ctx.storage, migrations))
+    void ctx.blockConcurrencyWhile(async () => migrate(ctx.storage, TABLES))
   }
 
   /** Records that `key` exists; idempotent. */

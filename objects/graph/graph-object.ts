@@ -6,9 +6,10 @@
  * graph's name first.
  */
 import { DurableObject } from 'cloudflare:workers'
-import { drizzle } from 'drizzle-orm/durable-sqlite'
-import { migrate } from 'drizzle-orm/durable-sqlite/migrator'
-import migrations from '../../migrations/graph/migrations.js'
+import { migrate, tables } from '../core/migrations.ts'
+import { LEDGER_BY_SEQ_TABLES } from '../ledger/tables.ts'
+import { GRAPH_TABLES } from './tables.ts'
+import legacy from '../../migrations/legacy/graph/migrations.js'
 import type { Env } from '../core/env.ts'
 import type { Caller } from '../access/authorize.ts'
 import { Ledger } from '../ledger/ledger.ts'
@@ -23,6 +24,12 @@ import type { EdgeView } from './node-state.ts'
 import type { ChainOp } from './turns.ts'
 import { Address } from './vocabulary.ts'
 
+/**
+ * The graph's tables: the ledger's, keyed by sequence (the edge index points at envelopes by it),
+ * then its own. Its objects built before composition carry the folder now under migrations/legacy/graph.
+ */
+export const TABLES = tables([LEDGER_BY_SEQ_TABLES, GRAPH_TABLES], { folder: legacy, equals: { 'ledger-by-seq': '0000_init', graph: '0001_memory_fts' } })
+
 export class GraphObject extends DurableObject<Env> {
   protected readonly ledger: Ledger
   protected readonly graph: Graph
@@ -33,7 +40,7 @@ export class GraphObject extends DurableObject<Env> {
     this.ledger = new Ledger(ctx.storage)
     this.graph = new Graph(this.ledger, ctx.storage)
     this.memory = new Memory(this.graph, ctx.storage)
-    void ctx.blockConcurrencyWhile(() => migrate(drizzle(ctx.storage), migrations))
+    void ctx.blockConcurrencyWhile(async () => migrate(ctx.storage, TABLES))
   }
 
   putNode(caller: Caller, input: unknown): PutNode {

@@ -15,21 +15,16 @@
  *   cannot describe virtual tables): the text of each live memory edge's node,
  *   for BM25 recall
  *
- * drizzle-kit generates `migrations/graph/` from this file, which also holds the
- * ledger's tables (see drizzle.graph.config.ts): a GraphObject applies one folder.
+ * drizzle-kit generates `migrations/graph/` from this file (drizzle.graph.config.ts). The log
+ * these tables point into is the ledger's, keyed by `seq` (objects/ledger/schema-by-seq.ts, its
+ * own migrations): a GraphObject composes both (graph-object.ts).
  */
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
-import { logBySeq } from '../ledger/schema.ts'
-
-export { artifact, artifactChunk, schemaRegistry } from '../ledger/schema.ts'
-
-/** The graph's log, keyed by `seq` (the rowid): the edge index below points at envelopes by it. */
-export const log = logBySeq('by-topic')
 
 /**
  * Edge index: `seq` is the edge envelope's sequence in `log` (so reading the envelope is a rowid
  * probe). drizzle cannot say `WITHOUT ROWID`; the migration that builds the table adds it by hand
- * (migrations/graph/0004_edge_without_rowid.sql).
+ * (migrations/graph/0000_init.sql).
  */
 export const edge = sqliteTable(
   'edge',

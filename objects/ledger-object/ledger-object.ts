@@ -9,11 +9,23 @@ import type { Env } from '../core/env.ts'
 import { Conversations, type Turn } from '../graph/conversation.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import type { Json } from '../ledger/json.ts'
-import { type Appended, envelopeNotFound, Ledger, migrateLedger } from '../ledger/ledger.ts'
+import { type Appended, envelopeNotFound, Ledger } from '../ledger/ledger.ts'
+import { migrate, moduleMigrations, tables } from '../core/migrations.ts'
+import { LEDGER_BY_SEQ_TABLES } from '../ledger/tables.ts'
 import type { Page, PageOptions } from '../ledger/page.ts'
 import type { Plane, RegisteredSchema } from '../ledger/registry.ts'
 import { answerFailures } from '../core/rpc.ts'
-import migrations from '../../migrations/ledger-object/migrations.js'
+import verbIndexes from '../../migrations/ledger-object/migrations.js'
+import legacy from '../../migrations/legacy/ledger-object/migrations.js'
+
+/**
+ * The standalone ledger's tables: the ledger's, keyed by sequence, and its own verb indexes. Its
+ * objects built before composition carry the folder now under migrations/legacy/ledger-object.
+ */
+export const TABLES = tables([LEDGER_BY_SEQ_TABLES, moduleMigrations('ledger-object', verbIndexes)], {
+  folder: legacy,
+  equals: { 'ledger-by-seq': '0000_init', 'ledger-object': '0000_verb_indexes' },
+})
 
 export class LedgerObject extends DurableObject<Env> {
   protected readonly ledger: Ledger
@@ -24,7 +36,7 @@ export class LedgerObject extends DurableObject<Env> {
     this.ledger = new Ledger(ctx.storage)
     this.conversations = new Conversations(this.ledger)
     // Its own folder: the log indexed for every verb it serves (see ./schema.ts).
-    void ctx.blockConcurrencyWhile(() => migrateLedger(ctx.storage, migrations))
+    void ctx.blockConcurrencyWhile(async () => migrate(ctx.storage, TABLES))
   }
 
   append(draft: unknown): Appended {

@@ -20,8 +20,6 @@ import { type Page, type PageOptions } from './page.ts'
 import { MAX_PAGE } from '../core/limits.ts'
 import { and, eq, gte, sql } from 'drizzle-orm'
 import { drizzle, type DrizzleSqliteDODatabase } from 'drizzle-orm/durable-sqlite'
-import { migrate } from 'drizzle-orm/durable-sqlite/migrator'
-import migrations from '../../migrations/ledger/migrations.js'
 import { NeuronError } from '../core/errors.ts'
 import { PAGE_PAYLOAD_BYTES } from '../core/limits.ts'
 import { ArtifactStore } from './artifacts.ts'
@@ -51,20 +49,9 @@ type InsertRow = Row
 type Db = DrizzleSqliteDODatabase<Record<string, unknown>>
 
 /**
- * Applies the ledger migrations, or an object's own folder when its tables differ (the
- * standalone LedgerObject indexes the log for every verb). Call from the owning object's
- * constructor inside `ctx.blockConcurrencyWhile`; idempotent, so every wake may call it.
- *
- * @example
- * void ctx.blockConcurrencyWhile(() => migrateLedger(ctx.storage))
- */
-export async function migrateLedger(storage: DurableObjectStorage, folder: Parameters<typeof migrate>[1] = migrations): Promise<void> {
-  await migrate(drizzle(storage), folder)
-}
-
-/**
- * One object's ledger over its SQLite storage. Build it in the constructor and
- * run `migrateLedger` inside `blockConcurrencyWhile` before the first append.
+ * One object's ledger over its SQLite storage. Build it in the constructor; the object applies
+ * its tables (tables.ts, objects/core/migrations.ts) inside `blockConcurrencyWhile` before the
+ * first append.
  *
  * @example
  * const ledger = new Ledger(ctx.storage)

@@ -1,8 +1,8 @@
 /**
  * The ledger's tables: topic log, artifact blobs, schema registry. drizzle-kit generates
- * `migrations/ledger/` from this file; any Durable Object that embeds a ledger applies
- * those migrations in its constructor. The graph and the standalone LedgerObject keep the
- * log keyed by sequence (`logBySeq`) and apply their own folders.
+ * `migrations/ledger/` from this file (the embedded layout); `schema-by-seq.ts` is the layout
+ * keyed by sequence (`logBySeq`) with its own folder. tables.ts names both for the object classes
+ * that compose them (objects/core/migrations.ts).
  */
 import { blob, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 

@@ -8,7 +8,9 @@ import type { Env } from '../core/env.ts'
 import { answerFailures } from '../core/rpc.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import { Chain } from '../ledger/chain.ts'
-import { type Folded, Ledger, migrateLedger } from '../ledger/ledger.ts'
+import { type Folded, Ledger } from '../ledger/ledger.ts'
+import { migrate, tables } from '../core/migrations.ts'
+import { LEDGER_TABLES } from '../ledger/tables.ts'
 import type { Usage } from '../llm/types.ts'
 
 export interface MeterTotals {
@@ -52,6 +54,9 @@ function reduce(totals: MeterTotals, e: Stored): MeterTotals {
   return totals
 }
 
+/** The meter's tables: the embedded ledger's. */
+export const TABLES = tables([LEDGER_TABLES])
+
 export class MeterObject extends DurableObject<Env> {
   protected readonly ledger: Ledger
   private readonly usage: Chain
@@ -61,7 +66,7 @@ export class MeterObject extends DurableObject<Env> {
     super(ctx, env)
     this.ledger = new Ledger(ctx.storage)
     this.usage = new Chain(this.ledger, TOPIC)
-    void ctx.blockConcurrencyWhile(() => migrateLedger(ctx.storage))
+    void ctx.blockConcurrencyWhile(async () => migrate(ctx.storage, TABLES))
   }
 
   /** One batch of request counts from the gate's meter stage. */

@@ -20,12 +20,15 @@ import type { Env } from '../core/env.ts'
 import { authorize, type Caller, gateHeaders } from '../access/authorize.ts'
 import { NeuronError } from '../core/errors.ts'
 import { laterTurn } from '../core/event-loop.ts'
+import { Timers } from '../core/timers.ts'
 import { answerFailures } from '../core/rpc.ts'
 import { Bus, on } from '../ledger/bus.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import type { Header } from '../ledger/headers.ts'
 import type { Json } from '../ledger/json.ts'
-import { Ledger, migrateLedger } from '../ledger/ledger.ts'
+import { Ledger } from '../ledger/ledger.ts'
+import { migrate, tables } from '../core/migrations.ts'
+import { LEDGER_TABLES } from '../ledger/tables.ts'
 import type { Page } from '../ledger/page.ts'
 import { ORCHESTRATION_DECISIONS_PER_TURN } from '../core/limits.ts'
 import { composeCatalog, type EnvVars } from '../llm/compose.ts'
@@ -49,6 +52,9 @@ import { type CancelOutcome, emptyOrchestration, type OrchestrationView, type Or
 /** While packages run, the object wakes this often to re-deliver and to time packages out. */
 const TICK_MS = 2_000
 
+/** The orchestration's tables: the embedded ledger's. */
+export const TABLES = tables([LEDGER_TABLES])
+
 export class OrchestrationObject extends DurableObject<Env> {
   /** A deployment's own catalog rows (its tools are the sessions'); `createNeuron` (worker/neuron.ts) subclasses to set them. */
   static readonly extensions: Extensions = NO_EXTENSIONS
@@ -67,6 +73,12 @@ export class OrchestrationObject extends DurableObject<Env> {
   private readonly inputs: InputHost
   /** What the stream fetch and the socket handlers use of this object (delivery/endpoint.ts): sockets only subscribe. */
   private readonly streams: StreamHost
+  /**
+   * The object's named timers over its one alarm (objects/core/timers.ts): a timer is one line
+   * here. The tick is set again from the folded state on every wake (while running), so it lives
+   * in the alarm only.
+   */
+  private readonly timers = new Timers(this.ctx.storage, { tick: { keep: 'revival', run: () => this.tick() } })
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
@@ -94,9 +106,9 @@ export class OrchestrationObject extends DurableObject<Env> {
       enforceBudgets: (pkg, headers) => this.enforceBudgets(pkg, headers),
     }
     void ctx.blockConcurrencyWhile(async () => {
-      await migrateLedger(ctx.storage)
+      migrate(ctx.storage, TABLES)
       this.state = this.ledger.fold(this.topic, reduceOrchestration, emptyOrchestration()).state
-      if (this.state.exists && this.state.status === 'running') await ctx.storage.setAlarm(Date.now())
+      if (this.state.exists && this.state.status === 'running') await this.timers.set('tick', Date.now())
     })
   }
 
@@ -121,7 +133,7 @@ export class OrchestrationObject extends DurableObject<Env> {
     const decision = authorize({ owner: caller.id, share: body.share }, caller)
     const { goal, share, model, plan, budget, maxAttempts, timeoutMs, clearanceTimeoutMs } = body
     this.record(ORCH.created, { goal, owner: caller.id, share, model, plan: plan ?? null, budget, maxAttempts, timeoutMs, clearanceTimeoutMs }, gateHeaders(caller, decision))
-    void this.ctx.storage.setAlarm(Date.now() + TICK_MS)
+    void this.timers.set('tick', Date.now() + TICK_MS)
     this.continueLater()
     return { orchestration: viewOfOrchestration(this.name, this.state), created: true }
   }
@@ -204,11 +216,17 @@ export class OrchestrationObject extends DurableObject<Env> {
     socketGone(this.streams, ws)
   }
 
+  override async alarm(): Promise<void> {
+    await this.timers.alarm()
+  }
+
+  // ── Internals ────────────────────────────────────────────────────────────
+
   /**
    * The tick: apply control entries, time packages out, expire clearances no human gave in time,
    * re-deliver to agents (idempotent), and go on deciding.
    */
-  override async alarm(): Promise<void> {
+  private async tick(): Promise<void> {
     if (!this.state.exists) return
     this.applyControl()
     const now = Date.now()
@@ -224,10 +242,8 @@ export class OrchestrationObject extends DurableObject<Env> {
       else this.agents.execute(this.state, action.package)
     }
     this.advance()
-    if (this.state.status === 'running') await this.ctx.storage.setAlarm(Date.now() + TICK_MS)
+    if (this.state.status === 'running') await this.timers.set('tick', Date.now() + TICK_MS)
   }
-
-  // ── Internals ────────────────────────────────────────────────────────────
 
   private get name(): string {
     return this.ctx.id.name ?? this.ctx.id.toString()

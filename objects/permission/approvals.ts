@@ -44,6 +44,8 @@ export interface ApprovalsHost {
   layers(): Promise<PermissionLayers>
   /** Appends rules to the session's config; synchronous, so it commits with the answer. Throws a coded error when the config refuses them. */
   addRules(author: string, rules: PermissionRule[]): void
+  /** A request was recorded that expires at `at`: the session keeps that deadline past an eviction (a durable timer). */
+  expires?(at: number): void
   now?(): number
 }
 
@@ -190,6 +192,7 @@ export class Approvals {
       reason: request.reason ?? decision.reason,
       expiresAt: this.now() + policy.askSeconds * 1000,
     })
+    this.host.expires?.(this.host.state().asks[toolCallId]!.expiresAt)
     return this.park(call, this.host.state().asks[toolCallId]!)
   }
 

@@ -37,7 +37,7 @@ export const HOST_GONE = { code: 'HOST_GONE', message: 'the session restarted wh
  * `hostCalls`: the running calls that were sent to a browser host; they fail `HOST_GONE`.
  *
  * @example
- * if (recover(state, record, hostTools.restore())) await ctx.storage.setAlarm(Date.now())
+ * if (recover(state, record, hostTools.restore())) await timers.set('wakeup', Date.now())
  */
 export function recover(
   state: SessionState,

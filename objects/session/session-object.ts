@@ -11,13 +11,16 @@ import type { Env } from '../core/env.ts'
 import { type Caller, gateHeaders } from '../access/authorize.ts'
 import { NeuronError } from '../core/errors.ts'
 import { HOST_CALL_TIMEOUT_MS } from '../core/limits.ts'
+import { Timers } from '../core/timers.ts'
 import type { GraphObject } from '../graph/graph-object.ts'
 import { chainStep, conversationOf, emptyChain } from '../graph/turns.ts'
 import { Bus, on } from '../ledger/bus.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import type { Header } from '../ledger/headers.ts'
 import type { Json } from '../ledger/json.ts'
-import { Ledger, migrateLedger } from '../ledger/ledger.ts'
+import { Ledger } from '../ledger/ledger.ts'
+import { migrate, tables } from '../core/migrations.ts'
+import { LEDGER_TABLES } from '../ledger/tables.ts'
 import type { Page } from '../ledger/page.ts'
 import type { Catalog } from '../llm/catalog.ts'
 import { composeCatalog, type EnvVars } from '../llm/compose.ts'
@@ -62,9 +65,13 @@ import type { BridgeDraft } from '../agent-link/bridge.ts'
 import { type AgentLink, agentAddressOf, agentTurns } from './agent.ts'
 import { type AgentInboxHost, receiveAgentMessage } from './agent-inbox.ts'
 import { composeToolset } from './toolset.ts'
-import { migrateWorkspace, SessionWorkspace } from './workspace.ts'
+import { SessionWorkspace } from './workspace.ts'
+import { WORKSPACE_TABLES } from '../workspace/tables.ts'
 import { WorkspaceCalls } from './workspace-calls.ts'
 import { type Extensions, NO_EXTENSIONS } from '../extend/extensions.ts'
+
+/** The session's tables: the embedded ledger's and its workspace's. */
+export const TABLES = tables([LEDGER_TABLES, WORKSPACE_TABLES])
 
 export class SessionObject extends DurableObject<Env> {
   /** A deployment's own tools and catalog rows; `createNeuron` (worker/neuron.ts) subclasses to set them. */
@@ -101,6 +108,17 @@ export class SessionObject extends DurableObject<Env> {
   protected readonly approvals: Approvals
   /** When the runner starts, with the alarm that revives a drain evicted mid-work (wakeup.ts). */
   private readonly wakeup: Wakeup
+  /**
+   * The session's named timers over its one alarm (objects/core/timers.ts): a timer is one line
+   * here. The wake-up and the watchdog are set again from the folded state on every wake, so
+   * they live in the alarm only; a permission request's expiry is a deadline nothing else
+   * remembers once the isolate that parked the call is gone, so it is durable.
+   */
+  protected readonly timers = new Timers(this.ctx.storage, {
+    wakeup: { keep: 'revival', run: () => this.wakeup.alarm() },
+    watchdog: { keep: 'revival', run: () => this.wakeup.alarm() },
+    permissions: { keep: 'durable', run: () => this.expirePermissions() },
+  })
   /** What forking, truncating, admitting prompts and recording interrupts use of this object (session-port.ts). */
   private readonly port: SessionPort
   /** What the stream fetch and the socket handlers use of this object (socket.ts, delivery/endpoint.ts). */
@@ -141,6 +159,7 @@ export class SessionObject extends DurableObject<Env> {
       record: (type, payload) => this.record(type, payload),
       layers: () => this.overrides.permissionLayers(),
       addRules: (author, rules) => this.overrides.addPermissionRules(author, rules),
+      expires: (at) => void this.timers.set('permissions', Math.min(at, this.timers.at('permissions') ?? at)),
     })
     this.runner = sessionRunner({
       name: this.name,
@@ -176,7 +195,7 @@ export class SessionObject extends DurableObject<Env> {
     })
     this.mcp = composed.mcp
     this.agent = composed.agent
-    this.wakeup = new Wakeup({ storage: ctx.storage, watchdog: new Watchdog(ctx.storage), mcp: this.mcp, runner: this.runner, hasWork: () => this.hasWork() })
+    this.wakeup = new Wakeup({ storage: ctx.storage, watchdog: new Watchdog(this.timers), mcp: this.mcp, runner: this.runner, hasWork: () => this.hasWork() })
     this.chain = new ChainWriter({ ledger: this.ledger, storage: ctx.storage, env, topic: this.topic, session: () => this.name, owner: () => this.creator.owner() })
     this.hostTools = new HostTools({
       ctx,
@@ -225,13 +244,12 @@ export class SessionObject extends DurableObject<Env> {
     this.inbox = inboxOf(this.port)
     this.files = new WorkspaceCalls({ workspace: this.workspace, check: (caller, action) => void this.access.check(this.state, caller, action), owner: () => this.state.owner })
     void ctx.blockConcurrencyWhile(async () => {
-      await migrateLedger(ctx.storage)
-      await migrateWorkspace(ctx.storage)
+      migrate(ctx.storage, TABLES)
       this.state = restore(ctx.storage.kv, this.ledger, this.topic, this.receipts)
       // Offers of sockets that survived hibernation are registered again before anything runs.
       const hostCalls = this.hostTools.restore()
       if (recover(this.state, (type, payload) => this.record(type, payload), hostCalls) || this.hasWork()) {
-        await ctx.storage.setAlarm(Date.now())
+        await this.timers.set('wakeup', Date.now())
       }
       // Turns a crash kept from the graph are written on this wake.
       if (this.state.exists) this.followUps.writeChainLater()
@@ -413,13 +431,16 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
-    // Expiry of permission requests rides the watchdog alarm a parked drain keeps armed (every
-    // WATCHDOG_MS): a request whose timer died with an evicted isolate expires here.
-    this.approvals.expireDue()
-    await this.wakeup.alarm()
+    await this.timers.alarm()
   }
 
   // ── Internals ────────────────────────────────────────────────────────────
+
+  /** Expires the requests past their time; the timer moves to the next one's. */
+  private async expirePermissions(): Promise<void> {
+    const next = this.approvals.expireDue()
+    if (next !== null) await this.timers.set('permissions', next)
+  }
 
   protected get name(): string {
     return this.ctx.id.name ?? this.ctx.id.toString()

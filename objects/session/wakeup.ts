@@ -1,7 +1,7 @@
 /**
- * When a session's runner starts: after an admission has committed, on the watchdog's alarm, or
- * at once. The watchdog alarm (watchdog.ts) is armed first every time, so an object evicted while
- * its runner works is revived.
+ * When a session's runner starts: after an admission has committed, when its `wakeup` or
+ * `watchdog` timer fires (objects/core/timers.ts), or at once. The watchdog (watchdog.ts) is armed
+ * first every time, so an object evicted while its runner works is revived.
  *
  * After an admission the runner waits for the commit: nothing commits, and no subscriber gets a
  * frame, until the admitting step's JavaScript ends, and a drain's first steps (its events, the
@@ -11,7 +11,7 @@
  * @example
  * const wakeup = new Wakeup({ storage: ctx.storage, watchdog, mcp, runner, hasWork: () => pending > 0 })
  * wakeup.afterCommit()   // an admission was just written
- * await wakeup.alarm()   // the object's alarm handler
+ * await wakeup.alarm()   // the handler of the session's wake-up and watchdog timers
  */
 import type { Watchdog } from './watchdog.ts'
 
@@ -43,9 +43,8 @@ export class Wakeup {
     await this.host.runner.wake()
   }
 
-  /** The object's alarm: a busy runner keeps its watchdog; an idle one with work is started. */
+  /** A wake-up or watchdog timer fired: a busy runner keeps its watchdog; an idle one with work is started. */
   async alarm(): Promise<void> {
-    this.host.watchdog.fired()
     if (this.host.runner.busy) return this.host.watchdog.arm()
     if (this.host.hasWork()) await this.now()
   }

@@ -1,7 +1,7 @@
 /**
  * The session's workspace (docs/workspace.md), wired to the session: a `WorkspaceStore` over the
  * session's ledger, its events on the workspace's own topic (`session.{id}.workspace`), its index
- * table migrated with the session. What the work tools, the routes and lineage use of it is here,
+ * table migrated with the session (`WORKSPACE_TABLES` in the session's composition). What the work tools, the routes and lineage use of it is here,
  * so the session object only builds one and delegates.
  *
  * A fork's workspace starts as the origin's tree at the fork point (`inherit`: one
@@ -16,23 +16,13 @@ import type { Env } from '../core/env.ts'
 import { NeuronError } from '../core/errors.ts'
 import { MAX_PAGE } from '../core/limits.ts'
 import { settled } from '../core/rpc.ts'
-import { migrateLedger } from '../ledger/ledger.ts'
 import type { Ledger } from '../ledger/ledger.ts'
-import workspaceMigrations from '../../migrations/workspace/migrations.js'
 import type { FilePort, PortEntry } from '../workspace/bash/executor.ts'
 import { type Committed, type FileWrite, ledgerLog, WorkspaceStore } from '../workspace/store.ts'
 import type { FileEntry } from '../workspace/tree.ts'
 
 /** The event a fork's workspace starts with: where its tree came from. */
 export const WORKSPACE_FORKED = 'workspace.forked'
-
-/**
- * Builds the workspace's index table; idempotent. Run after the ledger's migrations: the two
- * folders share drizzle's journal table, ordered by when each migration was generated.
- */
-export async function migrateWorkspace(storage: DurableObjectStorage): Promise<void> {
-  await migrateLedger(storage, workspaceMigrations)
-}
 
 /** What a fork reads of its origin: authorized pages of the origin's tree at the fork point. */
 export interface OriginTree {

@@ -9,8 +9,8 @@
  * A `WITHOUT ROWID` table clustered by its key, with no other index: a change writes exactly one
  * row. drizzle cannot say `WITHOUT ROWID`; the migration that builds the table adds it by hand
  * (migrations/workspace/0000_workspace_file.sql, which drizzle-kit generates from this file with
- * drizzle.workspace.config.ts). An object that keeps a workspace lists this schema beside the
- * ledger's in its own drizzle config, so its one migrations folder builds both.
+ * drizzle.workspace.config.ts). An object that keeps a workspace composes its folder after the
+ * ledger's (tables.ts, objects/core/migrations.ts).
  */
 import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 

@@ -15,8 +15,9 @@ import { runInDurableObject } from 'cloudflare:test'
 import { drizzle } from 'drizzle-orm/durable-sqlite'
 import { migrate } from 'drizzle-orm/durable-sqlite/migrator'
 import { describe, expect, it } from 'vitest'
-import migrations from '../../migrations/graph/migrations.js'
-import type { GraphObject } from '../../objects/graph/graph-object.ts'
+import migrations from '../../migrations/legacy/graph/migrations.js'
+import { migrate as migrateTables } from '../../objects/core/migrations.ts'
+import { type GraphObject, TABLES } from '../../objects/graph/graph-object.ts'
 import { Graph } from '../../objects/graph/graph.ts'
 import { type ChainOp, type ChainState, chainStep, emptyChain } from '../../objects/graph/turns.ts'
 import type { Stored } from '../../objects/ledger/envelope.ts'
@@ -138,7 +139,8 @@ describe('the edge table migration on a graph the old schema built', () => {
       const first = graph.neighbours('node.conversation.s1', { direction: 'in', type: 'follows' }).items[0]!
       const before = { fold: graph.fold(first.source), paths: graph.paths(first.source, { direction: 'in', types: ['follows'], maxDepth: 8 }), edge: graph.edge(first.id) }
 
-      await migrate(drizzle(storage), folder)
+      // The graph's objects built before composition carry the old folder: its last migration is applied on their next wake.
+      migrateTables(storage, TABLES)
       expect(edgeSql()).toMatch(/WITHOUT ROWID/)
       graph = new Graph(new Ledger(storage), storage)
       // The edges written before the migration are found by id, by either end and by a walk, as before.

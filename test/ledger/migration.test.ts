@@ -11,9 +11,13 @@ import { drizzle } from 'drizzle-orm/durable-sqlite'
 import { migrate } from 'drizzle-orm/durable-sqlite/migrator'
 import { describe, expect, it } from 'vitest'
 import ledgerMigrations from '../../migrations/ledger/migrations.js'
-import ledgerObjectMigrations from '../../migrations/ledger-object/migrations.js'
-import directoryMigrations from '../../migrations/directory/migrations.js'
-import { Ledger, migrateLedger } from '../../objects/ledger/ledger.ts'
+import ledgerObjectMigrations from '../../migrations/legacy/ledger-object/migrations.js'
+import directoryMigrations from '../../migrations/legacy/directory/migrations.js'
+import { migrate as migrateTables, type Tables } from '../../objects/core/migrations.ts'
+import { TABLES as DIRECTORY_TABLES } from '../../objects/directory/directory-object.ts'
+import { Ledger } from '../../objects/ledger/ledger.ts'
+import { TABLES as LEDGER_OBJECT_TABLES } from '../../objects/ledger-object/ledger-object.ts'
+import { TABLES as METER_TABLES } from '../../objects/meter/meter-object.ts'
 import { uniqueName } from '../support/ledger.ts'
 import { countRows } from '../support/rows.ts'
 
@@ -32,11 +36,11 @@ const indexes = (storage: DurableObjectStorage) =>
 const note = (i: number, topic = 'session.s1') => ({ topic, type: 'note', author: 'user:ada', time: 1000 + i, payload: { i } })
 
 describe('the log migration on a database the old schema created', () => {
-  for (const [what, stub, folder, expected, rowsPerAppend] of [
-    ['an embedded ledger (session, meter, config, orchestration)', () => env.SESSIONS.getByName(uniqueName('migrate')), ledgerMigrations, ['log_id_unique'], 2],
-    ['a directory shard', () => env.DIRECTORY.getByName(uniqueName('migrate')), directoryMigrations, ['log_id_unique', 'log_topic_seq'], 3],
-    ['the standalone ledger object', () => env.LEDGER.getByName(uniqueName('migrate')), ledgerObjectMigrations, ['log_id_unique', 'log_parent', 'log_time_seq', 'log_topic_seq', 'log_type_seq'], 6],
-  ] as const) {
+  for (const [what, stub, folder, composed, expected, rowsPerAppend] of [
+    ['an embedded ledger (meter, config, orchestration; a session adds its workspace)', () => env.METERS.getByName(uniqueName('migrate')), ledgerMigrations, METER_TABLES, ['log_id_unique'], 2],
+    ['a directory shard', () => env.DIRECTORY.getByName(uniqueName('migrate')), directoryMigrations, DIRECTORY_TABLES, ['log_id_unique', 'log_topic_seq'], 3],
+    ['the standalone ledger object', () => env.LEDGER.getByName(uniqueName('migrate')), ledgerObjectMigrations, LEDGER_OBJECT_TABLES, ['log_id_unique', 'log_parent', 'log_time_seq', 'log_topic_seq', 'log_type_seq'], 6],
+  ] as [string, () => DurableObjectStub, unknown, Tables, string[], number][]) {
     it(`${what}: data kept, sequences continue, ${rowsPerAppend} rows per append`, () =>
       runInDurableObject(stub(), async (_object, ctx) => {
         const storage = ctx.storage
@@ -50,7 +54,7 @@ describe('the log migration on a database the old schema created', () => {
         expect(oldRows.total()).toBe(7)
         oldRows.restore()
 
-        await migrateLedger(storage, folder as unknown as Folder)
+        migrateTables(storage, composed)
         expect(logSql(storage)).not.toMatch(/AUTOINCREMENT/)
         expect(/WITHOUT ROWID/.test(logSql(storage))).toBe(rowsPerAppend === 2)
         expect(indexes(storage)).toEqual(expected)
@@ -65,7 +69,7 @@ describe('the log migration on a database the old schema created', () => {
         expect(next.envelope.seq).toBe(5)
         expect(after.append(note(1))).toEqual({ envelope: before[0], duplicate: true })
         // Applying the folder again on the next wake changes nothing.
-        await migrateLedger(storage, folder as unknown as Folder)
+        migrateTables(storage, composed)
         expect(after.head()).toBe(5)
       }))
   }

@@ -1,8 +1,12 @@
 import { runInDurableObject } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
+import { Timers } from '../../objects/core/timers.ts'
 import { Wakeup } from '../../objects/session/wakeup.ts'
 import { Watchdog, WATCHDOG_MS } from '../../objects/session/watchdog.ts'
+
+/** The watchdog over a session's timers, with the clock at `start`. */
+const watchdogAt = (storage: DurableObjectStorage, start: number) => new Watchdog(new Timers(storage, { watchdog: { keep: 'revival', run: () => {} } }, () => start), () => start)
 
 /** A runner that records when it was started, and whether the admitting write was durable by then. */
 function recordingRunner(durable: () => boolean) {
@@ -17,7 +21,7 @@ describe('waking the runner', () => {
       let synced = false
       const storage = { sync: () => ctx.storage.sync().then(() => void (synced = true)) }
       const { starts, runner } = recordingRunner(() => synced)
-      const wakeup = new Wakeup({ storage, watchdog: new Watchdog(ctx.storage, () => start), mcp: { refresh: async () => {} }, runner, hasWork: () => true })
+      const wakeup = new Wakeup({ storage, watchdog: watchdogAt(ctx.storage, start), mcp: { refresh: async () => {} }, runner, hasWork: () => true })
       ctx.storage.kv.put('admitted', 1)
       wakeup.afterCommit()
       // Nothing has started within the admitting step; the alarm was written in it.
@@ -35,7 +39,7 @@ describe('waking the runner', () => {
       const start = Date.now() + 3_600_000
       let work = true
       const { starts, runner } = recordingRunner(() => true)
-      const wakeup = new Wakeup({ storage: ctx.storage, watchdog: new Watchdog(ctx.storage, () => start), mcp: { refresh: async () => {} }, runner, hasWork: () => work })
+      const wakeup = new Wakeup({ storage: ctx.storage, watchdog: watchdogAt(ctx.storage, start), mcp: { refresh: async () => {} }, runner, hasWork: () => work })
       runner.busy = true
       await wakeup.alarm()
       expect(starts).toEqual([])

@@ -1,6 +1,7 @@
 import { runInDurableObject } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
+import { Timers } from '../../objects/core/timers.ts'
 import { Watchdog, WATCHDOG_MS } from '../../objects/session/watchdog.ts'
 
 describe('the watchdog alarm', () => {
@@ -9,7 +10,8 @@ describe('the watchdog alarm', () => {
       // An hour ahead, so no alarm set here is due while the test runs.
       const start = Date.now() + 3_600_000
       let now = start
-      const watchdog = new Watchdog(ctx.storage, () => now)
+      const timers = new Timers(ctx.storage, { watchdog: { keep: 'revival', run: () => {} } }, () => now)
+      const watchdog = new Watchdog(timers, () => now)
       await watchdog.arm()
       expect(await ctx.storage.getAlarm()).toBe(start + WATCHDOG_MS)
       now = start + WATCHDOG_MS / 2
@@ -18,9 +20,12 @@ describe('the watchdog alarm', () => {
       now += 1
       await watchdog.arm()
       expect(await ctx.storage.getAlarm()).toBe(now + WATCHDOG_MS)
-      // An alarm that fired is gone: the next arm writes one even though the last was far ahead.
+      // A watchdog that fired is gone: the next arm writes one even though the last was far ahead.
       await ctx.storage.deleteAlarm()
-      watchdog.fired()
+      now = timers.at('watchdog')!
+      await timers.alarm()
+      expect(timers.at('watchdog')).toBe(null)
+      expect(await ctx.storage.getAlarm()).toBe(null)
       await watchdog.arm()
       expect(await ctx.storage.getAlarm()).toBe(now + WATCHDOG_MS)
       await ctx.storage.deleteAlarm()
