@@ -19,7 +19,8 @@ import { NeuronError } from '../core/errors.ts'
 import { BACKEND_LIMITS } from '../core/limits.ts'
 import { sha256Hex } from '../ledger/hash.ts'
 import { assertJson, type Json } from '../ledger/json.ts'
-import { type Folded, Ledger, migrateLedger } from '../ledger/ledger.ts'
+import { TopicFold } from '../core/journal.ts'
+import { Ledger, migrateLedger } from '../ledger/ledger.ts'
 import { SchemaValidator } from '../ledger/validator.ts'
 import { checkOutboundUrl } from '../outbound/policy.ts'
 import { answerFailures } from '../core/rpc.ts'
@@ -39,7 +40,8 @@ type Loopback = (options: { props: GateProps }) => Fetcher
 
 export class AppBackendObject extends DurableObject<Env> {
   private readonly ledger: Ledger
-  private grants: Folded<Map<string, Grant>> | undefined
+  /** The outbound grants, folded over their topic. */
+  private readonly grants: TopicFold<Map<string, Grant>>
   /** Input and output validators of the installed version, rebuilt when the version changes. */
   private validators: { hash: string; byMethod: Map<string, { input: SchemaValidator; output: SchemaValidator }> } | undefined
   private updates: Promise<unknown> = Promise.resolve()
@@ -51,6 +53,7 @@ export class AppBackendObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
     this.ledger = new Ledger(ctx.storage)
+    this.grants = new TopicFold(this.ledger, GRANTS_TOPIC, foldGrants, () => new Map())
     void ctx.blockConcurrencyWhile(() => migrateLedger(ctx.storage))
   }
 
@@ -204,8 +207,7 @@ export class AppBackendObject extends DurableObject<Env> {
   }
 
   private granted(): Map<string, Grant> {
-    this.grants = this.ledger.fold(GRANTS_TOPIC, foldGrants, new Map(), this.grants)
-    return this.grants.state
+    return this.grants.current()
   }
 
   private sealedConnections(): SealedConnections {

@@ -7,7 +7,7 @@
  */
 import { DurableObject } from 'cloudflare:workers'
 import type { Env } from '../core/env.ts'
-import type { Folded } from '../ledger/ledger.ts'
+import { TopicFold } from '../core/journal.ts'
 import { Ledger, migrateLedger } from '../ledger/ledger.ts'
 import { answerFailures } from '../core/rpc.ts'
 import { foldInstalls, INSTALL_TOPIC, type InstallInfo, type StoredPackage } from './installation.ts'
@@ -18,11 +18,13 @@ const PACKAGE_KIND = 'application/vnd.neuron.app-package+json'
 
 export class AppShelfObject extends DurableObject<Env> {
   private readonly ledger: Ledger
-  private installs: Folded<Map<string, InstallInfo>> | undefined
+  /** The install index, folded over the install events. */
+  private readonly installs: TopicFold<Map<string, InstallInfo>>
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
     this.ledger = new Ledger(ctx.storage)
+    this.installs = new TopicFold(this.ledger, INSTALL_TOPIC, foldInstalls, () => new Map())
     void ctx.blockConcurrencyWhile(() => migrateLedger(ctx.storage))
   }
 
@@ -67,8 +69,7 @@ export class AppShelfObject extends DurableObject<Env> {
 
   /** The person's installs, by app name. */
   list(): InstallInfo[] {
-    this.installs = this.ledger.fold(INSTALL_TOPIC, foldInstalls, new Map(), this.installs)
-    return [...this.installs.state.values()].sort((a, b) => a.app.localeCompare(b.app))
+    return [...this.installs.current().values()].sort((a, b) => a.app.localeCompare(b.app))
   }
 }
 

@@ -21,11 +21,12 @@ import { authorize, type Caller, gateHeaders } from '../access/authorize.ts'
 import { NeuronError } from '../core/errors.ts'
 import { laterTurn } from '../core/event-loop.ts'
 import { answerFailures } from '../core/rpc.ts'
-import { Bus, on } from '../ledger/bus.ts'
+import { Journal } from '../core/journal.ts'
+import { type Bus, on } from '../ledger/bus.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import type { Header } from '../ledger/headers.ts'
 import type { Json } from '../ledger/json.ts'
-import { Ledger, migrateLedger } from '../ledger/ledger.ts'
+import { type Ledger, migrateLedger } from '../ledger/ledger.ts'
 import type { Page } from '../ledger/page.ts'
 import { ORCHESTRATION_DECISIONS_PER_TURN } from '../core/limits.ts'
 import { composeCatalog, type EnvVars } from '../llm/compose.ts'
@@ -49,10 +50,11 @@ import { type CancelOutcome, emptyOrchestration, type OrchestrationView, type Or
 const TICK_MS = 2_000
 
 export class OrchestrationObject extends DurableObject<Env> {
+  /** The orchestration's log, its bus and its folded state (objects/core/journal.ts). */
+  private readonly journal: Journal<OrchState>
   private readonly ledger: Ledger
   private readonly bus: Bus
   private readonly subscribers: Subscribers
-  private state: OrchState = emptyOrchestration()
   private readonly agents: AgentChannel
   /** The deployment's catalog with the owner's stored keys, as a session's model resolves. */
   private readonly owned: OwnerCatalog
@@ -67,7 +69,19 @@ export class OrchestrationObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
-    this.ledger = new Ledger(ctx.storage)
+    // Decisions, control entries, agents' inputs and dead letters are all held: stored before delivery.
+    // Each decision's causal parent is the one before it.
+    this.journal = new Journal({
+      storage: ctx.storage,
+      topic: this.topic,
+      author: 'object:orchestration',
+      holds: [`${this.topic}.**`],
+      reduce: reduceOrchestration,
+      initial: emptyOrchestration,
+      parent: (state) => state.lastId,
+    })
+    this.ledger = this.journal.ledger
+    this.bus = this.journal.bus
     this.owned = new OwnerCatalog(env, composeCatalog(env as unknown as EnvVars))
     this.subscribers = new Subscribers(ctx, this.ledger, this.topic, () => this.state.lastSeq)
     this.streams = { name: 'OrchestrationObject', kv: ctx.storage.kv, subscribers: this.subscribers, messages: SubscribeMessage, read: (caller) => void this.check(caller) }
@@ -77,8 +91,6 @@ export class OrchestrationObject extends DurableObject<Env> {
       waitUntil: (work) => ctx.waitUntil(work),
       deadLetter: (draft, error) => void this.bus.publish(`${this.topic}.dead`, INPUT.dead, { draft: draft as unknown as Json, error }, { headers: this.own }),
     })
-    // Decisions, control entries, agents' inputs and dead letters are all held: stored before delivery.
-    this.bus = new Bus({ ledger: this.ledger, author: 'object:orchestration', holds: [this.topic, `${this.topic}.**`] })
     this.bus.subscribe(on(this.topic), (envelope) => this.subscribers.broadcast({ kind: 'event', envelope: envelope as Stored }))
     this.inputs = {
       name: this.name,
@@ -91,7 +103,7 @@ export class OrchestrationObject extends DurableObject<Env> {
     }
     void ctx.blockConcurrencyWhile(async () => {
       await migrateLedger(ctx.storage)
-      this.state = this.ledger.fold(this.topic, reduceOrchestration, emptyOrchestration()).state
+      this.journal.restore()
       if (this.state.exists && this.state.status === 'running') await ctx.storage.setAlarm(Date.now())
     })
   }
@@ -225,6 +237,11 @@ export class OrchestrationObject extends DurableObject<Env> {
 
   // ── Internals ────────────────────────────────────────────────────────────
 
+  /** The fold of every decision on the orchestration's address. */
+  private get state(): OrchState {
+    return this.journal.state
+  }
+
   private get name(): string {
     return this.ctx.id.name ?? this.ctx.id.toString()
   }
@@ -244,9 +261,7 @@ export class OrchestrationObject extends DurableObject<Env> {
 
   /** Records a decision with the headers of the input that caused it (cause.ts) and folds it. */
   private record<T extends OrchEvent>(type: T, payload: OrchPayloads[T], headers: Header[]): Stored {
-    const envelope = this.bus.publish(this.topic, type, payload, { parent: this.state.lastId, headers }) as Stored
-    this.state = reduceOrchestration(this.state, envelope)
-    return envelope
+    return this.journal.record(type, payload, headers)
   }
 
   private check(caller: Caller) {

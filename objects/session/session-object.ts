@@ -13,11 +13,12 @@ import { NeuronError } from '../core/errors.ts'
 import { HOST_CALL_TIMEOUT_MS } from '../core/limits.ts'
 import type { GraphObject } from '../graph/graph-object.ts'
 import { chainStep, conversationOf, emptyChain } from '../graph/turns.ts'
-import { Bus, on } from '../ledger/bus.ts'
+import { Journal } from '../core/journal.ts'
+import { type Bus, on } from '../ledger/bus.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import type { Header } from '../ledger/headers.ts'
 import type { Json } from '../ledger/json.ts'
-import { Ledger, migrateLedger } from '../ledger/ledger.ts'
+import { type Ledger, migrateLedger } from '../ledger/ledger.ts'
 import type { Page } from '../ledger/page.ts'
 import type { Catalog } from '../llm/catalog.ts'
 import { composeCatalog, type EnvVars } from '../llm/compose.ts'
@@ -44,7 +45,7 @@ import { forkSession, truncateSession } from './lineage.ts'
 import { emptySession, reduceSession, type SessionState, type SessionView, viewOf } from './projection.ts'
 import { Receipts } from './receipts.ts'
 import { recover } from './recovery.ts'
-import { restore, snapshotIfDue } from './snapshot.ts'
+import { sessionSnapshots } from './snapshot.ts'
 import type { Delta } from './air.ts'
 import type { Runner } from './runner.ts'
 import { sessionRunner } from './session-runner.ts'
@@ -63,6 +64,8 @@ import { type AgentInboxHost, receiveAgentMessage } from './agent-inbox.ts'
 import { composeToolset } from './toolset.ts'
 
 export class SessionObject extends DurableObject<Env> {
+  /** The session's log, its bus and its projection: the one path an event is recorded on (objects/core/journal.ts). */
+  protected readonly journal: Journal<SessionState>
   protected readonly ledger: Ledger
   protected readonly catalog: Catalog
   /** The catalog with the owner's stored provider keys, for providers the env leaves unkeyed. */
@@ -80,7 +83,6 @@ export class SessionObject extends DurableObject<Env> {
   protected readonly bus: Bus
   protected readonly receipts: Receipts
   protected readonly chain: ChainWriter
-  protected state: SessionState = emptySession()
   /** Who created the session, from its `created` event (creator.ts). */
   private readonly creator: Creator
   /** What recording an event sets off: metering, the chain, host calls, the orchestration (follow-ups.ts). */
@@ -102,7 +104,20 @@ export class SessionObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
-    this.ledger = new Ledger(ctx.storage)
+    this.receipts = new Receipts(ctx.storage.kv)
+    // The session's address is held, so its events are stored before delivery; `.air` is not:
+    // deltas reach whoever listens and are gone. Each event's causal parent is the one before it.
+    this.journal = new Journal({
+      storage: ctx.storage,
+      topic: this.topic,
+      author: 'object:session',
+      reduce: reduceSession,
+      initial: emptySession,
+      parent: (state) => state.lastId,
+      snapshots: sessionSnapshots(ctx.storage.kv, this.receipts),
+    })
+    this.ledger = this.journal.ledger
+    this.bus = this.journal.bus
     this.transcript = new History(this.ledger, this.topic)
     this.catalog = composeCatalog(env as unknown as EnvVars)
     this.owned = new OwnerCatalog(env, this.catalog)
@@ -115,11 +130,7 @@ export class SessionObject extends DurableObject<Env> {
       record: (type, payload, headers) => this.record(type, payload, headers),
     })
     this.access = new SessionAccess(this.ledger, `${this.topic}.denials`, () => this.name, agentAddressOf(this.name) !== null)
-    this.receipts = new Receipts(ctx.storage.kv)
     this.subscribers = new Subscribers(ctx, this.ledger, this.topic, () => this.state.lastSeq, new OpenStep())
-    // The session's address is held, so its events are stored before delivery; `.air` is not:
-    // deltas reach whoever listens and are gone.
-    this.bus = new Bus({ ledger: this.ledger, author: 'object:session', holds: [this.topic] })
     this.bus.subscribe(on(this.topic), (envelope) => this.subscribers.broadcast({ kind: 'event', envelope: envelope as Stored }))
     this.bus.subscribe(on(this.air), (envelope) => this.subscribers.broadcast({ kind: 'delta', delta: envelope.payload as unknown as Delta }))
     this.runner = sessionRunner({
@@ -200,7 +211,7 @@ export class SessionObject extends DurableObject<Env> {
     this.inbox = inboxOf(this.port)
     void ctx.blockConcurrencyWhile(async () => {
       await migrateLedger(ctx.storage)
-      this.state = restore(ctx.storage.kv, this.ledger, this.topic, this.receipts)
+      this.journal.restore()
       // Offers of sockets that survived hibernation are registered again before anything runs.
       const hostCalls = this.hostTools.restore()
       if (recover(this.state, (type, payload) => this.record(type, payload), hostCalls) || this.hasWork()) {
@@ -342,6 +353,11 @@ export class SessionObject extends DurableObject<Env> {
 
   // ── Internals ────────────────────────────────────────────────────────────
 
+  /** The projection: the fold of every event on the session's address. */
+  protected get state(): SessionState {
+    return this.journal.state
+  }
+
   protected get name(): string {
     return this.ctx.id.name ?? this.ctx.id.toString()
   }
@@ -367,10 +383,7 @@ export class SessionObject extends DurableObject<Env> {
 
   /** Stores and delivers an event and folds it, with none of `record`'s follow-ups (a fork's copies). */
   private publish<T extends EventType>(type: T, payload: EventPayloads[T], headers: Header[] = []): Stored {
-    // Each event's causal parent is the one before it: the session is a chain.
-    const envelope = this.bus.publish(this.topic, type, payload, { parent: this.state.lastId, headers }) as Stored
-    this.state = reduceSession(this.state, envelope)
-    snapshotIfDue(this.ctx.storage.kv, this.state)
+    const envelope = this.journal.record(type, payload, headers)
     this.transcript.apply(envelope)
     return envelope
   }

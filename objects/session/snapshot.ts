@@ -9,10 +9,9 @@
  * That first full fold also rebuilds the admission index (receipts) for
  * sessions created before it existed; putting an entry twice is harmless.
  */
-import type { Stored } from '../ledger/envelope.ts'
-import type { Ledger } from '../ledger/ledger.ts'
+import type { Snapshots } from '../core/journal.ts'
 import { EVENT, isEvent } from './events.ts'
-import { emptySession, reduceSession, type SessionState } from './projection.ts'
+import { reduceSession, type SessionState } from './projection.ts'
 import type { Receipts } from './receipts.ts'
 
 /** Events between two snapshots: a wake folds at most this many (plus one page). */
@@ -29,27 +28,28 @@ interface Snapshot {
 }
 
 /**
- * The session state on wake: the stored snapshot, then the events after it.
+ * The session's snapshot hook for its journal (objects/core/journal.ts): a wake folds from the stored
+ * snapshot, or from the start (re-indexing receipts as it goes) when there is none of this version.
  *
  * @example
- * this.state = restore(ctx.storage.kv, ledger, topic, receipts)
+ * const journal = new Journal({ storage, topic, author, reduce: reduceSession, initial: emptySession, snapshots: sessionSnapshots(kv, receipts) })
  */
-export function restore(kv: SyncKvStorage, ledger: Ledger, topic: string, receipts: Receipts): SessionState {
-  const snapshot = kv.get<Snapshot>(KEY)
-  if (snapshot?.v === SNAPSHOT_VERSION) return ledger.fold(topic, reduceSession, snapshot.state, { state: snapshot.state, cursor: snapshot.state.lastSeq }).state
-  const reindex = (state: SessionState, envelope: Stored): SessionState => {
-    if (isEvent(envelope, EVENT.admitted)) {
-      const { messageId, digest } = envelope.payload
-      receipts.put(messageId, { seq: envelope.seq, digest })
-    }
-    return reduceSession(state, envelope)
+export function sessionSnapshots(kv: SyncKvStorage, receipts: Receipts): Snapshots<SessionState> {
+  return {
+    load() {
+      const snapshot = kv.get<Snapshot>(KEY)
+      return snapshot?.v === SNAPSHOT_VERSION ? { state: snapshot.state, cursor: snapshot.state.lastSeq } : undefined
+    },
+    keep(state, rebuilt) {
+      // A full fold stores what it built; after that, one snapshot every `SNAPSHOT_EVERY` events.
+      if (rebuilt ? state.exists : state.counts.events % SNAPSHOT_EVERY === 0) kv.put(KEY, { v: SNAPSHOT_VERSION, state } satisfies Snapshot)
+    },
+    replay(state, envelope) {
+      if (isEvent(envelope, EVENT.admitted)) {
+        const { messageId, digest } = envelope.payload
+        receipts.put(messageId, { seq: envelope.seq, digest })
+      }
+      return reduceSession(state, envelope)
+    },
   }
-  const state = ledger.fold(topic, reindex, emptySession()).state
-  if (state.exists) kv.put(KEY, { v: SNAPSHOT_VERSION, state } satisfies Snapshot)
-  return state
-}
-
-/** Stores the state when a snapshot is due; call right after folding a new event in. */
-export function snapshotIfDue(kv: SyncKvStorage, state: SessionState): void {
-  if (state.counts.events % SNAPSHOT_EVERY === 0) kv.put(KEY, { v: SNAPSHOT_VERSION, state } satisfies Snapshot)
 }
