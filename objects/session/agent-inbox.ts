@@ -8,65 +8,52 @@
  * inputs later say whose prompt caused them (orchestration/cause.ts). The session's model is
  * resolved as any session's is, through its owner's stored keys (llm/owner-catalog.ts).
  *
- * The session object hands this module a port (`AgentInboxHost`) with exactly what it needs.
+ * Its prompts and controls go through intake like a person's (the same receipts, the same
+ * interrupt entry); it reads its slice of the session core (`AgentInboxHost`).
  *
  * @example
  * const { duplicate, answer } = receiveAgentMessage(host, draft) // answer: { sequence } or { interrupted }
  */
-import type { z } from 'zod'
 import { NeuronError } from '../core/errors.ts'
-import type { Stored } from '../ledger/envelope.ts'
-import type { Header } from '../ledger/headers.ts'
 import { sha256Hex } from '../ledger/hash.ts'
 import { canonicalJson, type Json } from '../ledger/json.ts'
-import type { ResolvedModel } from '../llm/catalog.ts'
 import type { BridgeDraft } from '../agent-link/bridge.ts'
 import { orchestrationPrincipal } from '../agent-link/protocol.ts'
 import { parseOrThrow } from '../core/validate.ts'
-import type { Receipt } from './admission.ts'
-import { type AgentAddress, AgentMessageSchema } from './agent.ts'
-import type { InterruptReply, InterruptSchema } from './control.ts'
-import { EVENT, type EventPayloads } from './events.ts'
+import { AgentMessageSchema } from './agent.ts'
+import { EVENT } from './events.ts'
+import { admitPrompt, type IntakeHost, requestInterrupt } from './intake.ts'
 import { PromptSchema } from './schemas.ts'
+import type { SessionCore } from './session-core.ts'
 
-/** What receiving an orchestration's message needs of the session object. */
-export interface AgentInboxHost {
-  readonly name: string
-  /** The orchestration and token this session's name says it serves, or null for an ordinary session. */
-  readonly agent: AgentAddress | null
-  exists(): boolean
-  /** `ref` as the owner's model calls resolve it. */
-  resolveModel(owner: string, ref: string): Promise<ResolvedModel>
-  record(type: typeof EVENT.created, payload: EventPayloads[typeof EVENT.created], headers: Header[]): Stored
-  control(by: string, request: z.output<typeof InterruptSchema>, headers: Header[]): InterruptReply
-  admitPrompt(input: z.output<typeof PromptSchema>, headers: Header[]): { receipt: Receipt; duplicate: boolean }
-}
+/** What receiving an orchestration's message reads of the session core: intake's slice, the agent link and the models. */
+export type AgentInboxHost = IntakeHost & Pick<SessionCore, 'agent' | 'models'>
 
 /** Validates and acts on one bridge delivery; unknown shapes and strangers get coded refusals. */
 export async function receiveAgentMessage(host: AgentInboxHost, draft: BridgeDraft): Promise<{ duplicate: boolean; answer: Json }> {
-  const agent = host.agent
+  const agent = host.agent?.address
   if (!agent) throw new NeuronError('NOT_AN_AGENT', `session ${host.name} is not an orchestration's agent`, { status: 404 })
   const message = parseOrThrow(AgentMessageSchema, draft, 'INVALID_AGENT_MESSAGE')
   const by = orchestrationPrincipal(agent.orchestration)
   const headers = [{ key: 'principal', value: by }]
   if (message.type === 'orchestration.agent.cancel') {
-    if (!host.exists()) return { duplicate: false, answer: { interrupted: false } }
+    if (!host.state().exists) return { duplicate: false, answer: { interrupted: false } }
     const id = `cancel.${sha256Hex(canonicalJson(draft as unknown as Json)).slice(0, 32)}`
-    const reply = host.control(by, { id, reason: message.payload.reason }, headers)
+    const reply = requestInterrupt(host, by, { id, reason: message.payload.reason }, headers)
     return { duplicate: reply.duplicate === true, answer: { interrupted: reply.interrupted } }
   }
-  if (message.type === 'orchestration.agent.assign' && !host.exists()) {
+  if (message.type === 'orchestration.agent.assign' && !host.state().exists) {
     const { owner, share, model, package: pkg, orchestration } = message.payload
     if (orchestration !== agent.orchestration) {
       throw new NeuronError('NOT_YOUR_AGENT', `agent ${host.name} belongs to orchestration ${agent.orchestration}`, { status: 403 })
     }
-    const resolved = await host.resolveModel(owner, model)
+    const resolved = await host.models.resolve(owner, model)
     // After the only await: a redelivery of the same assign that created the session meanwhile finds it.
-    if (!host.exists()) host.record(EVENT.created, { provider: resolved.provider.id, model: resolved.model.id, title: `agent for ${pkg}`, system: null, owner, share }, headers)
+    if (!host.state().exists) host.record(EVENT.created, { provider: resolved.provider.id, model: resolved.model.id, title: `agent for ${pkg}`, system: null, owner, share }, headers)
   }
-  if (!host.exists()) throw new NeuronError('AGENT_NOT_ASSIGNED', `agent ${host.name} was never assigned`, { status: 409 })
+  if (!host.state().exists) throw new NeuronError('AGENT_NOT_ASSIGNED', `agent ${host.name} was never assigned`, { status: 409 })
   const { messageId, text } = message.payload
-  const { receipt, duplicate } = host.admitPrompt(parseOrThrow(PromptSchema, { id: messageId, text }, 'INVALID_REQUEST'), headers)
+  const { receipt, duplicate } = admitPrompt(host, parseOrThrow(PromptSchema, { id: messageId, text }, 'INVALID_REQUEST'), headers)
   return { duplicate, answer: { sequence: receipt.sequence } }
 }
 

@@ -20,26 +20,15 @@ import { authorize, type Caller, gateHeaders } from '../access/authorize.ts'
 import { parseOrThrow } from '../core/validate.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import { current, type Header } from '../ledger/headers.ts'
-import type { Ledger } from '../ledger/ledger.ts'
-import type { Catalog, ResolvedModel } from '../llm/catalog.ts'
 import type { SessionGrant } from './authority.ts'
-import { EVENT, type EventPayloads } from './events.ts'
+import { EVENT } from './events.ts'
 import { sessionExists } from './lineage.ts'
-import { type SessionState, type SessionView, viewOf } from './projection.ts'
+import { type SessionView, viewOf } from './projection.ts'
 import { CreateSessionSchema } from './schemas.ts'
+import type { SessionCore } from './session-core.ts'
 
 /** What reading the creator needs of the session object. */
-export interface CreatorHost {
-  readonly ledger: Ledger
-  /** The session's held address; its first event is `created`. */
-  readonly topic: string
-  readonly name: string
-  state(): SessionState
-  /** The env's catalog (its default model) and the owner's stored keys over it. */
-  readonly models: { default: Catalog['default']; resolve(owner: string, ref: string): Promise<ResolvedModel> }
-  /** The session's one append path. */
-  record(type: typeof EVENT.created, payload: EventPayloads[typeof EVENT.created], headers: Header[]): unknown
-}
+export type CreatorHost = Pick<SessionCore, 'ledger' | 'topic' | 'name' | 'state' | 'models' | 'record'>
 
 export class Creator {
   private created: Stored | null = null

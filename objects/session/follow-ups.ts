@@ -14,24 +14,11 @@
  * followUps.after(EVENT.drainEnded, payload)   // the chain is written off the hot path
  */
 import { settled } from '../core/rpc.ts'
-import type { MeterObject } from '../meter/meter-object.ts'
-import type { AgentLink } from './agent.ts'
-import type { ChainWriter } from './chain-writer.ts'
 import { EVENT, type EventPayloads, type EventType, isEvent } from './events.ts'
-import type { HostTools } from './host-tools.ts'
+import type { SessionCore } from './session-core.ts'
 
 /** What the follow-ups need of the session object. */
-export interface FollowUpHost {
-  readonly ctx: Pick<DurableObjectState, 'waitUntil'>
-  readonly name: string
-  readonly meters: DurableObjectNamespace<MeterObject>
-  /** The session's owner ('' before `created`). */
-  owner(): string
-  readonly chain: ChainWriter
-  readonly hostTools: HostTools
-  /** Set when this session is an orchestration's agent. */
-  readonly agent: AgentLink | null
-}
+export type FollowUpHost = Pick<SessionCore, 'ctx' | 'env' | 'name' | 'owner' | 'chain' | 'hostTools' | 'agent'>
 
 export class FollowUps {
   constructor(private readonly host: FollowUpHost) {}
@@ -56,7 +43,7 @@ export class FollowUps {
   private meterTurn(step: EventPayloads[typeof EVENT.stepEnded]): void {
     const owner = this.host.owner()
     if (!step.usage || !owner) return
-    const metered = settled(this.host.meters.getByName(owner)).turn({ session: this.host.name, step: step.step, usage: step.usage, cost: step.cost })
+    const metered = settled(this.host.env.METERS.getByName(owner)).turn({ session: this.host.name, step: step.step, usage: step.usage, cost: step.cost })
     this.host.ctx.waitUntil(metered.catch((error: unknown) => console.error('meter: turn not recorded', { session: this.host.name, error })))
   }
 }

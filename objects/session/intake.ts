@@ -12,26 +12,15 @@
  * const reply = requestInterrupt(host, 'user:ada', { id: 'stop-1' }, headers) // { interrupted: true, step, … }
  */
 import type { z } from 'zod'
-import type { Stored } from '../ledger/envelope.ts'
 import type { Header } from '../ledger/headers.ts'
 import { admit, type Receipt } from './admission.ts'
 import { decideInterrupt, INTERRUPTED, type InterruptReply, type InterruptSchema } from './control.ts'
-import { EVENT, type EventPayloads } from './events.ts'
-import type { SessionState } from './projection.ts'
-import type { Receipts } from './receipts.ts'
+import { EVENT } from './events.ts'
 import type { PromptSchema } from './schemas.ts'
+import type { SessionCore } from './session-core.ts'
 
 /** What admitting prompts and recording interrupts need of the session object. */
-export interface IntakeHost {
-  readonly name: string
-  readonly receipts: Receipts
-  state(): SessionState
-  record<T extends typeof EVENT.admitted | typeof EVENT.interruptRequested>(type: T, payload: EventPayloads[T], headers: Header[]): Stored
-  /** Starts (or continues) the drain; never waits for execution. */
-  wake(): void
-  /** Stops the running turn if it is `step`. */
-  interruptRunner(step: string, request: string, reason: string): void
-}
+export type IntakeHost = Pick<SessionCore, 'name' | 'receipts' | 'state' | 'record' | 'wake' | 'interruptRunner'>
 
 /**
  * Admits a validated prompt: an exact retry gets its receipt back; otherwise the `admitted` event

@@ -16,36 +16,19 @@
  * await truncateSession(host, caller, { at: 7 }) // { head, truncated }
  */
 import { authorize, type Caller, gateHeaders } from '../access/authorize.ts'
-import type { Env } from '../core/env.ts'
 import { NeuronError } from '../core/errors.ts'
 import { conversationOf, type ForkedFrom, openingOps, truncationOps } from '../graph/turns.ts'
 import type { Stored } from '../ledger/envelope.ts'
-import { current, type Header } from '../ledger/headers.ts'
-import type { Ledger } from '../ledger/ledger.ts'
+import { current } from '../ledger/headers.ts'
 import { settled } from '../core/rpc.ts'
 import { parseOrThrow } from '../core/validate.ts'
-import type { ChainWriter } from './chain-writer.ts'
-import { EVENT, type EventPayloads, type EventType } from './events.ts'
+import { EVENT } from './events.ts'
 import { artifactRefsOf, copiesOf, ForkSchema, prefix, scanPrefix, TruncateSchema } from './fork.ts'
-import type { SessionState } from './projection.ts'
 import { epochKey, messagesAt } from './truncation.ts'
+import type { SessionCore } from './session-core.ts'
 
 /** What forking and truncating need of the session object. */
-export interface LineageHost {
-  readonly name: string
-  readonly topic: string
-  readonly ledger: Ledger
-  readonly storage: DurableObjectStorage
-  readonly sessions: Env['SESSIONS']
-  readonly chain: ChainWriter
-  state(): SessionState
-  /** A turn is running or prompts wait: a truncation would cut under it. */
-  busy(): boolean
-  /** Stores, delivers and folds an event with its follow-ups (metering, graph, agent). */
-  record<T extends EventType>(type: T, payload: EventPayloads[T], headers?: Header[]): Stored
-  /** Stores, delivers and folds an event without follow-ups (a fork's copies are history, not new work). */
-  publish<T extends EventType>(type: T, payload: EventPayloads[T], headers?: Header[]): Stored
-}
+export type LineageHost = Pick<SessionCore, 'name' | 'topic' | 'ledger' | 'storage' | 'sessions' | 'chain' | 'state' | 'busy' | 'record' | 'publish'>
 
 /** The error for creating a session that already exists. */
 export function sessionExists(id: string): NeuronError {

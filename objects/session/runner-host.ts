@@ -4,16 +4,14 @@
  * loop acts for. Its own file so the runner and the turns it runs (provider
  * turn, compaction turn) all depend on it and never on each other.
  */
-import type { Stored } from '../ledger/envelope.ts'
 import type { LlmEvent, LlmMessage, LlmRequest, Usage } from '../llm/types.ts'
 import type { ToolRegistry } from '../tools/registry.ts'
 import type { ToolAuthority } from '../tools/tool.ts'
-import type { Delta } from './air.ts'
 import type { PromptedBy } from './authority.ts'
 import type { Budget } from './budget.ts'
 import type { SourceValue } from './context-sources.ts'
-import type { EventPayloads, EventType } from './events.ts'
-import type { InboxRow, SessionState } from './projection.ts'
+import type { InboxRow } from './projection.ts'
+import type { SessionCore } from './session-core.ts'
 
 /**
  * What the runner needs from the object it runs in.
@@ -21,11 +19,8 @@ import type { InboxRow, SessionState } from './projection.ts'
  * @example
  * const runner = new Runner(host)   // host: RunnerHost, e.g. session-runner.ts over the SessionObject
  */
-export interface RunnerHost {
+export interface RunnerHost extends Pick<SessionCore, 'state' | 'record' | 'air'> {
   readonly sessionId: string
-  state(): SessionState
-  record<T extends EventType>(type: T, payload: EventPayloads[T]): Stored
-  air(delta: Delta): void
   history(): LlmMessage[]
   /** Serialized characters of what the last `history()` returned. */
   historyChars(): number

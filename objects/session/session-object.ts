@@ -29,7 +29,7 @@ import { parseOrThrow } from '../core/validate.ts'
 import { SessionAccess } from './access.ts'
 import type { Receipt } from './admission.ts'
 import { admitPrompt, requestInterrupt } from './intake.ts'
-import { inboxOf, type SessionPort } from './session-port.ts'
+import type { SessionCore } from './session-core.ts'
 import { InterruptSchema, type InterruptReply } from './control.ts'
 import { defaultSources } from './context-sources.ts'
 import { OwnerCatalog } from '../llm/owner-catalog.ts'
@@ -60,7 +60,7 @@ import { Watchdog } from './watchdog.ts'
 import { Wakeup } from './wakeup.ts'
 import type { BridgeDraft } from '../agent-link/bridge.ts'
 import { type AgentLink, agentAddressOf, agentTurns } from './agent.ts'
-import { type AgentInboxHost, receiveAgentMessage } from './agent-inbox.ts'
+import { receiveAgentMessage } from './agent-inbox.ts'
 import { composeToolset } from './toolset.ts'
 
 export class SessionObject extends DurableObject<Env> {
@@ -95,12 +95,10 @@ export class SessionObject extends DurableObject<Env> {
   protected readonly hostTools: HostTools
   /** When the runner starts, with the alarm that revives a drain evicted mid-work (wakeup.ts). */
   private readonly wakeup: Wakeup
-  /** What forking, truncating, admitting prompts and recording interrupts use of this object (session-port.ts). */
-  private readonly port: SessionPort
+  /** What every session module reads of this object, built once (session-core.ts). */
+  private readonly core: SessionCore
   /** What the stream fetch and the socket handlers use of this object (socket.ts, delivery/endpoint.ts). */
   private readonly streams: StreamHost<ClientMessage>
-  /** What an orchestration's messages use of this object (agent-inbox.ts). */
-  private readonly inbox: AgentInboxHost
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
@@ -118,29 +116,53 @@ export class SessionObject extends DurableObject<Env> {
     })
     this.ledger = this.journal.ledger
     this.bus = this.journal.bus
-    this.transcript = new History(this.ledger, this.topic)
     this.catalog = composeCatalog(env as unknown as EnvVars)
     this.owned = new OwnerCatalog(env, this.catalog)
-    this.creator = new Creator({
-      ledger: this.ledger,
-      topic: this.topic,
+    const self = this
+    // The parts below are read when a module runs, so the core is built before them.
+    const core: SessionCore = (this.core = {
       name: this.name,
-      state: () => this.state,
+      topic: this.topic,
+      env,
+      ctx,
+      storage: ctx.storage,
+      journal: this.journal,
+      ledger: this.ledger,
+      sessions: env.SESSIONS,
+      receipts: this.receipts,
+      get chain() {
+        return self.chain
+      },
+      get hostTools() {
+        return self.hostTools
+      },
+      get agent() {
+        return self.agent
+      },
       models: { default: () => this.catalog.default(), resolve: (owner, ref) => this.owned.resolve(owner, ref) },
+      state: () => this.state,
+      owner: () => this.state.owner,
+      busy: () => this.runner.busy || this.state.pending.length > 0,
       record: (type, payload, headers) => this.record(type, payload, headers),
+      publish: (type, payload, headers) => this.publish(type, payload, headers),
+      air: (delta) => void this.bus.publish(this.air, delta.type, delta),
+      wake: () => this.wakeup.afterCommit(),
+      interruptRunner: (step, request, reason) => void this.runner.interrupt(step, request, reason),
     })
+    this.transcript = new History(this.ledger, this.topic)
+    this.creator = new Creator(core)
     this.access = new SessionAccess(this.ledger, `${this.topic}.denials`, () => this.name, agentAddressOf(this.name) !== null)
     this.subscribers = new Subscribers(ctx, this.ledger, this.topic, () => this.state.lastSeq, new OpenStep())
     this.bus.subscribe(on(this.topic), (envelope) => this.subscribers.broadcast({ kind: 'event', envelope: envelope as Stored }))
     this.bus.subscribe(on(this.air), (envelope) => this.subscribers.broadcast({ kind: 'delta', delta: envelope.payload as unknown as Delta }))
     this.runner = sessionRunner({
-      name: this.name,
-      topic: this.topic,
-      state: () => this.state,
-      record: (type, payload) => this.record(type, payload),
-      air: (delta) => void this.bus.publish(this.air, delta.type, delta),
+      name: core.name,
+      topic: core.topic,
+      ledger: core.ledger,
+      state: core.state,
+      record: core.record,
+      air: core.air,
       transcript: this.transcript,
-      ledger: this.ledger,
       sources: this.sources,
       catalog: this.catalog,
       owned: this.owned,
@@ -152,10 +174,10 @@ export class SessionObject extends DurableObject<Env> {
     const composed = composeToolset({
       env,
       name: this.name,
+      owner: core.owner,
       tools: this.tools,
       sources: this.sources,
       config: () => this.overrides.effective(),
-      ownerId: () => this.state.owner,
       contextMemory: () => (this.state.exists ? contextMemory(this.creator.grant()) : null),
       conversation: (graph, caller) => this.openConversation(graph, caller),
       deadLetter: (draft, error) =>
@@ -170,45 +192,19 @@ export class SessionObject extends DurableObject<Env> {
       ctx,
       tools: this.tools,
       owner: () => this.state.owner,
-      air: (delta) => void this.bus.publish(this.air, delta.type, delta),
+      air: core.air,
       timeoutMs: Number(env.HOST_CALL_TIMEOUT_MS) || HOST_CALL_TIMEOUT_MS,
     })
-    this.followUps = new FollowUps({
-      ctx,
-      name: this.name,
-      meters: env.METERS,
-      owner: () => this.state.owner,
-      chain: this.chain,
-      hostTools: this.hostTools,
-      agent: this.agent,
-    })
+    this.followUps = new FollowUps(core)
     this.streams = sessionStream({
       kv: ctx.storage.kv,
       subscribers: this.subscribers,
       hostTools: this.hostTools,
       read: (caller) => void this.access.check(this.state, caller, 'read'),
       // The socket validated the prompt already; HTTP's `prompt` below validates its body.
-      prompt: (caller, input) => admitPrompt(this.port, input, this.access.promptHeaders(this.state, caller)),
+      prompt: (caller, input) => admitPrompt(core, input, this.access.promptHeaders(this.state, caller)),
       interrupt: (caller, body) => this.interrupt(caller, body),
     })
-    this.port = {
-      name: this.name,
-      topic: this.topic,
-      ledger: this.ledger,
-      storage: ctx.storage,
-      sessions: env.SESSIONS,
-      chain: this.chain,
-      receipts: this.receipts,
-      agent: this.agent?.address ?? null,
-      state: () => this.state,
-      busy: () => this.runner.busy || this.state.pending.length > 0,
-      record: (type, payload, headers) => this.record(type, payload, headers),
-      publish: (type, payload, headers) => this.publish(type, payload, headers),
-      resolveModel: (owner, ref) => this.owned.resolve(owner, ref),
-      wake: () => this.wakeup.afterCommit(),
-      interruptRunner: (step, request, reason) => void this.runner.interrupt(step, request, reason),
-    }
-    this.inbox = inboxOf(this.port)
     void ctx.blockConcurrencyWhile(async () => {
       await migrateLedger(ctx.storage)
       this.journal.restore()
@@ -257,7 +253,7 @@ export class SessionObject extends DurableObject<Env> {
   /** Admits a prompt durably and wakes the runner; never waits for execution. */
   prompt(caller: Caller, input: unknown): { receipt: Receipt; duplicate: boolean } {
     const headers = this.access.promptHeaders(this.state, caller)
-    return admitPrompt(this.port, parseOrThrow(PromptSchema, input, 'INVALID_REQUEST'), headers)
+    return admitPrompt(this.core, parseOrThrow(PromptSchema, input, 'INVALID_REQUEST'), headers)
   }
 
   /**
@@ -267,12 +263,12 @@ export class SessionObject extends DurableObject<Env> {
    */
   interrupt(caller: Caller, input: unknown = {}): InterruptReply {
     const decision = this.access.check(this.state, caller, 'interrupt')
-    return requestInterrupt(this.port, caller.id, parseOrThrow(InterruptSchema, input ?? {}, 'INVALID_REQUEST'), gateHeaders(caller, decision))
+    return requestInterrupt(this.core, caller.id, parseOrThrow(InterruptSchema, input ?? {}, 'INVALID_REQUEST'), gateHeaders(caller, decision))
   }
 
   /** The bridge's receiving end for an agent session: assign, prompt or cancel (agent-inbox.ts). */
   receive(draft: BridgeDraft): Promise<{ duplicate: boolean; answer: Json }> {
-    return receiveAgentMessage(this.inbox, draft)
+    return receiveAgentMessage(this.core, draft)
   }
 
   /** A page of durable events after `after`. */
@@ -294,7 +290,7 @@ export class SessionObject extends DurableObject<Env> {
    * `forks` from the origin's turn at that point (lineage.ts).
    */
   async forkFrom(caller: Caller, from: string, input: unknown): Promise<SessionView> {
-    await forkSession(this.port, caller, from, input)
+    await forkSession(this.core, caller, from, input)
     return viewOf(this.name, this.state)
   }
 
@@ -305,7 +301,7 @@ export class SessionObject extends DurableObject<Env> {
    */
   async truncate(caller: Caller, input: unknown): Promise<{ head: string; truncated: number }> {
     this.access.check(this.state, caller, 'truncate')
-    return truncateSession(this.port, caller, input)
+    return truncateSession(this.core, caller, input)
   }
 
   /**

@@ -9,33 +9,21 @@
  * const runner = sessionRunner({ name, state: () => state, record, air, transcript, ledger, topic, sources, catalog, owned, tools, grant })
  * void runner.wake()
  */
-import type { Stored } from '../ledger/envelope.ts'
-import type { Ledger } from '../ledger/ledger.ts'
 import type { Catalog, ModelRow } from '../llm/catalog.ts'
 import { costOf } from '../llm/cost.ts'
 import type { ToolRegistry } from '../tools/registry.ts'
-import type { Delta } from './air.ts'
 import { promptedBy, type SessionGrant, toolAuthority } from './authority.ts'
 import { budgetOf } from './budget.ts'
 import type { ContextSources } from './context-sources.ts'
-import type { EventPayloads, EventType } from './events.ts'
 import { admittedAt, type History } from './history.ts'
 import type { OwnerCatalog } from '../llm/owner-catalog.ts'
-import type { SessionState } from './projection.ts'
 import { Runner } from './runner.ts'
 import { Truncations } from './truncation.ts'
+import type { SessionCore } from './session-core.ts'
 
 /** The session object's parts the runner is wired to. */
-export interface SessionRunnerParts {
-  readonly name: string
-  readonly topic: string
-  state(): SessionState
-  /** Stores, delivers and folds an event with its follow-ups. */
-  record<T extends EventType>(type: T, payload: EventPayloads[T]): Stored
-  /** Publishes a delta on the session's air (delivered, never stored). */
-  air(delta: Delta): void
+export interface SessionRunnerParts extends Pick<SessionCore, 'name' | 'topic' | 'ledger' | 'state' | 'record' | 'air'> {
   readonly transcript: History
-  readonly ledger: Ledger
   readonly sources: ContextSources
   readonly catalog: Catalog
   readonly owned: OwnerCatalog

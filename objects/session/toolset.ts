@@ -8,7 +8,6 @@
  * @example
  * const { mcp, agent } = composeToolset({ env, name, tools, sources, config: () => overrides.effective(), … })
  */
-import type { Env } from '../core/env.ts'
 import type { Caller } from '../access/authorize.ts'
 import { instructionsOf } from '../config/instructions.ts'
 import { skillIndex, skillsOf, skillTool } from '../config/skills.ts'
@@ -24,18 +23,14 @@ import { mcpServersOf } from '../tools/mcp/servers.ts'
 import type { ToolRegistry } from '../tools/registry.ts'
 import { type AgentLink, agentLinkOf, type AgentTurns } from './agent.ts'
 import type { ContextSources } from './context-sources.ts'
+import type { SessionCore } from './session-core.ts'
 
 /** What the toolset needs of its session. */
-export interface ToolsetHost {
-  env: Env
-  /** The session's name (an orchestration agent's says so). */
-  name: string
+export interface ToolsetHost extends Pick<SessionCore, 'env' | 'name' | 'owner'> {
   tools: ToolRegistry
   sources: ContextSources
   /** The owner's config document with this session's overrides laid over it. */
   config: () => Promise<JsonObject>
-  /** The owner's id ('' before the session exists). */
-  ownerId: () => string
   /** The memory every turn's context may read (`memory.pinned`; authority.ts); null before the session exists. */
   contextMemory: () => Caller | null
   /** The session's conversation node in a graph, written if missing (memories regard it). */
@@ -48,7 +43,7 @@ export interface ToolsetHost {
 
 /** Registers the session's sources and tools; returns the MCP toolset and the agent link (or null). */
 export function composeToolset(host: ToolsetHost): { mcp: McpToolset; agent: AgentLink | null } {
-  const { env, tools, sources, config, ownerId } = host
+  const { env, tools, sources, config, owner } = host
   // Every URL from the config is fetched under the one outbound policy (objects/outbound).
   const policy = { development: env.NEURON_ENV === 'development' }
   // The owner's config instructions, read from its config object; slow or failing never blocks a turn.
@@ -58,8 +53,8 @@ export function composeToolset(host: ToolsetHost): { mcp: McpToolset; agent: Age
   const mcp = new McpToolset({
     registry: tools,
     servers: async () => mcpServersOf(await config()),
-    access: async () => (ownerId() ? await settled(env.CONFIGS.getByName(ownerId())).mcpAccess(ownerId()) : { headers: {}, grants: {} }),
-    token: async (server, url, stale) => (ownerId() ? await settled(env.CONFIGS.getByName(ownerId())).mcpAccessToken(ownerId(), server, url, stale) : null),
+    access: async () => (owner() ? await settled(env.CONFIGS.getByName(owner())).mcpAccess(owner()) : { headers: {}, grants: {} }),
+    token: async (server, url, stale) => (owner() ? await settled(env.CONFIGS.getByName(owner())).mcpAccessToken(owner(), server, url, stale) : null),
     development: policy.development,
   })
   sources.register('mcp.authorization', () => mcp.authorizationNote())
