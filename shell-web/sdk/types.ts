@@ -108,4 +108,4 @@ export interface StateChange {
 
 /** The wire shapes the SDK hands to apps, defined once where the kernel defines them. */
 export type { InvokeCaller, ToolDescriptor } from '../protocol/envelope.ts'
-export type { AuditEntry } from '../kernel/audit.ts'
+export type { AuditEntry } from '../kernel/bus/audit.ts'

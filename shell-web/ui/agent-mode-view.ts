@@ -10,7 +10,7 @@
  */
 import { ConsentDialog } from './consent-dialog.ts'
 import { h, throttled } from './dom.ts'
-import type { ConsentRequest } from '../kernel/agent-mode.ts'
+import type { ConsentRequest } from '../kernel/agent/agent-mode.ts'
 import type { Kernel } from '../kernel/kernel.ts'
 
 export class AgentModeView {

@@ -8,7 +8,7 @@
  * new AuditView(kernel, document.querySelector('#audit')!, document.querySelector('#endpoints')!)
  */
 import { h, throttled } from './dom.ts'
-import type { AuditEntry } from '../kernel/audit.ts'
+import type { AuditEntry } from '../kernel/bus/audit.ts'
 import type { Kernel } from '../kernel/kernel.ts'
 
 /** Rows kept in the DOM unless the person asks for all of them. */

@@ -11,7 +11,7 @@
  */
 import { ARM_DELAY_MS, ConsentDialog } from './consent-dialog.ts'
 import { h, throttled } from './dom.ts'
-import type { Decision, PendingGrant } from '../kernel/grants.ts'
+import type { Decision, PendingGrant } from '../kernel/consent/grants.ts'
 import type { Kernel } from '../kernel/kernel.ts'
 
 export class GrantsView {

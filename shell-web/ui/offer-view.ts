@@ -13,7 +13,7 @@
  */
 import { ConsentDialog } from './consent-dialog.ts'
 import { h } from './dom.ts'
-import type { InstallOffers, PendingOffer } from '../kernel/install-offers.ts'
+import type { InstallOffers, PendingOffer } from '../kernel/installs/install-offers.ts'
 
 export class OfferView {
   readonly #modal: ConsentDialog

@@ -15,8 +15,8 @@
  * await installs.install(pkg)            // upload + install (or upgrade) + run
  */
 import type { NeuronClient } from '../../client/index.ts'
-import type { Installer } from '../kernel/install-offer.ts'
-import { manifestOfPackage } from '../kernel/package-manifest.ts'
+import type { Installer } from '../kernel/installs/install-offer.ts'
+import { manifestOfPackage } from '../kernel/installs/package-manifest.ts'
 
 /** What the shell does with a manifest (main.ts: the kernel, and the workspace around it). */
 export interface InstallHooks {

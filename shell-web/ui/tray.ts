@@ -8,7 +8,7 @@
  * tray.open('notes')
  */
 import { h } from './dom.ts'
-import type { FrameRecord } from '../kernel/frames.ts'
+import type { FrameRecord } from '../kernel/bus/frames.ts'
 import type { Kernel } from '../kernel/kernel.ts'
 
 export class Tray {

@@ -8,7 +8,7 @@
  * ws.openTile('notes', { q: 'roadmap' }) // { endpoint: 'app:notes:tile:t1:instance:…' }
  */
 import { h } from './dom.ts'
-import type { FrameRecord } from '../kernel/frames.ts'
+import type { FrameRecord } from '../kernel/bus/frames.ts'
 import type { Kernel } from '../kernel/kernel.ts'
 import { type BusErrorShape, fail } from '../protocol/codes.ts'
 import { LIMITS } from '../protocol/limits.ts'

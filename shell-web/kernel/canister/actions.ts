@@ -20,10 +20,10 @@
  * const { output } = await transport.request('canister.query_self', { method: 'count', input: {} })
  */
 import { type ServerPort, onServer } from './server.ts'
-import type { Endpoint, Endpoints } from '../endpoints.ts'
-import type { Gestures } from '../gesture.ts'
-import type { AppManifest } from '../manifest.ts'
-import type { PrivateAction } from '../private-actions.ts'
+import type { Endpoint, Endpoints } from '../bus/endpoints.ts'
+import type { Gestures } from '../consent/gesture.ts'
+import type { AppManifest } from '../installs/manifest.ts'
+import type { PrivateAction } from '../consent/private-actions.ts'
 import { type BusErrorShape, fail } from '../../protocol/codes.ts'
 import { hasExactKeys, isRecord } from '../../protocol/envelope.ts'
 import { LIMITS } from '../../protocol/limits.ts'

@@ -12,7 +12,7 @@
  * // { ok: { output } } | { error: { code: 'SIGN_IN_REQUIRED' | 'NOT_FOUND' | …, message } }
  */
 import { type AppHandle, type AppsClient, NeuronApiError } from '../../../client/index.ts'
-import type { Outcome } from '../calls.ts'
+import type { Outcome } from '../bus/calls.ts'
 import { type BusErrorShape, type Code, fail } from '../../protocol/codes.ts'
 import { LIMITS } from '../../protocol/limits.ts'
 

@@ -20,16 +20,16 @@
  * await bus.callTool({ target: 'kernel', name: 'canister.call_dialog', arguments: { app: 'counter', method: 'increment', input: { by: 2 } } })
  */
 import type { BackendConsent, BackendConsentAnswer } from './consent.ts'
-import type { DialogGate } from '../dialog-gate.ts'
+import type { DialogGate } from '../consent/dialog-gate.ts'
 import { SIGN_IN_REQUIRED, type ServerPort, onServer } from './server.ts'
-import type { Outcome } from '../calls.ts'
-import { APP, type KernelTool, OBJECT, tool } from '../kernel-tools.ts'
-import type { AppManifest } from '../manifest.ts'
-import { summarize } from '../summary.ts'
+import type { Outcome } from '../bus/calls.ts'
+import { APP, type KernelTool, OBJECT, tool } from '../bus/kernel-tools.ts'
+import type { AppManifest } from '../installs/manifest.ts'
+import { summarize } from '../bus/summary.ts'
 import { type BusErrorShape, fail } from '../../protocol/codes.ts'
 import { LIMITS } from '../../protocol/limits.ts'
 import { compileSchema } from '../../protocol/schema.ts'
-import { checkValue } from '../broker.ts'
+import { checkValue } from '../bus/broker.ts'
 
 export interface CanisterToolDeps {
   server: ServerPort

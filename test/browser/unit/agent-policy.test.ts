@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { decideAgentModeRequest, decideGlobalCall, decideScopedCall, defaultAgentLimits } from '../../../shell-web/kernel/agent-policy.ts'
-import type { GestureDecision } from '../../../shell-web/kernel/gesture.ts'
-import { acceptsPrivateAction } from '../../../shell-web/kernel/policy.ts'
-import { parseManifest } from '../../../shell-web/kernel/manifest.ts'
+import { decideAgentModeRequest, decideGlobalCall, decideScopedCall, defaultAgentLimits } from '../../../shell-web/kernel/agent/agent-policy.ts'
+import type { GestureDecision } from '../../../shell-web/kernel/consent/gesture.ts'
+import { acceptsPrivateAction } from '../../../shell-web/kernel/bus/policy.ts'
+import { parseManifest } from '../../../shell-web/kernel/installs/manifest.ts'
 
 const refused = (message: string): GestureDecision => ({ allow: false, code: 'USER_ACTIVATION_REQUIRED', message })
 const ok = { gesture: { allow: true } as GestureDecision, declared: ['notes_search'], entrypoint: 'notes_search', alreadyEnabled: false, dialogOpen: false, recentConsents: 0, enabledCount: 0, nameTaken: false }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { AttachmentBudget, checkAttachment } from '../../../shell-web/kernel/attachments.ts'
+import { AttachmentBudget, checkAttachment } from '../../../shell-web/kernel/bus/attachments.ts'
 
 const MiB = 1024 * 1024
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { Attention } from '../../../shell-web/kernel/attention.ts'
+import { Attention } from '../../../shell-web/kernel/consent/attention.ts'
 import { LIMITS } from '../../../shell-web/protocol/limits.ts'
 
 /** A page with a clock the test moves, two app frames and the page's own chrome. */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { AuditRing, type AuditInput } from '../../../shell-web/kernel/audit.ts'
-import { Grants } from '../../../shell-web/kernel/grants.ts'
-import { parseManifest } from '../../../shell-web/kernel/manifest.ts'
-import { summarize } from '../../../shell-web/kernel/summary.ts'
+import { AuditRing, type AuditInput } from '../../../shell-web/kernel/bus/audit.ts'
+import { Grants } from '../../../shell-web/kernel/consent/grants.ts'
+import { parseManifest } from '../../../shell-web/kernel/installs/manifest.ts'
+import { summarize } from '../../../shell-web/kernel/bus/summary.ts'
 
 const entry = (app: string, tool = 'x'): AuditInput => ({ caller: `app:${app}:background`, callerApp: app, target: 'kernel', tool, status: 'ok', durationMs: 1 })
 

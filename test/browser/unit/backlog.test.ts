@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { Backlog } from '../../../shell-web/kernel/backlog.ts'
-import { DialogGate } from '../../../shell-web/kernel/dialog-gate.ts'
+import { Backlog } from '../../../shell-web/kernel/bus/backlog.ts'
+import { DialogGate } from '../../../shell-web/kernel/consent/dialog-gate.ts'
 
 describe('backlog', () => {
   it('counts an endpoint’s messages until its probe comes back: past the limit it is flooding', () => {

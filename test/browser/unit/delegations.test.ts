@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { Delegations } from '../../../shell-web/kernel/delegations.ts'
+import { Delegations } from '../../../shell-web/kernel/agent/delegations.ts'
 
 const origin = { endpoint: 'app:relay:tile:t1:instance:1', app: 'relay' }
 const holder = { endpoint: 'app:relay:background', session: 7 }

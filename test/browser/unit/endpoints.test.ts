@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { Endpoint, Endpoints } from '../../../shell-web/kernel/endpoints.ts'
+import { Endpoint, Endpoints } from '../../../shell-web/kernel/bus/endpoints.ts'
 
 const BG = 'app:notes:background'
 const endpoint = () => new Endpoint(BG, 'notes', 'background', new MessageChannel().port1 as unknown as MessagePort)

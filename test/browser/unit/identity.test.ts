@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { backgroundIdentity, sameIdentity } from '../../../shell-web/kernel/identity.ts'
-import { parseManifest } from '../../../shell-web/kernel/manifest.ts'
+import { backgroundIdentity, sameIdentity } from '../../../shell-web/kernel/installs/identity.ts'
+import { parseManifest } from '../../../shell-web/kernel/installs/manifest.ts'
 
 const notes = parseManifest({ id: 'notes', version: '1.0.0', title: 'Notes', entries: { tile: '/apps/notes/tile', background: '/apps/notes/background' }, tools: [] })
 

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest'
 import { canonicalJson } from '../../../objects/ledger/json.ts'
 import { sha256Hex } from '../../../objects/ledger/hash.ts'
 import { checkPackage } from '../../../objects/apps/package.ts'
-import { isEntryPath, parseManifest } from '../../../shell-web/kernel/manifest.ts'
-import { describePackage, manifestOfPackage, packageHash } from '../../../shell-web/kernel/package-manifest.ts'
+import { isEntryPath, parseManifest } from '../../../shell-web/kernel/installs/manifest.ts'
+import { describePackage, manifestOfPackage, packageHash } from '../../../shell-web/kernel/installs/package-manifest.ts'
 import { COUNTER } from '../../fixtures/apps/packages.ts'
 
 const BASE = `/app-frames/${'a'.repeat(64)}.ZGV2.${'b'.repeat(43)}/`

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { parseManifest } from '../../../shell-web/kernel/manifest.ts'
-import { acceptsPrivateAction, decideGrantRequest, decideRoute } from '../../../shell-web/kernel/policy.ts'
-import { clampTimeout, InFlight, judgeProgress } from '../../../shell-web/kernel/limits.ts'
+import { parseManifest } from '../../../shell-web/kernel/installs/manifest.ts'
+import { acceptsPrivateAction, decideGrantRequest, decideRoute } from '../../../shell-web/kernel/bus/policy.ts'
+import { clampTimeout, InFlight, judgeProgress } from '../../../shell-web/kernel/bus/limits.ts'
 import { endpointId, parseEndpointId } from '../../../shell-web/protocol/endpoint-id.ts'
 
 const none = { session: false, oneCall: false }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { WorkBudget } from '../../../shell-web/kernel/work-budget.ts'
+import { WorkBudget } from '../../../shell-web/kernel/bus/work-budget.ts'
 
 describe('work budget', () => {
   it("charges an app's checking time, refuses it once spent, and refills at its share of wall time", () => {

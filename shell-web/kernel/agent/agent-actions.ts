@@ -16,12 +16,12 @@
  */
 import { type AgentMode } from './agent-mode.ts'
 import { decideAgentModeRequest } from './agent-policy.ts'
-import type { DialogGate } from './dialog-gate.ts'
-import type { Gestures } from './gesture.ts'
-import type { AppManifest } from './manifest.ts'
-import type { PrivateAction } from './private-actions.ts'
-import { fail } from '../protocol/codes.ts'
-import { TOOL_NAME, hasExactKeys, isRecord } from '../protocol/envelope.ts'
+import type { DialogGate } from '../consent/dialog-gate.ts'
+import type { Gestures } from '../consent/gesture.ts'
+import type { AppManifest } from '../installs/manifest.ts'
+import type { PrivateAction } from '../consent/private-actions.ts'
+import { fail } from '../../protocol/codes.ts'
+import { TOOL_NAME, hasExactKeys, isRecord } from '../../protocol/envelope.ts'
 
 export interface AgentActionDeps {
   agentMode: AgentMode

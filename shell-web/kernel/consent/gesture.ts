@@ -23,11 +23,11 @@
  * await gestures.check(ep)           // { allow: true } during a click in that frame
  * await gestures.inApp('planner')    // the person is using one of planner's frames right now
  */
-import type { Endpoint } from './endpoints.ts'
-import type { FrameRecord } from './frames.ts'
+import type { Endpoint } from '../bus/endpoints.ts'
+import type { FrameRecord } from '../bus/frames.ts'
 import { Attention, type AttentionState, type PointerPlace } from './attention.ts'
-import { fail } from '../protocol/codes.ts'
-import { LIMITS } from '../protocol/limits.ts'
+import { fail } from '../../protocol/codes.ts'
+import { LIMITS } from '../../protocol/limits.ts'
 
 export type GestureDecision = { allow: true } | { allow: false; code: 'USER_ACTIVATION_REQUIRED'; message: string }
 

@@ -17,8 +17,8 @@
  * gate.answered('planner', answer === 'allow')
  */
 import type { Gestures } from './gesture.ts'
-import { type BusErrorShape, fail } from '../protocol/codes.ts'
-import { LIMITS } from '../protocol/limits.ts'
+import { type BusErrorShape, fail } from '../../protocol/codes.ts'
+import { LIMITS } from '../../protocol/limits.ts'
 
 export type GateRefusal = BusErrorShape | { code: 'BACKING_OFF'; message: string; retryAfterMs: number }
 

@@ -11,12 +11,12 @@
  * await bus.callTool({ target, name: 'echo_bytes', arguments: {} }, { attachment, delegation: token })
  * // the target's context.caller: { endpoint: 'app:relay:background', app: 'relay', origin: { endpoint: tileId, app: 'relay' } }
  */
-import type { Call, Calls } from './calls.ts'
+import type { Call, Calls } from '../bus/calls.ts'
 import type { Delegations, Origin } from './delegations.ts'
-import type { Endpoint } from './endpoints.ts'
-import { type KernelTool, tool } from './kernel-tools.ts'
-import { type BusErrorShape, fail } from '../protocol/codes.ts'
-import type { InvokeCaller } from '../protocol/envelope.ts'
+import type { Endpoint } from '../bus/endpoints.ts'
+import { type KernelTool, tool } from '../bus/kernel-tools.ts'
+import { type BusErrorShape, fail } from '../../protocol/codes.ts'
+import type { InvokeCaller } from '../../protocol/envelope.ts'
 
 /** How the kernel presents and records one call's caller. */
 export interface Attribution {

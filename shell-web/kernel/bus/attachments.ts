@@ -13,8 +13,8 @@
  * const refused = budget.reserve(hold)                  // null, or ATTACHMENT_BUDGET with retryAfterMs
  * budget.release(hold)                                   // when the call ends
  */
-import { type BusErrorShape, fail } from '../protocol/codes.ts'
-import { LIMITS } from '../protocol/limits.ts'
+import { type BusErrorShape, fail } from '../../protocol/codes.ts'
+import { LIMITS } from '../../protocol/limits.ts'
 
 /** The descriptor annotation a tool sets to accept (and return) an attachment. */
 export const ATTACHMENTS_ANNOTATION = 'neutron:attachments'

@@ -16,13 +16,13 @@
  * @example
  * button.onclick = () => bus.callTool({ target: 'kernel', name: 'apps.install_offer', arguments: { url: 'https://example.com/counter.json' } })
  */
-import type { DialogGate } from './dialog-gate.ts'
-import type { Gestures } from './gesture.ts'
+import type { DialogGate } from '../consent/dialog-gate.ts'
+import type { Gestures } from '../consent/gesture.ts'
 import type { InstallOffers } from './install-offers.ts'
-import { type KernelTool, tool } from './kernel-tools.ts'
+import { type KernelTool, tool } from '../bus/kernel-tools.ts'
 import { describePackage } from './package-manifest.ts'
-import { type Code, fail } from '../protocol/codes.ts'
-import { LIMITS } from '../protocol/limits.ts'
+import { type Code, fail } from '../../protocol/codes.ts'
+import { LIMITS } from '../../protocol/limits.ts'
 
 /** The signed-in person's installs, as the install offer needs them (ui/person-installs.ts). */
 export interface Installer {

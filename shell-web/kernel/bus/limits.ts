@@ -7,8 +7,8 @@
  * const taken = slots.take('app:notes:tile:t1:instance:a')
  * if (!taken.ok) reply(fail('TOO_MANY_IN_FLIGHT', '…', taken.retryAfterMs))
  */
-import { checkJson } from '../protocol/json-compat.ts'
-import { LIMITS } from '../protocol/limits.ts'
+import { checkJson } from '../../protocol/json-compat.ts'
+import { LIMITS } from '../../protocol/limits.ts'
 
 export class InFlight {
   #open = new Map<string, number>()

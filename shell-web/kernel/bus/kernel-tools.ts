@@ -8,15 +8,15 @@
  */
 import type { AuditRing } from './audit.ts'
 import type { Outcome } from './calls.ts'
-import type { DialogGate } from './dialog-gate.ts'
+import type { DialogGate } from '../consent/dialog-gate.ts'
 import type { Endpoint, Endpoints } from './endpoints.ts'
-import type { Grants } from './grants.ts'
-import type { AppManifest } from './manifest.ts'
+import type { Grants } from '../consent/grants.ts'
+import type { AppManifest } from '../installs/manifest.ts'
 import { decideGrantRequest } from './policy.ts'
-import { type BusErrorShape, fail } from '../protocol/codes.ts'
-import type { ToolDescriptor } from '../protocol/envelope.ts'
-import { LIMITS } from '../protocol/limits.ts'
-import { type SchemaVerdict, type ValidationBudget, compileSchema } from '../protocol/schema.ts'
+import { type BusErrorShape, fail } from '../../protocol/codes.ts'
+import type { ToolDescriptor } from '../../protocol/envelope.ts'
+import { LIMITS } from '../../protocol/limits.ts'
+import { type SchemaVerdict, type ValidationBudget, compileSchema } from '../../protocol/schema.ts'
 
 export interface KernelToolDeps {
   apps(): AppManifest[]

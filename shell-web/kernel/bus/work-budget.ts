@@ -15,7 +15,7 @@
  * const metered = work.meter('planner', () => broker.onMessage(ep, data))
  * if (!metered.ok) return refuse('VALIDATION_BUDGET', metered.retryAfterMs)
  */
-import { LIMITS } from '../protocol/limits.ts'
+import { LIMITS } from '../../protocol/limits.ts'
 
 /** An app that sent something this recently is using the kernel too. */
 const ACTIVE_MS = 1_000

@@ -16,10 +16,10 @@ import type { AuditRing } from './audit.ts'
 import type { Endpoint } from './endpoints.ts'
 import { InFlight, type ProgressVerdict, judgeProgress } from './limits.ts'
 import { summarize } from './summary.ts'
-import { type BusErrorShape, fail, isCode } from '../protocol/codes.ts'
-import { hasExactKeys, isId, isRecord } from '../protocol/envelope.ts'
-import { checkJson, jsonRefusal } from '../protocol/json-compat.ts'
-import { LIMITS } from '../protocol/limits.ts'
+import { type BusErrorShape, fail, isCode } from '../../protocol/codes.ts'
+import { hasExactKeys, isId, isRecord } from '../../protocol/envelope.ts'
+import { checkJson, jsonRefusal } from '../../protocol/json-compat.ts'
+import { LIMITS } from '../../protocol/limits.ts'
 
 /** How a call ends; a result may carry the target's attachment, passed on (transferred) to the caller. */
 export type Outcome = { ok: unknown; attachment?: ArrayBuffer } | { error: BusErrorShape }

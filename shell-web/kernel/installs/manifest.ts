@@ -11,9 +11,9 @@
  *   tools: ['notes_search'], permissions: [], agentEntrypoints: ['notes_search'],
  * })
  */
-import { TOOL_NAME, hasExactKeys, isRecord } from '../protocol/envelope.ts'
-import { APP_ID } from '../protocol/endpoint-id.ts'
-import { LIMITS } from '../protocol/limits.ts'
+import { TOOL_NAME, hasExactKeys, isRecord } from '../../protocol/envelope.ts'
+import { APP_ID } from '../../protocol/endpoint-id.ts'
+import { LIMITS } from '../../protocol/limits.ts'
 
 export interface AppManifest {
   id: string

@@ -35,7 +35,7 @@
  * attention.pageInteraction(); attention.observe(true, null, 'page') // then the shell's chrome
  * attention.decide(tile, performance.now())     // { allow: false, reason: '…not the frame the person is using…' }
  */
-import { LIMITS } from '../protocol/limits.ts'
+import { LIMITS } from '../../protocol/limits.ts'
 
 export type AttentionVerdict = { allow: true } | { allow: false; reason: string } | { wait: number }
 

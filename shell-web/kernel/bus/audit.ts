@@ -18,8 +18,8 @@
  * audit.record({ caller, callerApp: 'planner', target: 'app:notes:background', tool: 'notes_search', status: 'ok', durationMs: 3 })
  * audit.forApp('planner') // that app's own entries, oldest first (refused private actions left out)
  */
-import type { AuditCode } from '../protocol/codes.ts'
-import { LIMITS } from '../protocol/limits.ts'
+import type { AuditCode } from '../../protocol/codes.ts'
+import { LIMITS } from '../../protocol/limits.ts'
 
 export interface AuditEntry {
   seq: number

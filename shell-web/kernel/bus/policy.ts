@@ -12,7 +12,7 @@
  * decideRoute({ sourceApp: 'planner', targetApp: 'notes', grants: { session: false, oneCall: true } })
  * // { allow: true, via: 'one-call-grant' }
  */
-import type { CallerKind } from '../protocol/endpoint-id.ts'
+import type { CallerKind } from '../../protocol/endpoint-id.ts'
 
 export interface GrantView {
   session: boolean

@@ -19,8 +19,8 @@
  */
 import type { AuditRing } from './audit.ts'
 import type { Endpoint } from './endpoints.ts'
-import { type EndpointKind, endpointId } from '../protocol/endpoint-id.ts'
-import { isRecord } from '../protocol/envelope.ts'
+import { type EndpointKind, endpointId } from '../../protocol/endpoint-id.ts'
+import { isRecord } from '../../protocol/envelope.ts'
 
 export interface FrameSpec {
   app: string

@@ -10,11 +10,11 @@
  * endpoints.get('app:notes:background') === ep
  * endpoints.remove(ep, 'reload') // pending calls to it fail with ENDPOINT_GONE
  */
-import type { CallerKind } from '../protocol/endpoint-id.ts'
-import type { PortMessage, ToolDescriptor } from '../protocol/envelope.ts'
-import { LIMITS } from '../protocol/limits.ts'
-import type { SchemaVerdict, ValidationBudget } from '../protocol/schema.ts'
-import { Rate } from '../protocol/rate.ts'
+import type { CallerKind } from '../../protocol/endpoint-id.ts'
+import type { PortMessage, ToolDescriptor } from '../../protocol/envelope.ts'
+import { LIMITS } from '../../protocol/limits.ts'
+import type { SchemaVerdict, ValidationBudget } from '../../protocol/schema.ts'
+import { Rate } from '../../protocol/rate.ts'
 
 export interface RegisteredTool {
   descriptor: ToolDescriptor

@@ -9,8 +9,8 @@
  * const decision = await grants.request({ endpoint: 'app:planner:tile:t2:instance:a', app: 'planner' }, 'notes', 'call', 'find notes', signal)
  * grants.view('app:planner:tile:t2:instance:a', 'planner', 'notes') // { session: false, oneCall: true }
  */
-import { LIMITS } from '../protocol/limits.ts'
-import type { GrantView } from './policy.ts'
+import { LIMITS } from '../../protocol/limits.ts'
+import type { GrantView } from '../bus/policy.ts'
 
 export type GrantScope = 'call' | 'session'
 export type Decision = 'call' | 'session' | 'deny'

@@ -12,8 +12,8 @@
  * const minted = tokens.mint({ endpoint: 'app:relay:background', session: 7 }, { endpoint: tile, app: 'relay' }, parentCall)
  * const used = tokens.redeem(minted.token, { endpoint: 'app:relay:background', session: 7 }) // { origin, parent } once
  */
-import { type BusErrorShape, fail } from '../protocol/codes.ts'
-import { LIMITS } from '../protocol/limits.ts'
+import { type BusErrorShape, fail } from '../../protocol/codes.ts'
+import { LIMITS } from '../../protocol/limits.ts'
 
 /** Who holds (and alone may use) a token: an endpoint id and the session of its binding. */
 export interface Holder {

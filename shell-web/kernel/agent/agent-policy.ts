@@ -20,10 +20,10 @@
  * decideAgentModeRequest({ gesture: { allow: true }, declared: ['notes_search'], entrypoint: 'notes_search', alreadyEnabled: false, dialogOpen: false, recentConsents: 0, enabledCount: 0, nameTaken: false })
  * // { ask: true }
  */
-import type { Code } from '../protocol/codes.ts'
-import type { EndpointKind } from '../protocol/endpoint-id.ts'
-import { LIMITS } from '../protocol/limits.ts'
-import type { GestureDecision } from './gesture.ts'
+import type { Code } from '../../protocol/codes.ts'
+import type { EndpointKind } from '../../protocol/endpoint-id.ts'
+import { LIMITS } from '../../protocol/limits.ts'
+import type { GestureDecision } from '../consent/gesture.ts'
 
 export type Refusal = { code: Code; message: string; retryAfterMs?: number }
 

@@ -10,15 +10,15 @@
  * // an endpoint registering a tool it exposes
  * { type: 'exec', id: 1, payload: { action: 'tools.expose', payload: { name, title, description, inputSchema, outputSchema } } }
  */
-import { ATTACHMENTS_ANNOTATION } from './attachments.ts'
-import type { Outcome } from './calls.ts'
-import type { Endpoint, Endpoints } from './endpoints.ts'
-import type { AppManifest } from './manifest.ts'
-import type { PrivateActionRule } from './policy.ts'
-import { fail } from '../protocol/codes.ts'
-import { TOOL_NAME, type ToolDescriptor, hasExactKeys, isRecord } from '../protocol/envelope.ts'
-import { LIMITS } from '../protocol/limits.ts'
-import { checkSchema, compileSchema } from '../protocol/schema.ts'
+import { ATTACHMENTS_ANNOTATION } from '../bus/attachments.ts'
+import type { Outcome } from '../bus/calls.ts'
+import type { Endpoint, Endpoints } from '../bus/endpoints.ts'
+import type { AppManifest } from '../installs/manifest.ts'
+import type { PrivateActionRule } from '../bus/policy.ts'
+import { fail } from '../../protocol/codes.ts'
+import { TOOL_NAME, type ToolDescriptor, hasExactKeys, isRecord } from '../../protocol/envelope.ts'
+import { LIMITS } from '../../protocol/limits.ts'
+import { checkSchema, compileSchema } from '../../protocol/schema.ts'
 
 export interface PrivateAction {
   rule: PrivateActionRule

@@ -11,16 +11,16 @@
  * // { ok: { matches: [...] } } or { error: { code: 'AGENT_MODE_REVOKED', … } }
  */
 import type { AgentMode } from './agent-mode.ts'
-import { checkValue } from './broker.ts'
-import type { Calls } from './calls.ts'
-import { Endpoint, type Endpoints } from './endpoints.ts'
+import { checkValue } from '../bus/broker.ts'
+import type { Calls } from '../bus/calls.ts'
+import { Endpoint, type Endpoints } from '../bus/endpoints.ts'
 import type { Invocations } from './invocations.ts'
-import type { AppManifest } from './manifest.ts'
-import { clampTimeout } from './limits.ts'
-import { type BusErrorShape, fail, isCode } from '../protocol/codes.ts'
-import { endpointId } from '../protocol/endpoint-id.ts'
-import { type InvokePayload, isId, isRecord } from '../protocol/envelope.ts'
-import { LIMITS } from '../protocol/limits.ts'
+import type { AppManifest } from '../installs/manifest.ts'
+import { clampTimeout } from '../bus/limits.ts'
+import { type BusErrorShape, fail, isCode } from '../../protocol/codes.ts'
+import { endpointId } from '../../protocol/endpoint-id.ts'
+import { type InvokePayload, isId, isRecord } from '../../protocol/envelope.ts'
+import { LIMITS } from '../../protocol/limits.ts'
 
 /** The caller id every agent call carries (in the audit and in the handler's `context.caller`). */
 export const AGENT = 'agent'

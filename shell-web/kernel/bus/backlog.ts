@@ -13,7 +13,7 @@
  * const backlog = new Backlog((done) => probe(done))
  * port.onmessage = (event) => { if (!backlog.take(ep)) return disconnect(ep); handle(event) }
  */
-import { LIMITS } from '../protocol/limits.ts'
+import { LIMITS } from '../../protocol/limits.ts'
 
 export class Backlog<K = unknown> {
   #counting = new Map<K, number>()

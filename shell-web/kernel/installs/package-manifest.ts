@@ -14,7 +14,7 @@
  */
 import canonicalize from 'canonicalize'
 import { parseManifest } from './manifest.ts'
-import { isRecord } from '../protocol/envelope.ts'
+import { isRecord } from '../../protocol/envelope.ts'
 
 type Kind = 'tile' | 'tray' | 'background'
 

@@ -19,10 +19,10 @@
  * invocations.endRoots((root) => root.app === 'notes', fail('AGENT_MODE_REVOKED', '…'))
  * invocations.end((inv) => inv.endpoint.app === 'notes', fail('GRANT_REQUIRED', '…'))
  */
-import type { Call, Outcome } from './calls.ts'
-import type { Endpoint } from './endpoints.ts'
-import { type BusErrorShape, fail } from '../protocol/codes.ts'
-import { LIMITS } from '../protocol/limits.ts'
+import type { Call, Outcome } from '../bus/calls.ts'
+import type { Endpoint } from '../bus/endpoints.ts'
+import { type BusErrorShape, fail } from '../../protocol/codes.ts'
+import { LIMITS } from '../../protocol/limits.ts'
 
 /** What the agent's root call was made under: one exact app version and entrypoint. */
 export interface RootInfo {

@@ -17,16 +17,16 @@
  * const actions = createPageActions({ endpoints, manifest, frameOf, setBadge, closeTray, gestures })
  * for (const [name, action] of actions) privateActions.set(name, action)
  */
-import type { Outcome } from './calls.ts'
-import type { Endpoint, Endpoints } from './endpoints.ts'
-import type { FrameRecord } from './frames.ts'
+import type { Outcome } from '../bus/calls.ts'
+import type { Endpoint, Endpoints } from '../bus/endpoints.ts'
+import type { FrameRecord } from '../bus/frames.ts'
 import type { Gestures } from './gesture.ts'
-import type { AppManifest } from './manifest.ts'
+import type { AppManifest } from '../installs/manifest.ts'
 import type { PrivateAction } from './private-actions.ts'
-import { fail } from '../protocol/codes.ts'
-import { hasExactKeys, isRecord } from '../protocol/envelope.ts'
-import { checkJson } from '../protocol/json-compat.ts'
-import { LIMITS } from '../protocol/limits.ts'
+import { fail } from '../../protocol/codes.ts'
+import { hasExactKeys, isRecord } from '../../protocol/envelope.ts'
+import { checkJson } from '../../protocol/json-compat.ts'
+import { LIMITS } from '../../protocol/limits.ts'
 
 /** The EIP-1193 surface the page uses; nothing of it ever leaves the page. */
 export interface Eip1193Provider {
