@@ -48,7 +48,7 @@ export { GraphObject } from '../objects/graph/graph-object.ts'
 export { LedgerObject } from '../objects/ledger-object/ledger-object.ts'
 export { MeterObject } from '../objects/meter/meter-object.ts'
 export { OrchestrationObject } from '../objects/orchestration/orchestration-object.ts'
-export { SessionObject } from '../objects/session/session-object.ts'
+export { SessionObject } from '../objects/session/wiring/session-object.ts'
 
 export const app = new Hono<AppEnv>()
 app.route('/health', health)

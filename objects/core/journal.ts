@@ -25,7 +25,7 @@ export type Reducer<S> = (state: S, envelope: Stored) => S
 
 /**
  * A memo of the fold kept across wakes, never a truth of its own: a missing or stale snapshot
- * only means a fold from the start (objects/session/snapshot.ts).
+ * only means a fold from the start (objects/session/events/snapshot.ts).
  */
 export interface Snapshots<S> {
   /** The stored state and the sequence it covers, or undefined to fold from the start. */

@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest'
 import { NeuronError } from '../../objects/core/errors.ts'
 import { MAX_HOST_CALLS_PER_SOCKET, MAX_HOST_OFFER_BYTES, MAX_HOST_TOOLS } from '../../objects/core/limits.ts'
-import { HostCalls } from '../../objects/session/host-calls.ts'
-import { checkOffer } from '../../objects/session/host-offer.ts'
+import { HostCalls } from '../../objects/session/host-tools/host-calls.ts'
+import { checkOffer } from '../../objects/session/host-tools/host-offer.ts'
 import { ToolRegistry } from '../../objects/tools/registry.ts'
 import { settle } from '../../objects/tools/settle.ts'
 

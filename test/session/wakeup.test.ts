@@ -1,8 +1,8 @@
 import { runInDurableObject } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
-import { Wakeup } from '../../objects/session/wakeup.ts'
-import { Watchdog, WATCHDOG_MS } from '../../objects/session/watchdog.ts'
+import { Wakeup } from '../../objects/session/turn/wakeup.ts'
+import { Watchdog, WATCHDOG_MS } from '../../objects/session/turn/watchdog.ts'
 
 /** A runner that records when it was started, and whether the admitting write was durable by then. */
 function recordingRunner(durable: () => boolean) {
