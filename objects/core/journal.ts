@@ -6,9 +6,11 @@
  * replay its whole history on every wake. State is a fold over append-only history: `record` is
  * the one way an event enters it, and the state it answers is what the log folds to.
  *
- * The smaller part, `TopicFold`, is a fold of one topic caught up from its cursor on each read,
- * for an object that folds a topic some other write path appends to (an app's grants, a shelf's
- * installs).
+ * The smaller parts, for a log that needs less: `TopicFold`, a fold of one topic caught up from its
+ * cursor on each read, for a topic some other write path appends to (an app's grants, a shelf's
+ * installs); a bare `Ledger` for an object that only appends and reads points or pages (a graph, a
+ * config, the directory, a standalone ledger); `Chain` (ledger/chain.ts) for a causal chain with no
+ * fold (a session's denials).
  *
  * A journal does not migrate: its object runs its migrations inside `blockConcurrencyWhile`, then
  * calls `restore()` when its state must be current before the first request (a session, an
