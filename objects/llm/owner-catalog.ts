@@ -7,7 +7,7 @@
  */
 import type { Env } from '../core/env.ts'
 import { settled } from '../core/rpc.ts'
-import { type Catalog, parseModelRef, type ResolvedModel, resolveModel } from './catalog.ts'
+import { type Catalog, parseModelRef, type ProviderRow, type ResolvedModel, resolveModel } from './catalog.ts'
 import { composeCatalog, type EnvVars } from './compose.ts'
 import { CATALOG_SNAPSHOT } from './catalog-snapshot.ts'
 import type { LlmEvent, LlmRequest } from './types.ts'
@@ -18,6 +18,8 @@ export class OwnerCatalog {
     private readonly env: Env,
     /** The deployment's catalog (env keys only). */
     readonly base: Catalog,
+    /** The rows `base` was composed from (the bundled ones, plus a deployment's: objects/extend/). */
+    private readonly rows: ProviderRow[] = CATALOG_SNAPSHOT,
   ) {}
 
   /**
@@ -30,7 +32,7 @@ export class OwnerCatalog {
     const known = this.base.providers().find((candidate) => candidate.id === provider)
     if (!owner || !known || known.enabled) return this.base
     const keys = await settled(this.env.CONFIGS.getByName(owner)).apiKeys(owner)
-    return composeCatalog(this.env as unknown as EnvVars, CATALOG_SNAPSHOT, keys)
+    return composeCatalog(this.env as unknown as EnvVars, this.rows, keys)
   }
 
   /**

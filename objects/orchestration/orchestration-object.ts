@@ -41,6 +41,7 @@ import { budgetBreach } from './budgets.ts'
 import { orchestrationPrincipal } from '../agent-link/protocol.ts'
 import { type CancelEntry, INPUT, ORCH, type OrchEvent, type OrchPayloads } from './events.ts'
 import { type InputHost, receiveInput } from './inputs.ts'
+import { type Extensions, NO_EXTENSIONS } from '../extend/extensions.ts'
 import { checkPlan } from './plan.ts'
 import { CancelSchema, CLEARANCE_CLAIM, ClearanceSchema, CreateOrchestrationSchema } from './schemas.ts'
 import { unfinishedPackages, type Decision, nextDecision, tickActions } from './schedule.ts'
@@ -50,6 +51,8 @@ import { type CancelOutcome, emptyOrchestration, type OrchestrationView, type Or
 const TICK_MS = 2_000
 
 export class OrchestrationObject extends DurableObject<Env> {
+  /** A deployment's own catalog rows (its tools are the sessions'); `createNeuron` (worker/neuron.ts) subclasses to set them. */
+  static readonly extensions: Extensions = NO_EXTENSIONS
   /** The orchestration's log, its bus and its folded state (objects/core/journal.ts). */
   private readonly journal: Journal<OrchState>
   private readonly ledger: Ledger
@@ -82,7 +85,8 @@ export class OrchestrationObject extends DurableObject<Env> {
     })
     this.ledger = this.journal.ledger
     this.bus = this.journal.bus
-    this.owned = new OwnerCatalog(env, composeCatalog(env as unknown as EnvVars))
+    const { rows } = (new.target as typeof OrchestrationObject).extensions
+    this.owned = new OwnerCatalog(env, composeCatalog(env as unknown as EnvVars, rows), rows)
     this.subscribers = new Subscribers(ctx, this.ledger, this.topic, () => this.state.lastSeq)
     this.streams = { name: 'OrchestrationObject', kv: ctx.storage.kv, subscribers: this.subscribers, messages: SubscribeMessage, read: (caller) => void this.check(caller) }
     this.agents = new AgentChannel({

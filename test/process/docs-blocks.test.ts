@@ -15,6 +15,8 @@
  *   read) and run with Node; `<!-- prints: TEXT -->` after a block: its output must contain TEXT.
  * - `<!-- not run: REASON -->` before a block skips it; `NOT_RUN` below counts them per document,
  *   so a new one is a visible change here, not a quiet one there.
+ * - `<!-- is: PATH -->` before a block: the block must be that file exactly (the README's starter
+ *   entry is examples/starter/src/index.ts, which the starter's own test runs in workerd).
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -34,6 +36,7 @@ const blocks = DOCS.flatMap((doc) => docBlocks(doc, readFileSync(join(ROOT, doc)
 const NOT_RUN: Record<string, number> = {
   'README.md': 1, // installs and starts the server, and runs the suite this test is part of
   'docs/agent-mode.md': 3, // app-frame code: the SDK needs the kernel's port in a frame
+  'docs/extending.md': 4, // a Worker's code (cloudflare:workers) and fragments of its entry; the starter's own test runs it
   'docs/mcp.md': 1, // needs an MCP server that asks for OAuth (test/process/mcp-oauth.test.ts)
   'docs/shell.md': 11, // starts the server and the browser suite; app-frame code
 }
@@ -111,8 +114,14 @@ describe('the code blocks of the README and docs/*.md', () => {
     expect(blocks.filter((b) => !b.skip).length).toBeGreaterThan(15)
   })
 
+  it('every block that says it is a file is that file, byte for byte', () => {
+    const copies = blocks.filter((b) => b.is)
+    expect(copies.map((b) => `${b.doc} → ${b.is}`)).toEqual(['README.md → examples/starter/src/index.ts', 'docs/extending.md → examples/starter/src/index.ts'])
+    for (const block of copies) expect(`${block.code}\n`, `${block.doc}:${block.line}`).toBe(readFileSync(join(ROOT, block.is!), 'utf8'))
+  })
+
   for (const doc of DOCS) {
-    const runnable = blocks.filter((b) => b.doc === doc && !b.skip)
+    const runnable = blocks.filter((b) => b.doc === doc && !b.skip && !b.is)
     if (runnable.length === 0) continue
     it(`${doc}: ${runnable.length} block(s) run`, async () => {
       const script = [PRELUDE]

@@ -2,10 +2,12 @@
  * The code blocks of the README and docs/*.md, as the docs test runs them.
  * Pure: it parses markdown. A block is a fenced block at the start of a line
  * whose language is `sh`, `bash`, `ts`, `typescript` or `js` (other fences,
- * such as `json` or `text`, are data or wire descriptions, not programs). Two
+ * such as `json` or `text`, are data or wire descriptions, not programs). Three
  * HTML comments, invisible when rendered, tell the test more:
  *
  *   <!-- not run: REASON -->   on the line before the fence: the block is not run, for REASON
+ *   <!-- is: PATH -->          on the line before the fence: the block is the file PATH (relative to the
+ *                              repository root), byte for byte; that file's own project runs it
  *   <!-- prints: TEXT -->      on the line after the fence: the block's output must contain TEXT
  *
  * @example
@@ -21,6 +23,8 @@ export interface DocBlock {
   code: string
   /** Why the block is not run, when it is marked so. */
   skip?: string
+  /** The file the block must equal, when it is marked so (it is then not run here). */
+  is?: string
   /** Text its output must contain. */
   prints?: string
 }
@@ -28,6 +32,7 @@ export interface DocBlock {
 const LANGS: Record<string, DocBlock['lang']> = { sh: 'sh', bash: 'sh', ts: 'ts', typescript: 'ts', js: 'js' }
 const NOT_RUN = /^<!--\s*not run:\s*(.+?)\s*-->$/
 const PRINTS = /^<!--\s*prints:\s*(.+?)\s*-->$/
+const IS = /^<!--\s*is:\s*(\S+)\s*-->$/
 
 /** Every runnable-language fenced block of `text`, in order. */
 export function docBlocks(doc: string, text: string): DocBlock[] {
@@ -46,7 +51,8 @@ export function docBlocks(doc: string, text: string): DocBlock[] {
     const after = lines[end + 1]?.trim() ?? ''
     const skip = NOT_RUN.exec(before)?.[1]
     const prints = PRINTS.exec(after)?.[1]
-    blocks.push({ doc, line: start + 1, lang, code: lines.slice(start + 1, end).join('\n'), ...(skip ? { skip } : {}), ...(prints ? { prints } : {}) })
+    const is = IS.exec(before)?.[1]
+    blocks.push({ doc, line: start + 1, lang, code: lines.slice(start + 1, end).join('\n'), ...(skip ? { skip } : {}), ...(is ? { is } : {}), ...(prints ? { prints } : {}) })
   }
   return blocks
 }

@@ -315,7 +315,7 @@ export const APP_ROUTES = [
   }),
 ]
 
-/** The `/v1/apps` router, mounted by worker/index.ts: `app.route('/v1/apps', apps)`. */
+/** The `/v1/apps` router, mounted by worker/neuron.ts: `app.route('/v1/apps', apps)`. */
 export const apps = mount('/v1/apps', APP_ROUTES)
 
 /** The caller's installation of the route's `:app`; `APP_NOT_INSTALLED` (404) without creating anything. */

@@ -254,5 +254,5 @@ async function readConfig<T, A>(env: Env, id: string, read: (config: DurableObje
   return (await exists(env, `config:${id}`)) ? read(settled(env.CONFIGS.getByName(id))) : absent
 }
 
-/** The `/v1/config` router, mounted by worker/index.ts: `app.route('/v1/config', config)`. */
+/** The `/v1/config` router, mounted by worker/neuron.ts: `app.route('/v1/config', config)`. */
 export const config = mount('/v1/config', CONFIG_ROUTES)

@@ -50,7 +50,7 @@ export const DEV_ROUTES = [
   }),
 ]
 
-/** The `/v1/dev` router, mounted by worker/index.ts: `app.route('/v1/dev', dev)`. */
+/** The `/v1/dev` router, mounted by worker/neuron.ts: `app.route('/v1/dev', dev)`. */
 export const dev = mount('/v1/dev', DEV_ROUTES)
 
 async function devToken(c: Context<AppEnv>): Promise<Response> {

@@ -216,9 +216,9 @@ export const MEMORY_ROUTES = [
   }),
 ]
 
-/** The `/v1/graph` router, mounted by worker/index.ts: `app.route('/v1/graph', graph)`. */
+/** The `/v1/graph` router, mounted by worker/neuron.ts: `app.route('/v1/graph', graph)`. */
 export const graph = mount('/v1/graph', GRAPH_ROUTES)
-/** The `/v1/memory` router, mounted by worker/index.ts: `app.route('/v1/memory', memory)`. */
+/** The `/v1/memory` router, mounted by worker/neuron.ts: `app.route('/v1/memory', memory)`. */
 export const memory = mount('/v1/memory', MEMORY_ROUTES)
 
 function scopeOf(c: Context<AppEnv>): string | undefined {

@@ -171,7 +171,7 @@ export const LEDGER_ROUTES = [
   }),
 ]
 
-/** The `/v1/ledgers` router, mounted by worker/index.ts: `app.route('/v1/ledgers', ledgers)`. */
+/** The `/v1/ledgers` router, mounted by worker/neuron.ts: `app.route('/v1/ledgers', ledgers)`. */
 export const ledgers = mount('/v1/ledgers', LEDGER_ROUTES)
 
 /** The directory key of the caller's ledger named in the path (validated). */

@@ -62,5 +62,5 @@ export const MCP_ROUTES = [
   }),
 ]
 
-/** The `/v1/mcp` router, mounted by worker/index.ts: `app.route('/v1/mcp', mcp)`. */
+/** The `/v1/mcp` router, mounted by worker/neuron.ts: `app.route('/v1/mcp', mcp)`. */
 export const mcp = mount('/v1/mcp', MCP_ROUTES)

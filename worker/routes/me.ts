@@ -39,5 +39,5 @@ export const ME_ROUTES = [
   }),
 ]
 
-/** The `/v1/me` router, mounted by worker/index.ts: `app.route('/v1/me', me)`. */
+/** The `/v1/me` router, mounted by worker/neuron.ts: `app.route('/v1/me', me)`. */
 export const me = mount('/v1/me', ME_ROUTES)

@@ -55,5 +55,5 @@ export const OAUTH_ROUTES = [
   }),
 ]
 
-/** The `/v1/oauth` router, mounted by worker/index.ts: `app.route('/v1/oauth', oauth)`. */
+/** The `/v1/oauth` router, mounted by worker/neuron.ts: `app.route('/v1/oauth', oauth)`. */
 export const oauth = mount('/v1/oauth', OAUTH_ROUTES)

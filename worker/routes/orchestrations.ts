@@ -149,7 +149,7 @@ export const ORCHESTRATION_ROUTES = [
   }),
 ]
 
-/** The `/v1/orchestrations` router, mounted by worker/index.ts: `app.route('/v1/orchestrations', orchestrations)`. */
+/** The `/v1/orchestrations` router, mounted by worker/neuron.ts: `app.route('/v1/orchestrations', orchestrations)`. */
 export const orchestrations = mount('/v1/orchestrations', ORCHESTRATION_ROUTES)
 
 /** The stub of an existing orchestration; an unknown id is `ORCHESTRATION_NOT_FOUND` without addressing its object. */

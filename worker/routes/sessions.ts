@@ -281,7 +281,7 @@ export const SESSION_ROUTES = [
   }),
 ]
 
-/** The `/v1/sessions` router, mounted by worker/index.ts: `app.route('/v1/sessions', sessions)`. */
+/** The `/v1/sessions` router, mounted by worker/neuron.ts: `app.route('/v1/sessions', sessions)`. */
 export const sessions = mount('/v1/sessions', SESSION_ROUTES)
 
 /** Streams go to the object's fetch with the caller set by the gate; clients cannot supply these headers. */

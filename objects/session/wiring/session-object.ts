@@ -62,8 +62,11 @@ import type { BridgeDraft } from '../../agent-link/bridge.ts'
 import { type AgentLink, agentAddressOf, agentTurns } from '../agent/agent.ts'
 import { receiveAgentMessage } from '../agent/agent-inbox.ts'
 import { composeToolset } from './toolset.ts'
+import { type Extensions, NO_EXTENSIONS } from '../../extend/extensions.ts'
 
 export class SessionObject extends DurableObject<Env> {
+  /** A deployment's own tools and catalog rows; `createNeuron` (worker/neuron.ts) subclasses to set them. */
+  static readonly extensions: Extensions = NO_EXTENSIONS
   /** The session's log, its bus and its projection: the one path an event is recorded on (objects/core/journal.ts). */
   protected readonly journal: Journal<SessionState>
   protected readonly ledger: Ledger
@@ -116,8 +119,9 @@ export class SessionObject extends DurableObject<Env> {
     })
     this.ledger = this.journal.ledger
     this.bus = this.journal.bus
-    this.catalog = composeCatalog(env as unknown as EnvVars)
-    this.owned = new OwnerCatalog(env, this.catalog)
+    const extensions = (new.target as typeof SessionObject).extensions
+    this.catalog = composeCatalog(env as unknown as EnvVars, extensions.rows)
+    this.owned = new OwnerCatalog(env, this.catalog, extensions.rows)
     const self = this
     // The parts below are read when a module runs, so the core is built before them.
     const core: SessionCore = (this.core = {
@@ -176,6 +180,7 @@ export class SessionObject extends DurableObject<Env> {
       name: this.name,
       owner: core.owner,
       tools: this.tools,
+      custom: extensions.tools,
       sources: this.sources,
       config: () => this.overrides.effective(),
       contextMemory: () => (this.state.exists ? contextMemory(this.creator.grant()) : null),

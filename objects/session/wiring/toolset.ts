@@ -2,7 +2,7 @@
  * What a session offers its model besides the conversation, composed in one place: the owner's
  * config instructions and skills index and the session's pinned memories as context sources, the `skill` tool, the tools of the
  * MCP servers the effective config lists (layered over the built-ins, refreshed before each
- * drain), the built-in tools, and an orchestration agent's tools when the session is one.
+ * drain), the built-in tools, the deployment's own tools, and an orchestration agent's tools when the session is one.
  * Registration order is the order the model is offered them, so it does not change here.
  *
  * @example
@@ -21,6 +21,7 @@ import { wait } from '../../tools/builtins/wait.ts'
 import { McpToolset } from '../../tools/mcp/toolset.ts'
 import { mcpServersOf } from '../../tools/mcp/servers.ts'
 import type { ToolRegistry } from '../../tools/registry.ts'
+import type { Tool } from '../../tools/tool.ts'
 import { type AgentLink, agentLinkOf, type AgentTurns } from '../agent/agent.ts'
 import type { ContextSources } from '../turn/context-sources.ts'
 import type { SessionCore } from './session-core.ts'
@@ -28,6 +29,8 @@ import type { SessionCore } from './session-core.ts'
 /** What the toolset needs of its session. */
 export interface ToolsetHost extends Pick<SessionCore, 'env' | 'name' | 'owner'> {
   tools: ToolRegistry
+  /** The deployment's own tools by name (objects/extend/extensions.ts), offered after the built-ins. */
+  custom: ReadonlyMap<string, Tool>
   sources: ContextSources
   /** The owner's config document with this session's overrides laid over it. */
   config: () => Promise<JsonObject>
@@ -71,6 +74,7 @@ export function composeToolset(host: ToolsetHost): { mcp: McpToolset; agent: Age
   tools.register('memory_recall', memory.recall)
   tools.register('memory_forget', memory.forget)
   tools.register('wait', wait)
+  for (const [name, tool] of host.custom) tools.register(name, tool, 'deployment')
   const agent = agentLinkOf(host.name, env.ORCHESTRATIONS, host.deadLetter, host.agentTurns)
   for (const [name, tool] of agent?.tools() ?? []) tools.register(name, tool)
   return { mcp, agent }
