@@ -18,7 +18,7 @@ import { SessionSocket, type SocketOptions } from './socket.ts'
 import type { CreateOrchestrationInput, CreateSessionInput, OrchestrationView, SessionListing, SessionView } from './types.ts'
 
 export { NeuronApiError } from './errors.ts'
-export { EVENT, EVENT_TYPES, type EventOf, type EventPayloads, type EventType, isEvent, isSessionEvent, type SessionEvent } from '../objects/session/events.ts'
+export { EVENT, EVENT_TYPES, type EventOf, type EventPayloads, type EventType, isEvent, isSessionEvent, type SessionEvent } from '../objects/session/events/events.ts'
 export type { AppHandle, AppsClient } from './apps.ts'
 export type { ConfigClient, OwnerConfigClient } from './config.ts'
 export type { McpClient } from './mcp.ts'

@@ -6,7 +6,7 @@
  * live part whole. So a client that reconnects mid-step renders exactly what a
  * client that never left renders, with no hole and nothing doubled.
  */
-import { EVENT, isSessionEvent } from '../objects/session/events.ts'
+import { EVENT, isSessionEvent } from '../objects/session/events/events.ts'
 import type { SessionFrame, Stored } from './types.ts'
 
 /** One provider step as shown: durable parts, plus what only deltas carried so far. */

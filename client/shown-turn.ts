@@ -14,7 +14,7 @@
  * after the first interrupt on a 2-core dev machine (measured through
  * test/process/client.test.ts), no longer than a double click lasts.
  */
-import { EVENT, isEvent } from '../objects/session/events.ts'
+import { EVENT, isEvent } from '../objects/session/events/events.ts'
 import type { SessionFrame, Stored } from './types.ts'
 
 /** What an interrupt names: the turn shown (null: none is shown running) and its idempotency key. */

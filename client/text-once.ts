@@ -7,7 +7,7 @@
  * whether the client saw the step live, joined it midway, or read it back
  * after it ended.
  */
-import { EVENT, isEvent } from '../objects/session/events.ts'
+import { EVENT, isEvent } from '../objects/session/events/events.ts'
 import type { SessionFrame } from './types.ts'
 
 /**

@@ -10,7 +10,7 @@
  */
 import type { SessionHandle } from './session.ts'
 import { TextOnce } from './text-once.ts'
-import { EVENT, isEvent } from '../objects/session/events.ts'
+import { EVENT, isEvent } from '../objects/session/events/events.ts'
 import type { PromptResult, Receipt, SessionFrame, Stored } from './types.ts'
 
 /** Whether `event` closes the loop that was running. */

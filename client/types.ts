@@ -1,17 +1,17 @@
 /**
  * The client's types, derived from the server's own definitions: request bodies
- * from the zod schemas the routes validate with (objects/session/schemas.ts),
+ * from the zod schemas the routes validate with (objects/session/intake/schemas.ts),
  * answers from the types the server builds them with. Type-only imports: nothing
  * of the server runs in the client.
  */
 import type { z } from 'zod'
 import type { Stored } from '../objects/ledger/envelope.ts'
 import type { Page } from '../objects/ledger/page.ts'
-import type { Receipt } from '../objects/session/admission.ts'
-import type { SessionFrame as Frame } from '../objects/session/open-step.ts'
-import type { SessionView } from '../objects/session/projection.ts'
-import type { CreateSessionSchema, PromptSchema } from '../objects/session/schemas.ts'
-import type { InterruptReply } from '../objects/session/control.ts'
+import type { Receipt } from '../objects/session/intake/admission.ts'
+import type { SessionFrame as Frame } from '../objects/session/turn/open-step.ts'
+import type { SessionView } from '../objects/session/events/projection.ts'
+import type { CreateSessionSchema, PromptSchema } from '../objects/session/intake/schemas.ts'
+import type { InterruptReply } from '../objects/session/intake/control.ts'
 import type { ConfigSchema } from '../objects/config/schema.ts'
 import type { ConfigVersion, CredentialInfo, McpHeaderInfo, McpOAuthInfo } from '../objects/config/views.ts'
 import type { SessionListing } from '../objects/directory/listing.ts'

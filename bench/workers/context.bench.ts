@@ -11,9 +11,9 @@ import { Ledger } from '../../objects/ledger/ledger.ts'
 import { composeCatalog } from '../../objects/llm/compose.ts'
 import { openaiCompatible } from '../../objects/llm/dialects/openai-compatible.ts'
 import type { LlmRequest } from '../../objects/llm/types.ts'
-import { budgetOf, TokenEstimator } from '../../objects/session/budget.ts'
-import { History } from '../../objects/session/history.ts'
-import { emptySession, reduceSession } from '../../objects/session/projection.ts'
+import { budgetOf, TokenEstimator } from '../../objects/session/turn/budget.ts'
+import { History } from '../../objects/session/turn/history.ts'
+import { emptySession, reduceSession } from '../../objects/session/events/projection.ts'
 import { events, newSession, postJson, waitIdle } from '../../test/support/session.ts'
 
 const TURNS = 500

@@ -10,7 +10,7 @@ import { composeCatalog } from '../../objects/llm/compose.ts'
 import { streamModel } from '../../objects/llm/stream.ts'
 import { type ScriptedSession, scriptedSession } from '../../test/support/runner-host.ts'
 import { Ledger } from '../../objects/ledger/ledger.ts'
-import type { SessionObject } from '../../objects/session/session-object.ts'
+import type { SessionObject } from '../../objects/session/wiring/session-object.ts'
 import { parseWire, PROMPT, runnerWire, TOKENS } from '../support/runner-wire.ts'
 
 const ROUNDS = 7

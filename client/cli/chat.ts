@@ -10,7 +10,7 @@
  * drop and resumes where it stopped.
  */
 import { createInterface } from 'node:readline'
-import { EVENT, isEvent } from '../../objects/session/events.ts'
+import { EVENT, isEvent } from '../../objects/session/events/events.ts'
 import { NeuronApiError } from '../errors.ts'
 import type { SessionHandle } from '../session.ts'
 import { ShownTurn } from '../shown-turn.ts'

@@ -16,7 +16,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { EVENT_PREFIX } from '../../objects/session/events.ts'
+import { EVENT_PREFIX } from '../../objects/session/events/events.ts'
 import { NeuronApiError, NeuronClient } from '../index.ts'
 import type { SessionView } from '../types.ts'
 import { chat } from './chat.ts'

@@ -4,7 +4,7 @@
  * tool's progress as one line redrawn in place. Colour only on a TTY (and
  * never with NO_COLOR).
  */
-import { EVENT, isSessionEvent } from '../../objects/session/events.ts'
+import { EVENT, isSessionEvent } from '../../objects/session/events/events.ts'
 import { TextOnce } from '../text-once.ts'
 import type { SessionFrame, Stored } from '../types.ts'
 

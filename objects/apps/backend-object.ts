@@ -19,7 +19,8 @@ import { NeuronError } from '../core/errors.ts'
 import { BACKEND_LIMITS } from '../core/limits.ts'
 import { sha256Hex } from '../ledger/hash.ts'
 import { assertJson, type Json } from '../ledger/json.ts'
-import { type Folded, Ledger } from '../ledger/ledger.ts'
+import { TopicFold } from '../core/journal.ts'
+import { Ledger } from '../ledger/ledger.ts'
 import { migrate, tables } from '../core/migrations.ts'
 import { LEDGER_TABLES } from '../ledger/tables.ts'
 import { SchemaValidator } from '../ledger/validator.ts'
@@ -44,7 +45,8 @@ export const TABLES = tables([LEDGER_TABLES])
 
 export class AppBackendObject extends DurableObject<Env> {
   private readonly ledger: Ledger
-  private grants: Folded<Map<string, Grant>> | undefined
+  /** The outbound grants, folded over their topic. */
+  private readonly grants: TopicFold<Map<string, Grant>>
   /** Input and output validators of the installed version, rebuilt when the version changes. */
   private validators: { hash: string; byMethod: Map<string, { input: SchemaValidator; output: SchemaValidator }> } | undefined
   private updates: Promise<unknown> = Promise.resolve()
@@ -56,6 +58,7 @@ export class AppBackendObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
     this.ledger = new Ledger(ctx.storage)
+    this.grants = new TopicFold(this.ledger, GRANTS_TOPIC, foldGrants, () => new Map())
     void ctx.blockConcurrencyWhile(async () => migrate(ctx.storage, TABLES))
   }
 
@@ -209,8 +212,7 @@ export class AppBackendObject extends DurableObject<Env> {
   }
 
   private granted(): Map<string, Grant> {
-    this.grants = this.ledger.fold(GRANTS_TOPIC, foldGrants, new Map(), this.grants)
-    return this.grants.state
+    return this.grants.current()
   }
 
   private sealedConnections(): SealedConnections {

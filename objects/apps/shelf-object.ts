@@ -7,7 +7,7 @@
  */
 import { DurableObject } from 'cloudflare:workers'
 import type { Env } from '../core/env.ts'
-import type { Folded } from '../ledger/ledger.ts'
+import { TopicFold } from '../core/journal.ts'
 import { Ledger } from '../ledger/ledger.ts'
 import { migrate, tables } from '../core/migrations.ts'
 import { LEDGER_TABLES } from '../ledger/tables.ts'
@@ -23,11 +23,13 @@ export const TABLES = tables([LEDGER_TABLES])
 
 export class AppShelfObject extends DurableObject<Env> {
   private readonly ledger: Ledger
-  private installs: Folded<Map<string, InstallInfo>> | undefined
+  /** The install index, folded over the install events. */
+  private readonly installs: TopicFold<Map<string, InstallInfo>>
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
     this.ledger = new Ledger(ctx.storage)
+    this.installs = new TopicFold(this.ledger, INSTALL_TOPIC, foldInstalls, () => new Map())
     void ctx.blockConcurrencyWhile(async () => migrate(ctx.storage, TABLES))
   }
 
@@ -72,8 +74,7 @@ export class AppShelfObject extends DurableObject<Env> {
 
   /** The person's installs, by app name. */
   list(): InstallInfo[] {
-    this.installs = this.ledger.fold(INSTALL_TOPIC, foldInstalls, new Map(), this.installs)
-    return [...this.installs.state.values()].sort((a, b) => a.app.localeCompare(b.app))
+    return [...this.installs.current().values()].sort((a, b) => a.app.localeCompare(b.app))
   }
 }
 

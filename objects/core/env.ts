@@ -11,7 +11,7 @@ import type { GraphObject } from '../graph/graph-object.ts'
 import type { LedgerObject } from '../ledger-object/ledger-object.ts'
 import type { MeterObject } from '../meter/meter-object.ts'
 import type { OrchestrationObject } from '../orchestration/orchestration-object.ts'
-import type { SessionObject } from '../session/session-object.ts'
+import type { SessionObject } from '../session/wiring/session-object.ts'
 
 export interface Env {
   LEDGER: DurableObjectNamespace<LedgerObject>

@@ -105,7 +105,7 @@ export const MAX_INTERFACE_METHODS = 64
 export const MAX_CALL_BYTES = 256 * 1024
 export const MAX_GRANTS = 64
 
-/** Host tools (objects/session/host-tools.ts): tools one socket may offer at once. */
+/** Host tools (objects/session/host-tools/host-tools.ts): tools one socket may offer at once. */
 export const MAX_HOST_TOOLS = 64
 
 /** Host tools: sockets of one session that may hold an offer at once (offers live in the session's memory). */

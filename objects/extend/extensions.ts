@@ -15,8 +15,8 @@ import { PROVIDER_TOOL_NAME_MAX } from '../tools/mcp/servers.ts'
 import type { Tool } from '../tools/tool.ts'
 
 /**
- * The names a session registers itself (objects/session/toolset.ts, an orchestration agent's tools in
- * objects/session/agent.ts). test/extend/builtin-names.test.ts compares this list with what a real
+ * The names a session registers itself (objects/session/wiring/toolset.ts, an orchestration agent's tools in
+ * objects/session/agent/agent.ts). test/extend/builtin-names.test.ts compares this list with what a real
  * session registers, so a new built-in cannot be left out of it.
  */
 export const BUILTIN_TOOL_NAMES: readonly string[] = ['skill', 'calculator', 'memory_remember', 'memory_recall', 'memory_forget', 'wait', 'read', 'write', 'edit', 'glob', 'grep', 'apply_patch', 'bash', 'plan', 'declare', 'report']

@@ -1,7 +1,7 @@
 /**
  * The `memory.pinned` context value: the memories a principal pinned, offered
  * to every session it runs (registered as a context source in
- * objects/session/toolset.ts). This module only produces the value.
+ * objects/session/wiring/toolset.ts). This module only produces the value.
  */
 import type { Env } from '../core/env.ts'
 import type { Caller } from '../access/authorize.ts'

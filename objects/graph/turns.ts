@@ -23,7 +23,7 @@ import type { Stored } from '../ledger/envelope.ts'
 import { current } from '../ledger/headers.ts'
 import type { Json } from '../ledger/json.ts'
 import type { EdgeDraft, NodeDraft } from './graph.ts'
-import { EVENT, isSessionEvent } from '../session/events.ts'
+import { EVENT, isSessionEvent } from '../session/events/events.ts'
 import { addressOf } from './vocabulary.ts'
 
 /** One graph write; applied in order, each idempotent. */

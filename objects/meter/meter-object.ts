@@ -7,8 +7,8 @@ import { DurableObject } from 'cloudflare:workers'
 import type { Env } from '../core/env.ts'
 import { answerFailures } from '../core/rpc.ts'
 import type { Stored } from '../ledger/envelope.ts'
-import { Chain } from '../ledger/chain.ts'
-import { type Folded, Ledger } from '../ledger/ledger.ts'
+import { Journal } from '../core/journal.ts'
+import type { Ledger } from '../ledger/ledger.ts'
 import { migrate, tables } from '../core/migrations.ts'
 import { LEDGER_TABLES } from '../ledger/tables.ts'
 import type { Usage } from '../llm/types.ts'
@@ -59,30 +59,29 @@ export const TABLES = tables([LEDGER_TABLES])
 
 export class MeterObject extends DurableObject<Env> {
   protected readonly ledger: Ledger
-  private readonly usage: Chain
-  private folded: Folded<MeterTotals> | undefined
+  /** The usage log, a causal chain, and the totals folded over it: restored on the first read of them. */
+  private readonly usage: Journal<MeterTotals>
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
-    this.ledger = new Ledger(ctx.storage)
-    this.usage = new Chain(this.ledger, TOPIC)
+    this.usage = new Journal({ storage: ctx.storage, topic: TOPIC, author: 'object:meter', reduce, initial: () => EMPTY })
+    this.ledger = this.usage.ledger
     void ctx.blockConcurrencyWhile(async () => migrate(ctx.storage, TABLES))
   }
 
   /** One batch of request counts from the gate's meter stage. */
   requests(counts: RequestCount[]): void {
-    this.usage.append('meter.requests', 'gate:meter', counts)
+    this.usage.record('meter.requests', counts, [], 'gate:meter')
   }
 
   /** One model turn's usage, attributed to the session's owner. */
   turn(turn: { session: string; step: string; usage: Usage; cost: number | null }): void {
-    this.usage.append('meter.turn', `session:${turn.session}`, turn)
+    this.usage.record('meter.turn', turn, [], `session:${turn.session}`)
   }
 
-  /** The principal's totals, folded incrementally from its usage log. */
+  /** The principal's totals, folded from its usage log once per wake and kept as usage is recorded. */
   totals(): MeterTotals {
-    this.folded = this.ledger.fold(TOPIC, reduce, EMPTY, this.folded)
-    return this.folded.state
+    return this.usage.state
   }
 }
 

@@ -22,11 +22,12 @@ import { NeuronError } from '../core/errors.ts'
 import { laterTurn } from '../core/event-loop.ts'
 import { Timers } from '../core/timers.ts'
 import { answerFailures } from '../core/rpc.ts'
-import { Bus, on } from '../ledger/bus.ts'
+import { Journal } from '../core/journal.ts'
+import { type Bus, on } from '../ledger/bus.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import type { Header } from '../ledger/headers.ts'
 import type { Json } from '../ledger/json.ts'
-import { Ledger } from '../ledger/ledger.ts'
+import type { Ledger } from '../ledger/ledger.ts'
 import { migrate, tables } from '../core/migrations.ts'
 import { LEDGER_TABLES } from '../ledger/tables.ts'
 import type { Page } from '../ledger/page.ts'
@@ -58,10 +59,11 @@ export const TABLES = tables([LEDGER_TABLES])
 export class OrchestrationObject extends DurableObject<Env> {
   /** A deployment's own catalog rows (its tools are the sessions'); `createNeuron` (worker/neuron.ts) subclasses to set them. */
   static readonly extensions: Extensions = NO_EXTENSIONS
+  /** The orchestration's log, its bus and its folded state (objects/core/journal.ts). */
+  private readonly journal: Journal<OrchState>
   private readonly ledger: Ledger
   private readonly bus: Bus
   private readonly subscribers: Subscribers
-  private state: OrchState = emptyOrchestration()
   private readonly agents: AgentChannel
   /** The deployment's catalog with the owner's stored keys, as a session's model resolves. */
   private readonly owned: OwnerCatalog
@@ -82,7 +84,19 @@ export class OrchestrationObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
-    this.ledger = new Ledger(ctx.storage)
+    // Decisions, control entries, agents' inputs and dead letters are all held: stored before delivery.
+    // Each decision's causal parent is the one before it.
+    this.journal = new Journal({
+      storage: ctx.storage,
+      topic: this.topic,
+      author: 'object:orchestration',
+      holds: [`${this.topic}.**`],
+      reduce: reduceOrchestration,
+      initial: emptyOrchestration,
+      parent: (state) => state.lastId,
+    })
+    this.ledger = this.journal.ledger
+    this.bus = this.journal.bus
     const { rows } = (new.target as typeof OrchestrationObject).extensions
     this.owned = new OwnerCatalog(env, composeCatalog(env as unknown as EnvVars, rows), rows)
     this.subscribers = new Subscribers(ctx, this.ledger, this.topic, () => this.state.lastSeq)
@@ -93,8 +107,6 @@ export class OrchestrationObject extends DurableObject<Env> {
       waitUntil: (work) => ctx.waitUntil(work),
       deadLetter: (draft, error) => void this.bus.publish(`${this.topic}.dead`, INPUT.dead, { draft: draft as unknown as Json, error }, { headers: this.own }),
     })
-    // Decisions, control entries, agents' inputs and dead letters are all held: stored before delivery.
-    this.bus = new Bus({ ledger: this.ledger, author: 'object:orchestration', holds: [this.topic, `${this.topic}.**`] })
     this.bus.subscribe(on(this.topic), (envelope) => this.subscribers.broadcast({ kind: 'event', envelope: envelope as Stored }))
     this.inputs = {
       name: this.name,
@@ -107,7 +119,7 @@ export class OrchestrationObject extends DurableObject<Env> {
     }
     void ctx.blockConcurrencyWhile(async () => {
       migrate(ctx.storage, TABLES)
-      this.state = this.ledger.fold(this.topic, reduceOrchestration, emptyOrchestration()).state
+      this.journal.restore()
       if (this.state.exists && this.state.status === 'running') await this.timers.set('tick', Date.now())
     })
   }
@@ -220,8 +232,6 @@ export class OrchestrationObject extends DurableObject<Env> {
     await this.timers.alarm()
   }
 
-  // ── Internals ────────────────────────────────────────────────────────────
-
   /**
    * The tick: apply control entries, time packages out, expire clearances no human gave in time,
    * re-deliver to agents (idempotent), and go on deciding.
@@ -245,6 +255,13 @@ export class OrchestrationObject extends DurableObject<Env> {
     if (this.state.status === 'running') await this.timers.set('tick', Date.now() + TICK_MS)
   }
 
+  // ── Internals ────────────────────────────────────────────────────────────
+
+  /** The fold of every decision on the orchestration's address. */
+  private get state(): OrchState {
+    return this.journal.state
+  }
+
   private get name(): string {
     return this.ctx.id.name ?? this.ctx.id.toString()
   }
@@ -264,9 +281,7 @@ export class OrchestrationObject extends DurableObject<Env> {
 
   /** Records a decision with the headers of the input that caused it (cause.ts) and folds it. */
   private record<T extends OrchEvent>(type: T, payload: OrchPayloads[T], headers: Header[]): Stored {
-    const envelope = this.bus.publish(this.topic, type, payload, { parent: this.state.lastId, headers }) as Stored
-    this.state = reduceOrchestration(this.state, envelope)
-    return envelope
+    return this.journal.record(type, payload, headers)
   }
 
   private check(caller: Caller) {

@@ -9,7 +9,7 @@ import type { PermissionGate } from '../permission/gate.ts'
 
 /**
  * What a call may act on, decided once per turn from who prompted it and what the session grants
- * (objects/session/authority.ts; the table is in docs/graph.md, "Who may reach what").
+ * (objects/session/turn/authority.ts; the table is in docs/graph.md, "Who may reach what").
  */
 export interface ToolAuthority {
   /** The turn acts for the session's owner: tools that `require: 'owner'` may run. */

@@ -20,7 +20,7 @@ import { TABLES as GRAPH_TABLES } from '../../objects/graph/graph-object.ts'
 import { Ledger } from '../../objects/ledger/ledger.ts'
 import { TABLES as LEDGER_OBJECT_TABLES } from '../../objects/ledger-object/ledger-object.ts'
 import { TABLES as METER_TABLES } from '../../objects/meter/meter-object.ts'
-import { TABLES as SESSION_TABLES } from '../../objects/session/session-object.ts'
+import { TABLES as SESSION_TABLES } from '../../objects/session/wiring/session-object.ts'
 import { uniqueName } from '../support/ledger.ts'
 import { countRows } from '../support/rows.ts'
 

@@ -1,6 +1,6 @@
 import { env, exports } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
-import { DENIALS_PER_HOUR } from '../../objects/session/access.ts'
+import { DENIALS_PER_HOUR } from '../../objects/session/wiring/access.ts'
 import { api, postJson } from '../support/api.ts'
 import { idOf, token } from '../support/auth.ts'
 import { events, newSession, waitIdle } from '../support/session.ts'

@@ -2,8 +2,8 @@
  * The import graph of objects/ keeps its layers: nothing in objects/ reaches into the worker
  * (objects run behind any gate; the worker composes them, never the other way), sessions and
  * orchestrations never import each other (what both speak lives in a neutral module:
- * agent-link/, llm/owner-catalog.ts), and delivery/ (the one stream endpoint both use) imports
- * neither. Every static import and re-export counts, type-only ones too (a type import still
+ * agent-link/, llm/owner-catalog.ts), delivery/ (the one stream endpoint both use) imports
+ * neither, and no session stage imports the session object (each reads the core port it is handed). Every static import and re-export counts, type-only ones too (a type import still
  * couples the layers), and so does a dynamic `import('…')` outside comments. Pure: no server is
  * started.
  */
@@ -25,7 +25,11 @@ const RULES: { refuses: (edge: Edge) => boolean; why: string }[] = [
   { refuses: ({ from, to }) => within(from, 'session') && within(to, 'orchestration'), why: 'session/ must not import orchestration/' },
   { refuses: ({ from, to }) => within(from, 'orchestration') && within(to, 'session'), why: 'orchestration/ must not import session/' },
   { refuses: ({ from, to }) => within(from, 'delivery') && (within(to, 'session') || within(to, 'orchestration')), why: 'delivery/ must not import session/ or orchestration/' },
+  { refuses: ({ from, to }) => within(from, 'session') && to === SESSION_OBJECT, why: 'a session stage reads the session core (wiring/session-core.ts), never the object' },
 ]
+
+/** The session's composition: its stages are handed the core port it builds, so none imports it. */
+const SESSION_OBJECT = 'objects/session/wiring/session-object.ts'
 
 function within(path: string, dir: string): boolean {
   return path.startsWith(`objects/${dir}/`)
@@ -75,7 +79,7 @@ describe('architecture: the import graph of objects/', () => {
   it('is read whole: every layer is seen importing what it uses', () => {
     // A reader that missed imports would pass every rule below; these edges exist by design.
     expect(edges.length).toBeGreaterThan(500)
-    expect(edges).toContainEqual({ from: 'objects/session/session-object.ts', to: 'objects/delivery/endpoint.ts' })
+    expect(edges).toContainEqual({ from: 'objects/session/wiring/session-object.ts', to: 'objects/delivery/endpoint.ts' })
     expect(edges).toContainEqual({ from: 'objects/orchestration/orchestration-object.ts', to: 'objects/delivery/endpoint.ts' })
     expect(edges.some((e) => e.from.startsWith('objects/delivery/') && e.to.startsWith('objects/core/'))).toBe(true)
   })
@@ -103,16 +107,18 @@ describe('architecture: the import graph of objects/', () => {
     expect(
       violations([
         { from: 'objects/core/env.ts', to: 'worker/env.ts' },
-        { from: 'objects/session/agent.ts', to: 'objects/orchestration/events.ts' },
+        { from: 'objects/session/agent/agent.ts', to: 'objects/orchestration/events.ts' },
         { from: 'objects/orchestration/orchestration-object.ts', to: 'objects/session/streams.ts' },
-        { from: 'objects/delivery/frames.ts', to: 'objects/session/air.ts' },
-        { from: 'objects/session/session-object.ts', to: 'objects/delivery/endpoint.ts' },
-        { from: 'objects/core/env.ts', to: 'objects/session/session-object.ts' },
+        { from: 'objects/delivery/frames.ts', to: 'objects/session/events/air.ts' },
+        { from: 'objects/session/wiring/session-object.ts', to: 'objects/delivery/endpoint.ts' },
+        { from: 'objects/core/env.ts', to: 'objects/session/wiring/session-object.ts' },
+        { from: 'objects/session/lineage/lineage.ts', to: 'objects/session/wiring/session-object.ts' },
+        { from: 'objects/session/lineage/lineage.ts', to: 'objects/session/wiring/session-core.ts' },
       ]),
-    ).toHaveLength(4)
+    ).toHaveLength(5)
   })
 
-  it('no object imports the worker, sessions and orchestrations never import each other, delivery imports neither', () => {
+  it('no object imports the worker, sessions and orchestrations never import each other, delivery imports neither, no session stage imports the session object', () => {
     expect(violations(edges)).toEqual([])
   })
 })

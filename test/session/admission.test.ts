@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
-import type { EventPayloads } from '../../objects/session/events.ts'
+import type { EventPayloads } from '../../objects/session/events/events.ts'
 import { api, events, newSession, ownerCaller, postJson, waitIdle } from '../support/session.ts'
 
 type Prompted = EventPayloads['session.next.prompted']

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { AirBuffer } from '../../objects/session/air.ts'
-import type { Delta } from '../../objects/session/air.ts'
+import { AirBuffer } from '../../objects/session/events/air.ts'
+import type { Delta } from '../../objects/session/events/air.ts'
 
 describe('AirBuffer', () => {
   it('gathers deltas and sends them at most once per interval, in a fixed order', () => {

@@ -6,8 +6,8 @@ import { env } from 'cloudflare:workers'
 import { runInDurableObject } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
 import { Ledger } from '../../objects/ledger/ledger.ts'
-import { History } from '../../objects/session/history.ts'
-import { emptySession, reduceSession } from '../../objects/session/projection.ts'
+import { History } from '../../objects/session/turn/history.ts'
+import { emptySession, reduceSession } from '../../objects/session/events/projection.ts'
 
 describe('history', () => {
   it('shows the open step as it grows, and counts its characters with it', () =>

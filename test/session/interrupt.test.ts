@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Stored } from '../../objects/ledger/envelope.ts'
-import { emptySession, reduceSession } from '../../objects/session/projection.ts'
-import { recover } from '../../objects/session/recovery.ts'
+import { emptySession, reduceSession } from '../../objects/session/events/projection.ts'
+import { recover } from '../../objects/session/turn/recovery.ts'
 import { uniqueName, withLedger } from '../support/ledger.ts'
 import { events, newSession, postJson, types, waitFor, waitIdle } from '../support/session.ts'
 

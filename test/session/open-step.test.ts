@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Stored } from '../../objects/ledger/envelope.ts'
-import { EVENT } from '../../objects/session/events.ts'
-import { OpenStep } from '../../objects/session/open-step.ts'
+import { EVENT } from '../../objects/session/events/events.ts'
+import { OpenStep } from '../../objects/session/turn/open-step.ts'
 
 let seq = 0
 const event = (type: string, payload: Record<string, unknown>): Stored => ({

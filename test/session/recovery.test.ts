@@ -7,8 +7,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import type { Ledger } from '../../objects/ledger/ledger.ts'
-import { emptySession, reduceSession, type SessionState } from '../../objects/session/projection.ts'
-import { recover } from '../../objects/session/recovery.ts'
+import { emptySession, reduceSession, type SessionState } from '../../objects/session/events/projection.ts'
+import { recover } from '../../objects/session/turn/recovery.ts'
 import { uniqueName, withLedger } from '../support/ledger.ts'
 
 /** A session log written by hand, and the recovery a wake runs on it. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { Stored } from '../../objects/ledger/envelope.ts'
-import type { EventPayloads } from '../../objects/session/events.ts'
+import type { EventPayloads } from '../../objects/session/events/events.ts'
 import { calculator } from '../../objects/tools/builtins/calculator.ts'
 import { ToolRegistry } from '../../objects/tools/registry.ts'
 import { Tool } from '../../objects/tools/tool.ts'

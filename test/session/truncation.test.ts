@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { LlmMessage } from '../../objects/llm/types.ts'
-import { artifactRefsOf } from '../../objects/session/fork.ts'
-import { epochKey, withoutCuts } from '../../objects/session/truncation.ts'
+import { artifactRefsOf } from '../../objects/session/lineage/fork.ts'
+import { epochKey, withoutCuts } from '../../objects/session/lineage/truncation.ts'
 
 const messages: LlmMessage[] = Array.from({ length: 6 }, (_, i) => ({ role: 'user', content: `m${i}` }))
 

@@ -2,8 +2,8 @@ import { runInDurableObject } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
 import { Timers } from '../../objects/core/timers.ts'
-import { Wakeup } from '../../objects/session/wakeup.ts'
-import { Watchdog, WATCHDOG_MS } from '../../objects/session/watchdog.ts'
+import { Wakeup } from '../../objects/session/turn/wakeup.ts'
+import { Watchdog, WATCHDOG_MS } from '../../objects/session/turn/watchdog.ts'
 
 /** The watchdog over a session's timers, with the clock at `start`. */
 const watchdogAt = (storage: DurableObjectStorage, start: number) => new Watchdog(new Timers(storage, { watchdog: { keep: 'revival', run: () => {} } }, () => start), () => start)

@@ -2,7 +2,7 @@ import { runInDurableObject } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
 import { Timers } from '../../objects/core/timers.ts'
-import { Watchdog, WATCHDOG_MS } from '../../objects/session/watchdog.ts'
+import { Watchdog, WATCHDOG_MS } from '../../objects/session/turn/watchdog.ts'
 
 describe('the watchdog alarm', () => {
   it('is written on the first arm, left alone while the one it set is at least half the window ahead, written again after that and once it fired', async () => {

@@ -5,15 +5,15 @@
  */
 import type { Ledger } from '../../objects/ledger/ledger.ts'
 import type { LlmEvent, LlmRequest } from '../../objects/llm/types.ts'
-import { budgetOf } from '../../objects/session/budget.ts'
-import type { SourceValue } from '../../objects/session/context-sources.ts'
-import { History } from '../../objects/session/history.ts'
-import { emptySession, reduceSession, type SessionState } from '../../objects/session/projection.ts'
-import { Runner } from '../../objects/session/runner.ts'
-import { calledAfter } from '../../objects/session/session-runner.ts'
-import type { RunnerHost } from '../../objects/session/runner-host.ts'
+import { budgetOf } from '../../objects/session/turn/budget.ts'
+import type { SourceValue } from '../../objects/session/turn/context-sources.ts'
+import { History } from '../../objects/session/turn/history.ts'
+import { emptySession, reduceSession, type SessionState } from '../../objects/session/events/projection.ts'
+import { Runner } from '../../objects/session/turn/runner.ts'
+import { calledAfter } from '../../objects/session/turn/session-runner.ts'
+import type { RunnerHost } from '../../objects/session/turn/runner-host.ts'
 import { ToolRegistry } from '../../objects/tools/registry.ts'
-import { toolAuthority } from '../../objects/session/authority.ts'
+import { toolAuthority } from '../../objects/session/turn/authority.ts'
 import { Approvals, type PermissionLayers } from '../../objects/permission/approvals.ts'
 
 /** The owner of every scripted session (who answers its permission requests). */

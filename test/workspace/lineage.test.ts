@@ -6,7 +6,7 @@
 import { runInDurableObject } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
-import type { SessionObject } from '../../objects/session/session-object.ts'
+import type { SessionObject } from '../../objects/session/wiring/session-object.ts'
 import { uniqueName } from '../support/ledger.ts'
 import { api, events, newSession, postJson, waitIdle } from '../support/session.ts'
 

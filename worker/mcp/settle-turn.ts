@@ -8,8 +8,8 @@
 import type { Caller } from '../../objects/access/authorize.ts'
 import type { Stored } from '../../objects/ledger/envelope.ts'
 import type { Page } from '../../objects/ledger/page.ts'
-import { EVENT, isEvent } from '../../objects/session/events.ts'
-import type { SessionView } from '../../objects/session/projection.ts'
+import { EVENT, isEvent } from '../../objects/session/events/events.ts'
+import type { SessionView } from '../../objects/session/events/projection.ts'
 
 /** The part of a session stub this needs. */
 export interface SettleStub {

@@ -6,11 +6,11 @@
  * addressed: an unknown id is 404 without creating the object's storage.
  */
 import type { Context } from 'hono'
-import { refuseReservedId } from '../../objects/session/agent.ts'
-import { InterruptSchema } from '../../objects/session/control.ts'
+import { refuseReservedId } from '../../objects/session/agent/agent.ts'
+import { InterruptSchema } from '../../objects/session/intake/control.ts'
 import { PermissionAnswerSchema } from '../../objects/permission/approvals.ts'
-import { ForkSchema, TruncateSchema } from '../../objects/session/fork.ts'
-import { CreateSessionSchema, PromptSchema } from '../../objects/session/schemas.ts'
+import { ForkSchema, TruncateSchema } from '../../objects/session/lineage/fork.ts'
+import { CreateSessionSchema, PromptSchema } from '../../objects/session/intake/schemas.ts'
 import { PageQuery, StreamQuery } from '../../objects/delivery/queries.ts'
 import { forwardStream } from '../stream-forward.ts'
 import { settled } from '../../objects/core/rpc.ts'
@@ -275,7 +275,7 @@ export const SESSION_ROUTES = [
     maxBodyBytes: MAX_BODY_BYTES,
     ok: { 201: 'the new session' },
     response: R.SessionView,
-    // UNKNOWN_NODE: the graph refused the fork's edge when asked before anything was written (objects/session/lineage.ts).
+    // UNKNOWN_NODE: the graph refused the fork's edge when asked before anything was written (objects/session/lineage/lineage.ts).
     errors: [...SESSION_ERRORS, ...REQUEST_ERRORS, 'SESSION_EXISTS', 'UNKNOWN_SEQUENCE', 'NOT_A_TURN_BOUNDARY', 'FORK_TOO_LONG', 'ARTIFACT_NOT_FOUND', 'UNKNOWN_NODE'],
     handler: async (c) => {
       const body = await readJson(c.req.raw)

@@ -6,7 +6,7 @@
  * a path holds slashes. Mounted under `/v1/sessions` beside the session routes.
  */
 import { WORKSPACE_UPLOAD_BYTES } from '../../objects/core/limits.ts'
-import { DiffQuery, FileQuery, ListQuery, ReadQuery } from '../../objects/session/workspace-schemas.ts'
+import { DiffQuery, FileQuery, ListQuery, ReadQuery } from '../../objects/session/workspace/workspace-schemas.ts'
 import { callerOf } from '../caller.ts'
 import { sessionStub } from '../session-calls.ts'
 import { mount, route } from '../route.ts'

@@ -6,7 +6,7 @@
  * (the registry injects nothing); each change the call makes is recorded `by` its tool call id.
  *
  * The tools reach the workspace only through `WorkspaceAccess`, which the session's workspace
- * (objects/session/workspace.ts) implements: nothing of the tree is held between calls.
+ * (objects/session/workspace/workspace.ts) implements: nothing of the tree is held between calls.
  */
 import { z } from 'zod'
 import { WORKSPACE_SEARCH_LIMITS } from '../../core/limits.ts'

@@ -1,7 +1,7 @@
 /**
  * Memory tools: `memory_remember`, `memory_recall`, `memory_forget`. They act on
  * the graph the turn's authority names (`context.authority.memory`, decided in
- * objects/session/authority.ts): in a private session the owner's graph (or, with
+ * objects/session/turn/authority.ts): in a private session the owner's graph (or, with
  * `scope`, a shared claim's graph the owner's prompt carried the claim for), so
  * what one session remembers another session of the same principal recalls; in
  * a shared session the session's own memory, whoever prompted. They replace the

@@ -1,0 +1,96 @@
+/**
+ * What a session offers its model besides the conversation, composed in one place: the owner's
+ * config instructions and skills index and the session's pinned memories as context sources, the `skill` tool, the tools of the
+ * MCP servers the effective config lists (layered over the built-ins, refreshed before each
+ * drain), the built-in tools (the work tools over the session's workspace among them), the deployment's own tools, and an orchestration agent's tools when the session is one.
+ * Registration order is the order the model is offered them, so it does not change here.
+ *
+ * @example
+ * const { mcp, agent } = composeToolset({ env, name, tools, sources, config: () => overrides.effective(), … })
+ */
+import type { Caller } from '../../access/authorize.ts'
+import { instructionsOf } from '../../config/instructions.ts'
+import { skillIndex, skillsOf, skillTool } from '../../config/skills.ts'
+import { PINNED_KEY, pinnedMemories } from '../../graph/pinned.ts'
+import type { Json, JsonObject } from '../../ledger/json.ts'
+import type { BridgeDraft } from '../../agent-link/bridge.ts'
+import { settled } from '../../core/rpc.ts'
+import { calculator } from '../../tools/builtins/calculator.ts'
+import { memoryTools, type MemoryHost } from '../../tools/builtins/memory.ts'
+import { wait } from '../../tools/builtins/wait.ts'
+import { bashTool } from '../../tools/builtins/bash.ts'
+import { fileTools, type WorkspaceAccess } from '../../tools/builtins/files.ts'
+import { applyPatchTool } from '../../tools/builtins/patch.ts'
+import { embeddedExecutor } from '../../workspace/bash/embedded.ts'
+import { McpToolset } from '../../tools/mcp/toolset.ts'
+import { mcpServersOf } from '../../tools/mcp/servers.ts'
+import type { ToolRegistry } from '../../tools/registry.ts'
+import type { Tool } from '../../tools/tool.ts'
+import { type AgentLink, agentLinkOf, type AgentTurns } from '../agent/agent.ts'
+import type { ContextSources } from '../turn/context-sources.ts'
+import type { SessionCore } from './session-core.ts'
+
+/** What the toolset needs of its session. */
+export interface ToolsetHost extends Pick<SessionCore, 'env' | 'name' | 'owner'> {
+  tools: ToolRegistry
+  /** The deployment's own tools by name (objects/extend/extensions.ts), offered after the built-ins. */
+  custom: ReadonlyMap<string, Tool>
+  sources: ContextSources
+  /** The owner's config document with this session's overrides laid over it. */
+  config: () => Promise<JsonObject>
+  /** The memory every turn's context may read (`memory.pinned`; authority.ts); null before the session exists. */
+  contextMemory: () => Caller | null
+  /** The session's conversation node in a graph, written if missing (memories regard it). */
+  conversation: MemoryHost['conversation']
+  /** Where an agent's undeliverable step boundary goes. */
+  deadLetter: (draft: BridgeDraft, error: unknown) => void
+  /** Where an agent keeps its running turn (used only when the session is one). */
+  agentTurns: AgentTurns
+  /** The session's workspace, which the work tools act on (workspace.ts). */
+  workspace: WorkspaceAccess
+}
+
+/** Registers the session's sources and tools; returns the MCP toolset and the agent link (or null). */
+export function composeToolset(host: ToolsetHost): { mcp: McpToolset; agent: AgentLink | null } {
+  const { env, tools, sources, config, owner } = host
+  // Every URL from the config is fetched under the one outbound policy (objects/outbound).
+  const policy = { development: env.NEURON_ENV === 'development' }
+  // The owner's config instructions, read from its config object; slow or failing never blocks a turn.
+  sources.register('config.instructions', async () => instructionsOf(await config(), policy))
+  sources.register('skills.index', async () => skillIndex(await skillsOf(await config(), policy)))
+  tools.register('skill', skillTool(async () => skillsOf(await config(), policy)))
+  const mcp = new McpToolset({
+    registry: tools,
+    servers: async () => mcpServersOf(await config()),
+    access: async () => (owner() ? await settled(env.CONFIGS.getByName(owner())).mcpAccess(owner()) : { headers: {}, grants: {} }),
+    token: async (server, url, stale) => (owner() ? await settled(env.CONFIGS.getByName(owner())).mcpAccessToken(owner(), server, url, stale) : null),
+    development: policy.development,
+  })
+  sources.register('mcp.authorization', () => mcp.authorizationNote())
+  // The pinned memories of the session's memory (the owner's graph, or a shared session's own);
+  // nothing pinned says nothing, so a session without pins records no context change for it.
+  sources.register(PINNED_KEY, async () => {
+    const memory = host.contextMemory()
+    const pinned = memory ? await pinnedMemories(env, memory) : []
+    return pinned.length > 0 ? (pinned as unknown as Json) : null
+  })
+  const memory = memoryTools({ env, conversation: host.conversation })
+  tools.register('calculator', calculator)
+  tools.register('memory_remember', memory.remember)
+  tools.register('memory_recall', memory.recall)
+  tools.register('memory_forget', memory.forget)
+  tools.register('wait', wait)
+  // The work tools over the session's workspace (docs/workspace.md), each asserting the policy itself.
+  const files = fileTools(host.workspace)
+  tools.register('read', files.read)
+  tools.register('write', files.write)
+  tools.register('edit', files.edit)
+  tools.register('glob', files.glob)
+  tools.register('grep', files.grep)
+  tools.register('apply_patch', applyPatchTool(host.workspace))
+  tools.register('bash', bashTool(host.workspace, embeddedExecutor))
+  for (const [name, tool] of host.custom) tools.register(name, tool, 'deployment')
+  const agent = agentLinkOf(host.name, env.ORCHESTRATIONS, host.deadLetter, host.agentTurns)
+  for (const [name, tool] of agent?.tools() ?? []) tools.register(name, tool)
+  return { mcp, agent }
+}

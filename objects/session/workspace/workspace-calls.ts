@@ -1,0 +1,138 @@
+/**
+ * The workspace's RPC surface, each call authorized first: list, read (a byte or a line range),
+ * upload (one file, or a tar archive as one operation), download (the tree as tar, streamed page by
+ * page), diff between two sequences, and the blob a fork of this session reads through. Reading is
+ * for whoever may read the session; writing is the owner's alone (as its config is). Every write is
+ * one workspace decision: refused whole, with nothing written, for `FILE_TOO_LARGE`,
+ * `WORKSPACE_FULL`, `PATH_INVALID` or `PATH_ESCAPE`.
+ *
+ * @example
+ * const calls = new WorkspaceCalls({ workspace, check: (caller, action) => access.check(state, caller, action), owner: () => state.owner })
+ * calls.list(caller, { dir: 'src' })
+ */
+import type { Caller } from '../../access/authorize.ts'
+import { NeuronError } from '../../core/errors.ts'
+import { MAX_PAGE, WORKSPACE_LIMITS } from '../../core/limits.ts'
+import { parseOrThrow } from '../../core/validate.ts'
+import { filePath, normalizePath } from '../../workspace/paths.ts'
+import type { Committed, DiffPage, Listing } from '../../workspace/store.ts'
+import { readTar, tarStream } from '../../workspace/tar.ts'
+import type { SessionWorkspace } from './workspace.ts'
+import { DiffQuery, FileQuery, ListQuery, ReadQuery } from './workspace-schemas.ts'
+
+/** What the calls need of the session. */
+export interface WorkspaceCallsHost {
+  workspace: SessionWorkspace
+  /** Authorizes `caller` for `action` on the session (access.ts), or throws. */
+  check(caller: Caller, action: string): void
+  owner(): string
+}
+
+/** A file read back: its bytes (the range asked for), and what it is. */
+export interface FileRead {
+  path: string
+  content: string
+  size: number
+  bytes: Uint8Array
+  /** The byte range returned, `[start, end)`. */
+  range: { start: number; end: number }
+}
+
+export class WorkspaceCalls {
+  constructor(private readonly host: WorkspaceCallsHost) {}
+
+  /** A page of the files under `dir` as of `at` (default: now). */
+  list(caller: Caller, query: unknown): Listing {
+    this.host.check(caller, 'read')
+    const { dir, at, after, limit } = parseOrThrow(ListQuery, query ?? {}, 'INVALID_QUERY')
+    return this.host.workspace.store.list(normalizePath(dir ?? ''), { ...(at === undefined ? {} : { at }), ...(after === undefined ? {} : { after: normalizePath(after) }), limit: limit ?? 100 })
+  }
+
+  /** One file (`path`) as of `at`, whole or a range: bytes `offset`/`length`, or lines `line`/`lines` (1-based). */
+  async read(caller: Caller, query: unknown): Promise<FileRead> {
+    this.host.check(caller, 'read')
+    const q = parseOrThrow(ReadQuery, query ?? {}, 'INVALID_QUERY')
+    const file = filePath(q.path)
+    const entry = this.host.workspace.store.entry(file, q.at)
+    if (entry === null) throw new NeuronError('FILE_NOT_FOUND', `no file at ${file}`, { status: 404, details: { path: file } })
+    const bytes = await this.host.workspace.bytesOf(entry)
+    let start = 0
+    let end = bytes.byteLength
+    if (q.offset !== undefined || q.length !== undefined) {
+      start = Math.min(q.offset ?? 0, bytes.byteLength)
+      end = q.length === undefined ? bytes.byteLength : Math.min(start + q.length, bytes.byteLength)
+    } else if (q.line !== undefined || q.lines !== undefined) {
+      ;[start, end] = lineRange(bytes, q.line ?? 1, q.lines ?? Number.MAX_SAFE_INTEGER)
+    }
+    return { path: file, content: entry.content, size: entry.size, bytes: bytes.subarray(start, end), range: { start, end } }
+  }
+
+  /** Writes one file (`path`), as one operation by `upload:<caller>`. */
+  upload(caller: Caller, query: unknown, bytes: Uint8Array): Committed {
+    this.writer(caller)
+    const file = filePath(parseOrThrow(FileQuery, query ?? {}, 'INVALID_QUERY').path)
+    tooLarge(file, bytes.byteLength)
+    return this.host.workspace.commit([{ path: file, bytes }], `upload:${caller.id}`)
+  }
+
+  /** Writes every file of a tar archive as one operation: all of them, or (any refused) none. */
+  uploadTar(caller: Caller, archive: Uint8Array): Committed {
+    this.writer(caller)
+    const writes = readTar(archive).map(({ path, bytes }) => {
+      const file = filePath(path)
+      tooLarge(file, bytes.byteLength)
+      return { path: file, bytes }
+    })
+    return this.host.workspace.commit(writes, `upload:${caller.id}`)
+  }
+
+  /** The tree as of `at` as a tar archive, read one file at a time as the stream is pulled. */
+  download(caller: Caller, query: unknown): ReadableStream<Uint8Array> {
+    this.host.check(caller, 'read')
+    const { dir, at } = parseOrThrow(ListQuery, query ?? {}, 'INVALID_QUERY')
+    const workspace = this.host.workspace
+    const root = normalizePath(dir ?? '')
+    async function* files() {
+      let after: string | undefined
+      for (;;) {
+        const page = workspace.store.list(root, { limit: MAX_PAGE, ...(at === undefined ? {} : { at }), ...(after === undefined ? {} : { after }) })
+        for (const entry of page.entries) yield { path: entry.path, bytes: await workspace.bytesOf(entry) }
+        if (page.next === null) return
+        after = page.next
+      }
+    }
+    return tarStream(files())
+  }
+
+  /** The paths that differ between two sequences, a page at a time. */
+  diff(caller: Caller, query: unknown): DiffPage {
+    this.host.check(caller, 'read')
+    const { from, to, after, limit } = parseOrThrow(DiffQuery, query ?? {}, 'INVALID_QUERY')
+    return this.host.workspace.store.diff(from, to, { ...(after === undefined ? {} : { after }), limit: limit ?? 100 })
+  }
+
+  private writer(caller: Caller): void {
+    this.host.check(caller, 'configure')
+    if (caller.id !== this.host.owner()) throw new NeuronError('WORKSPACE_OWNER_ONLY', "only the session's owner writes its workspace; a share holder may read it", { status: 403 })
+  }
+}
+
+/** Refuses a file over the limit before its bytes are hashed. */
+function tooLarge(path: string, size: number): void {
+  if (size > WORKSPACE_LIMITS.fileBytes) {
+    throw new NeuronError('FILE_TOO_LARGE', `${path} would be ${size} bytes; a file may hold ${WORKSPACE_LIMITS.fileBytes}`, { status: 413, details: { path, size, limit: WORKSPACE_LIMITS.fileBytes } })
+  }
+}
+
+/** The byte range `[start, end)` of `count` lines from the 1-based line `first`. */
+function lineRange(bytes: Uint8Array, first: number, count: number): [number, number] {
+  let line = 1
+  let start = first <= 1 ? 0 : bytes.byteLength
+  for (let i = 0; i < bytes.byteLength; i++) {
+    if (bytes[i] !== 0x0a) continue
+    line++
+    if (line === first) start = i + 1
+    if (line === first + count) return [start, i + 1]
+  }
+  return [start, bytes.byteLength]
+}
