@@ -14,6 +14,10 @@
  * begins every delivery on a later turn (event-loop.ts). What the loop still
  * has to do is a function of the folded state, so the tick (an alarm every 2 s
  * while running) carries it over an eviction.
+ *
+ * Past 400 lines because workerd calls RPC methods on the class itself: the RPC surface, the
+ * stream handlers and the decision loop's small helpers stand here; each decision is pure
+ * (schedule.ts, plan.ts, clearance.ts, budgets.ts) and each side effect has its module.
  */
 import { DurableObject } from 'cloudflare:workers'
 import type { Env } from '../core/env.ts'

@@ -5,6 +5,12 @@
  * says crosses its bus: events on its held address, deltas on its air. Every public method
  * takes the caller the gate authenticated and authorizes it first. Events are recorded on one
  * path (`record`): stored and delivered, folded, then what they set off (follow-ups.ts).
+ *
+ * Longer than a module here should be, for one reason: workerd calls a Durable Object's RPC
+ * methods on the class itself, so the whole RPC surface (about thirty methods, each a check and
+ * one call into the module that does the work) and the constructor that wires those modules stand
+ * in this one file. Nothing else belongs here: a new behaviour goes in its stage folder and
+ * reaches the object through the session core (session-core.ts).
  */
 import { DurableObject } from 'cloudflare:workers'
 import type { Env } from '../../core/env.ts'
