@@ -15,7 +15,10 @@
  *    session or "always" answer can lift, so a principal's `deny rm *` holds in every session);
  * 2. otherwise the last matching rule wins (opencode's rule: write the general rule first and the
  *    exception after it; a later layer refines an earlier one, so a session narrows its profile);
- * 3. no rule matches: the tool's default (`DEFAULTS`): reading is allowed, acting asks.
+ * 3. no rule matches: the tool's default (`DEFAULTS`): reading is allowed, acting asks; a host tool
+ *    (`host:*`) is allowed, because its host already put the call in front of its person (the
+ *    shell runs an app's tool for the agent only where the owner enabled it in Agent Mode, with
+ *    its own consent dialog); a rule on `host:*` makes host tools ask or denies them.
  * A call that acts on several things (a line of commands, a patch of files) gets the most
  * restrictive of their decisions; a command line whose commands cannot be read (`$(…)`) asks at least.
  *
@@ -177,6 +180,9 @@ export class Policy {
       last = compiled
     }
     if (last) return { action: last.rule.action, rule: last.rule, subject, reason: `${last.rule.action} by ${describe(last.rule)}` }
+    if (DEFAULTS[call.tool] === undefined && call.source.startsWith('host:')) {
+      return { action: 'allow', rule: null, subject, reason: `${call.tool} is a host tool: its host asks its person (the shell's Agent Mode consent)` }
+    }
     const action = DEFAULTS[call.tool] ?? 'ask'
     return { action, rule: null, subject, reason: action === 'allow' ? `${call.tool} only reads` : `${call.tool} acts, and no rule allows it` }
   }

@@ -101,6 +101,16 @@ describe('decide', () => {
   })
 })
 
+describe('defaults', () => {
+  it('a host tool no rule names is allowed (its host asked its person); an MCP tool or a builtin that acts asks', () => {
+    const policy = new Policy({})
+    expect(policy.decide(tool('notes_add', 'host:paint')).action).toBe('allow')
+    expect(policy.decide(tool('mcp.notes.add', 'mcp:notes')).action).toBe('ask')
+    expect(policy.decide(tool('memory_forget')).action).toBe('ask')
+    expect(new Policy({ session: [{ source: 'host:*', action: 'ask' }] }).decide(tool('notes_add', 'host:paint')).action).toBe('ask')
+  })
+})
+
 describe('split commands', () => {
   const table: [string, string[], boolean][] = [
     ['a; b', ['a', 'b'], false],

@@ -15,6 +15,9 @@ type Socket = Awaited<ReturnType<typeof openSocket>>
 /** A session with a host socket offering `notes_search`, and a prompt calling it, parked on its request. */
 async function parked(prefix: string) {
   const { id } = await newSession(prefix)
+  // Host tools run unasked by default (their host asks its person); this session's rule makes them ask.
+  const rule = await api(`/v1/sessions/${id}/config`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ permission: { rules: [{ source: 'host:*', action: 'ask' }] } }) })
+  expect(rule.status).toBe(200)
   const host = await openSocket(`/v1/sessions/${id}/ws`)
   host.send({ type: 'host.offer', host: 'notes', tools: [NOTES_SEARCH] })
   await host.until((m) => m.some((x) => x.type === 'host.offered'))
@@ -66,7 +69,7 @@ describe('approvals over HTTP and the WebSocket', () => {
     await served
     await waitIdle(id)
     const config = (await (await api(`/v1/sessions/${id}/config`)).json()) as { document: { permission?: { rules: unknown[] } } }
-    expect(config.document.permission?.rules).toEqual([{ tool: 'notes_search', action: 'allow' }])
+    expect(config.document.permission?.rules).toEqual([{ source: 'host:*', action: 'ask' }, { tool: 'notes_search', action: 'allow' }])
     // The next call runs without a request.
     const calls = host.messages.filter((m) => m.type === 'host.call').length
     expect((await postJson(`/v1/sessions/${id}/prompt`, { text: '/tool notes_search {"q":"eggs"}' })).status).toBe(202)

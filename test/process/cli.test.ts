@@ -151,7 +151,7 @@ describe('neuron CLI against a real server', () => {
       const token = await devToken('cli')
       const neuron = new NeuronClient({ url: dev.url, token })
       const session = await neuron.createSession({ title: 'multi-line' })
-      const put = await fetch(`${dev.url}/v1/sessions/${session.id}/config`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ mcpServers: [{ name: 'test', url: `${mcp.url}/sse/mcp` }] }) })
+      const put = await fetch(`${dev.url}/v1/sessions/${session.id}/config`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ mcpServers: [{ name: 'test', url: `${mcp.url}/sse/mcp` }], permission: { rules: [{ source: 'mcp:*', action: 'allow' }] } }) })
       expect(put.status).toBe(200)
       const script = join(tmpdir(), `neuron-chat-lines-${process.pid}.sh`)
       writeFileSync(script, `#!/bin/sh\nNEURON_CONFIG='${config}' '${process.execPath}' '${CLI}' chat ${session.id}\necho "EXIT=$?"\nsleep 60\n`, { mode: 0o755 })

@@ -79,7 +79,7 @@ describe('hostile patterns (real wrangler dev)', () => {
   })
 
   it('hostile inputs are refused at once; another principal’s /health stays fast', async () => {
-    expect((await call(attacker, '/v1/config', { method: 'PUT', body: JSON.stringify({ mcpServers: [{ name: 'evil', url: `${server.url}/json/mcp` }] }) })).status).toBe(200)
+    expect((await call(attacker, '/v1/config', { method: 'PUT', body: JSON.stringify({ mcpServers: [{ name: 'evil', url: `${server.url}/json/mcp` }], permission: { rules: [{ source: 'mcp:*', action: 'allow' }] } }) })).status).toBe(200)
     expect((await call(attacker, '/v1/sessions', { method: 'POST', body: JSON.stringify({ id: 'hostile' }) })).status).toBe(201)
     const stored = await call(attacker, '/v1/apps/packages', { method: 'POST', body: JSON.stringify(APP) })
     expect(stored.status).toBe(201)

@@ -69,7 +69,7 @@ describe('OAuth for MCP servers (real wrangler dev)', () => {
     dev = await startWrangler({ vars: { CREDENTIALS_SECRET: 'process-test-credentials-secret-0123' } })
     for (const who of ['ada', 'bob']) tokens[who] = await devToken(`oauth-${who}`)
     for (const who of ['ada', 'bob']) {
-      expect((await call(who, '/v1/config', { method: 'PUT', body: JSON.stringify({ mcpServers: [{ name: 'secured', url: `${oauth.url}/mcp`, timeoutMs: 5000 }] }) })).status).toBe(200)
+      expect((await call(who, '/v1/config', { method: 'PUT', body: JSON.stringify({ mcpServers: [{ name: 'secured', url: `${oauth.url}/mcp`, timeoutMs: 5000 }], permission: { rules: [{ source: 'mcp:*', action: 'allow' }] } }) })).status).toBe(200)
     }
   })
   afterAll(async () => {

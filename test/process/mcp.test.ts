@@ -50,7 +50,7 @@ describe('MCP (real wrangler dev)', () => {
   })
 
   it('calls the tools of a configured server with its sealed token; progress is air', async () => {
-    expect((await call('/v1/config', { method: 'PUT', body: JSON.stringify({ mcpServers: [{ name: 'test', url: `${server.url}/sse/mcp`, timeoutMs: 3000 }] }) })).status).toBe(200)
+    expect((await call('/v1/config', { method: 'PUT', body: JSON.stringify({ mcpServers: [{ name: 'test', url: `${server.url}/sse/mcp`, timeoutMs: 3000 }], permission: { rules: [{ source: 'mcp:*', action: 'allow' }] } }) })).status).toBe(200)
     expect((await call('/v1/config/mcp/test/headers', { method: 'PUT', body: JSON.stringify({ headers: { authorization: TOKEN } }) })).status).toBe(200)
     expect((await call('/v1/sessions', { method: 'POST', body: JSON.stringify({ id: 'mcp-client' }) })).status).toBe(201)
 
@@ -112,7 +112,7 @@ describe('MCP (real wrangler dev)', () => {
     const client = new Client({ name: 'process-test', version: '1' })
     await client.connect(transport)
     const names = (await client.listTools()).tools.map((tool) => tool.name).sort()
-    expect(names).toEqual(['session_create', 'session_history', 'session_interrupt', 'session_list', 'session_prompt'])
+    expect(names).toEqual(['session_answer_permission', 'session_create', 'session_history', 'session_interrupt', 'session_list', 'session_permissions', 'session_prompt'])
     const text = (result: unknown) => JSON.parse((result as { content: { text: string }[] }).content[0]!.text) as Record<string, unknown>
     expect(text(await client.callTool({ name: 'session_create', arguments: { id: 'over-mcp' } }))).toMatchObject({ created: true })
     expect(text(await client.callTool({ name: 'session_prompt', arguments: { session: 'over-mcp', text: '/say hi over MCP' } }))).toMatchObject({ status: 'settled', reply: 'hi over MCP' })

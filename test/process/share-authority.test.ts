@@ -41,6 +41,9 @@ describe('a share holder of a session reaches nothing of its owner (real wrangle
     const secret = (await (await ada('/v1/memory/remember', { text: 'the vault code is 4711' })).json()) as { address: string }
     expect((await ada('/v1/memory/remember', { text: 'answer in metric units', pinned: true })).status).toBe(201)
     expect((await ada('/v1/sessions', { id: 'shared', share: ['org:acme'] })).status).toBe(201)
+    // Forgetting asks by default; the owner allows it here, so the holder's call reaches the graph check.
+    const allow = await fetch(`${server.url}/v1/sessions/shared/config`, { method: 'PUT', headers: { authorization: `Bearer ${await devToken('ada', [])}`, 'content-type': 'application/json' }, body: JSON.stringify({ permission: { rules: [{ tool: 'memory_forget', action: 'allow' }] } }) })
+    expect(allow.status).toBe(200)
 
     expect(await turn(bob, 'shared', '/tool memory_recall {"query":"vault code"}')).toEqual({ ok: true, content: { memories: [] } })
     expect(await turn(bob, 'shared', `/tool memory_forget ${JSON.stringify({ address: secret.address, reason: 'gone' })}`)).toEqual({ ok: false, code: 'UNKNOWN_MEMORY' })
