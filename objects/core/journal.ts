@@ -59,7 +59,7 @@ export interface JournalOptions<S> {
 /**
  * @example
  * const journal = new Journal({ storage: ctx.storage, topic: 'orchestration.o1', author: 'object:orchestration', reduce, initial, parent: (s) => s.lastId })
- * void ctx.blockConcurrencyWhile(async () => { await migrateLedger(ctx.storage); journal.restore() })
+ * void ctx.blockConcurrencyWhile(async () => { migrate(ctx.storage, TABLES); journal.restore() })
  * journal.bus.subscribe(on(journal.topic), (envelope) => broadcast(envelope))
  * journal.record('orchestration.created', { goal }, headers) // stored, folded, then delivered
  */
@@ -90,7 +90,7 @@ export class Journal<S> {
    * Folds the state from the stored snapshot (or from the start when there is none), once per wake.
    *
    * @example
-   * void ctx.blockConcurrencyWhile(async () => { await migrateLedger(ctx.storage); journal.restore() })
+   * void ctx.blockConcurrencyWhile(async () => { migrate(ctx.storage, TABLES); journal.restore() })
    */
   restore(): S {
     const snapshot = this.snapshots?.load()
