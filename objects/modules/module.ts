@@ -54,6 +54,25 @@ export interface CheckedModule {
   upload: ModuleUpload
 }
 
+/** A module's version as listed and offered: everything but its code. */
+export interface ModuleVersion {
+  module: string
+  /** 1 for the first upload of this id, one more for each later one. */
+  version: number
+  /** The upload's content id (SHA-256 of its canonical JSON). */
+  hash: string
+  size: number
+  tools: ToolDeclaration[]
+  origins: string[]
+  uploadedAt: string
+}
+
+/** What storing a version answers. */
+export interface StoredModule extends ModuleVersion {
+  /** True when this upload is the module's current version already (nothing was written). */
+  duplicate: boolean
+}
+
 /**
  * Checks `body` as a module upload; throws a coded `NeuronError` otherwise. `deployment` names the
  * deployment's own tools, which no module may shadow (nor a built-in).

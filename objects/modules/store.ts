@@ -22,30 +22,13 @@ import { TopicFold } from '../core/journal.ts'
 import type { BackendHost } from '../apps/loader.ts'
 import { Outbound } from '../apps/outbound-gate.ts'
 import { runMethod } from '../apps/run.ts'
-import { type CheckedModule, type ModuleUpload, nameTaken, type ToolDeclaration } from './module.ts'
+import { type CheckedModule, type ModuleUpload, type ModuleVersion, nameTaken, type StoredModule, type ToolDeclaration } from './module.ts'
+
+export type { ModuleVersion, StoredModule } from './module.ts'
 
 /** The topic module versions and retirements are written to, in the principal's shelf ledger. */
 export const MODULES_TOPIC = 'tool.modules'
 const MODULE_KIND = 'application/vnd.neuron.tool-module+json'
-
-/** A module's version as listed and offered: everything but its code. */
-export interface ModuleVersion {
-  module: string
-  /** 1 for the first upload of this id, one more for each later one. */
-  version: number
-  /** The upload's content id (SHA-256 of its canonical JSON). */
-  hash: string
-  size: number
-  tools: ToolDeclaration[]
-  origins: string[]
-  uploadedAt: string
-}
-
-/** What storing a version answers. */
-export interface StoredModule extends ModuleVersion {
-  /** True when this upload is the module's current version already (nothing was written). */
-  duplicate: boolean
-}
 
 interface ModulesState {
   current: Map<string, ModuleVersion>
