@@ -2,9 +2,14 @@
  * Uploaded tool modules through the real gate and routes: every way an upload can be wrong gets
  * its code and writes nothing (no shelf, no directory entry, no version); a good upload is a
  * version, the same upload again is a duplicate, a changed one the next version, and retiring
- * keeps the numbering.
+ * keeps the numbering; a deployment's own tool names are refused as a built-in's are.
  */
 import { env } from 'cloudflare:workers'
+import { createExecutionContext } from 'cloudflare:test'
+import { z } from 'zod'
+import { Tool } from '../../objects/tools/tool.ts'
+import { createNeuron } from '../../worker/neuron.ts'
+import { bearer } from '../support/auth.ts'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { shelfKey } from '../../objects/apps/installation.ts'
 import { MAX_BACKEND_BYTES, MODULE_LIMITS } from '../../objects/core/limits.ts'
@@ -95,5 +100,34 @@ describe('tool module uploads', () => {
     expect(await errorOf(res)).toMatchObject({ code: 'TOOL_NAME_TAKEN', details: { tool: 'weather_now', by: 'module:weather' } })
     expect(await (await api('/v1/modules', {}, ada)).json()).toEqual(before)
     expect(await errorOf(await api('/v1/modules/forecast', {}, ada))).toMatchObject({ code: 'MODULE_NOT_FOUND' })
+  })
+})
+
+describe('the count of modules', () => {
+  it(`a principal keeps at most ${MODULE_LIMITS.modules} modules: one more is 409 TOO_MANY_MODULES and nothing is written`, async () => {
+    const ada = person('ada')
+    const numbered = (i: number) => ({ module: `m${i}`, code: `export default { async t${i}() { return {} } }`, tools: [tool(`t${i}`)] })
+    for (let i = 0; i < MODULE_LIMITS.modules; i++) expect((await upload(numbered(i), ada)).status).toBe(201)
+    const res = await upload(numbered(MODULE_LIMITS.modules), ada)
+    expect(res.status).toBe(409)
+    expect(await errorOf(res)).toMatchObject({ code: 'TOO_MANY_MODULES', details: { limit: MODULE_LIMITS.modules } })
+    expect(((await (await api('/v1/modules', {}, ada)).json()) as { items: unknown[] }).items).toHaveLength(MODULE_LIMITS.modules)
+    // A new version of a module it keeps is no new module.
+    expect((await upload({ ...numbered(0), code: numbered(0).code.replace('{}', '{ v: 2 }') }, ada)).status).toBe(201)
+  }, 60_000)
+})
+
+describe("a deployment's own tools", () => {
+  it("no module may take a deployment tool's name: 409 TOOL_NAME_TAKEN by deployment, nothing written", async () => {
+    const echo = Tool.make({ description: 'Echo', input: z.object({ text: z.string() }), output: z.object({ text: z.string() }), execute: ({ text }) => ({ text }) })
+    const neuron = createNeuron({ tools: { echo } })
+    const ada = person('ada')
+    const body = { module: 'mine', code: 'export default { async echo() { return {} } }', tools: [tool('echo')] }
+    const res = await neuron.fetch(new Request('http://neuron/v1/modules', { method: 'POST', headers: { ...(await bearer(ada)), 'content-type': 'application/json' }, body: JSON.stringify(body) }), env, createExecutionContext())
+    expect(res.status).toBe(409)
+    expect(await errorOf(res)).toMatchObject({ code: 'TOOL_NAME_TAKEN', details: { tool: 'echo', by: 'deployment' } })
+    expect(await exists(env, shelfKey(idOf(ada)))).toBe(false)
+    // Neuron's own worker has no such tool: the same upload is stored there.
+    expect((await upload(body, ada)).status).toBe(201)
   })
 })
