@@ -8,8 +8,10 @@
  * when the request is answered elsewhere (over HTTP) and when it expires, and a pending request
  * survives a reload (the socket replays the session's history). A refused answer writes nothing.
  */
+import { copyFileSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openShell, type Shell } from './support/shell.ts'
+import { ARTIFACTS, openShell, type Shell } from './support/shell.ts'
 
 let shell: Shell
 let session: string
@@ -78,6 +80,9 @@ describe("the agent panel answers a session's permission requests", () => {
     expect(requested!.payload).toMatchObject({ tool: 'bash', subjects: ['rm notes.txt'] })
     expect(await card().getAttribute('data-permission')).toBe(requested!.payload.toolCallId)
     expect(await file('notes.txt')).toBe(200) // parked: nothing ran yet
+    await panel().screenshot({ path: resolve(ARTIFACTS, 'approvals-shell.png') })
+    // The README's screenshot is refreshed on request only: a test run never rewrites tracked files.
+    if (process.env.NEURON_UPDATE_SCREENSHOTS === '1') copyFileSync(resolve(ARTIFACTS, 'approvals-shell.png'), resolve(import.meta.dirname, '../../docs/approvals-shell.png'))
 
     await card().getByRole('button', { name: 'Allow once' }).click()
     await card('once').waitFor({ timeout: 30_000 })
