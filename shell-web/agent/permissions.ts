@@ -12,22 +12,15 @@
  * const requests = new PermissionRequests()
  * for await (const frame of socket.frames()) if (requests.apply(frame)) render(requests.list())
  */
-import { EVENT, isSessionEvent, type SessionFrame } from '../../client/index.ts'
+import { EVENT, isSessionEvent, type PendingPermission, type SessionFrame } from '../../client/index.ts'
 
 /** How a request ended, or that it waits. */
 export type RequestState = 'pending' | 'once' | 'always' | 'reject' | 'expired' | 'cancelled'
 
-export interface PermissionCard {
+/** A request as the surfaces list it (`PendingPermission`: tool, subjects, input, reason, …) and how it stands. */
+export interface PermissionCard extends PendingPermission {
   /** The call is keyed by its step and id: a provider's call ids are unique within a step only. */
   key: string
-  step: string
-  toolCallId: string
-  tool: string
-  source: string
-  subjects: string[]
-  input: unknown
-  reason: string
-  expiresAt: number
   state: RequestState
   /** Who answered, and why (a reject's reason reaches the model). */
   by?: string
