@@ -7,6 +7,8 @@
  * the tools of apps the person enabled in Agent Mode. Signing out — by the
  * person, or on its own when the token expires or the server refuses it —
  * closes the socket and tears every app down (`onSignOut`); the panel then says why.
+ * A reload in this tab signs back in and reopens the session it showed, whose replay brings back
+ * its transcript and the permission requests still waiting.
  *
  * @example
  * new AgentPanel(kernel, document.querySelector('#agent-panel')!, { onSignIn: (c) => runInstallsOf(c), onSignOut: () => teardown(), onRestoreFailed: () => runBuiltIns() })
@@ -20,6 +22,9 @@ import { PermissionRequests } from '../agent/permissions.ts'
 import { Transcript } from '../agent/transcript.ts'
 import type { Kernel } from '../kernel/kernel.ts'
 import { PermissionCards } from './permission-cards.ts'
+
+/** The session this tab shows, kept beside the token (connection.ts) so a reload reopens it. */
+const OPEN_KEY = 'neuron.shell.session'
 
 export interface PanelHooks {
   /** Signed in (or restored from this tab): the shell now runs the person's installs. */
@@ -104,6 +109,8 @@ export class AgentPanel {
   /** Opens a session's socket: replay from the start, then live; the bridge offers the enabled tools. */
   async openSession(id: string): Promise<void> {
     this.#closeSession()
+    if (id) sessionStorage.setItem(OPEN_KEY, id)
+    else sessionStorage.removeItem(OPEN_KEY)
     if (!id || !this.connection) return this.render()
     const socket = this.connection.client.socket(id)
     const open = { id, socket, bridge: new HostBridge(this.kernel, socket, this.#render), transcript: new Transcript(), permissions: new PermissionRequests(), state: 'connecting' } as Open
@@ -138,6 +145,7 @@ export class AgentPanel {
     this.connection = undefined
     this.sessions = []
     Connection.forget()
+    sessionStorage.removeItem(OPEN_KEY)
     connection?.authorization.end(reason ?? { code: 'SIGNED_OUT', message: 'the person signed out' })
     this.hooks.onSignOut(reason)
     this.#error = reason ? `Signed out: ${reason.message} (${reason.code}). Sign in again to go on.` : ''
@@ -200,6 +208,8 @@ export class AgentPanel {
       }
       this.sessions = await this.connection.sessions()
       await this.hooks.onSignIn(this.connection)
+      const shown = restoring ? sessionStorage.getItem(OPEN_KEY) : null
+      if (shown && this.sessions.some((s) => s.id === shown)) await this.openSession(shown)
     })
   }
 

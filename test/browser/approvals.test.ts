@@ -6,7 +6,8 @@
  * a reason, typed and sent from the keyboard, fails the call PERMISSION_DENIED in the panel and
  * leaves the file; "Always allow" adds the rule, so the next such rm runs unasked. The card updates
  * when the request is answered elsewhere (over HTTP) and when it expires, and a pending request
- * survives a reload (the socket replays the session's history). A refused answer writes nothing.
+ * survives a reload (the tab reopens the session, whose socket replays its history). A refused
+ * answer writes nothing.
  */
 import { copyFileSync } from 'node:fs'
 import { resolve } from 'node:path'
@@ -166,10 +167,9 @@ describe("the agent panel answers a session's permission requests", () => {
     await card().waitFor({ timeout: 30_000 })
     const second = (await card().getAttribute('data-permission'))!
     await page().reload()
-    await page().waitForFunction(() => (window as any).neutron?.panel?.connection, undefined, { timeout: 30_000 })
-    expect(await card().count()).toBe(0) // nothing is open until the person chooses the session
-    await panel().locator('select[data-sessions]').selectOption(session)
+    // The tab signs back in and reopens the session it showed; the replay brings the request back.
     await card().waitFor({ timeout: 30_000 })
+    expect(await panel().locator('select[data-sessions] option:checked').getAttribute('value')).toBe(session)
     expect(await card().getAttribute('data-permission')).toBe(second)
     expect(await card().innerText()).toContain('rm b.txt')
     await card().getByRole('button', { name: 'Allow once' }).click()
