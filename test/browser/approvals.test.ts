@@ -7,7 +7,7 @@
  * leaves the file; "Always allow" adds the rule, so the next such rm runs unasked. The card updates
  * when the request is answered elsewhere (over HTTP) and when it expires, and a pending request
  * survives a reload (the tab reopens the session, whose socket replays its history). A refused
- * answer writes nothing.
+ * answer (already settled; an "always" the config refuses) writes nothing, and the card says why.
  */
 import { copyFileSync } from 'node:fs'
 import { resolve } from 'node:path'
@@ -177,6 +177,26 @@ describe("the agent panel answers a session's permission requests", () => {
     await idle()
     expect(await file('b.txt')).toBe(404)
     expect(shell.errors).toEqual([])
+  })
+
+  it('an answer the server refuses (an "always" past the config\'s 256 rules) is shown on its card, writes nothing, and the card can still be answered', async () => {
+    const filler = Array.from({ length: 254 }, (_, i) => ({ tool: `unused_${i}`, action: 'allow' }))
+    const put = await api('PUT', `/v1/sessions/${session}/config`, { permission: { rules: [{ tool: 'bash', action: 'allow' }, { tool: 'bash', match: 'rm *', action: 'ask' }, ...filler] } })
+    expect(put.status).toBe(200)
+    await bash('rm keep.txt')
+    await card().waitFor({ timeout: 30_000 })
+    const id = (await card().getAttribute('data-permission'))!
+    const answers = (await ofType('permission.answered')).length
+    const version = (await api('GET', `/v1/sessions/${session}/config`)).body.version
+    await card().getByRole('button', { name: 'Always allow' }).click()
+    await expect.poll(() => card().locator('.outcome').innerText(), { timeout: 30_000 }).toContain('Not answered: INVALID_CONFIG')
+    expect(await card().getByRole('button', { name: 'Always allow' }).isEnabled()).toBe(true) // answerable again
+    expect((await ofType('permission.answered')).length).toBe(answers)
+    expect((await api('GET', `/v1/sessions/${session}/config`)).body.version).toBe(version)
+    await card().getByRole('button', { name: 'Reject' }).click()
+    await panel().locator(`article.permission[data-permission="${id}"][data-state=reject]`).waitFor({ timeout: 30_000 })
+    await idle()
+    expect(await file('keep.txt')).toBe(200)
   })
 
   it('a request nobody answers expires: the card says so and the call fails PERMISSION_TIMEOUT', async () => {
