@@ -199,6 +199,29 @@ describe("the agent panel answers a session's permission requests", () => {
     expect(await file('keep.txt')).toBe(200)
   })
 
+  it("the README's walk: a request made over the API waits in the session until the person signs in, chooses it and allows it", async () => {
+    const id = `workbench-${Date.now()}`
+    expect((await api('POST', '/v1/sessions', { id })).status).toBe(201)
+    expect((await api('PUT', `/v1/sessions/${id}/config`, { permission: { rules: [{ tool: 'bash', action: 'allow' }, { tool: 'bash', match: 'rm *', action: 'ask' }] } })).status).toBe(200)
+    expect((await api('POST', `/v1/sessions/${id}/prompt`, { text: '/tool bash {"command":"echo hello > hello.txt"}' })).status).toBe(202)
+    await expect.poll(async () => (await api('GET', `/v1/sessions/${id}/workspace/file?path=hello.txt`)).status, { timeout: 30_000 }).toBe(200)
+    expect((await api('POST', `/v1/sessions/${id}/prompt`, { text: '/tool bash {"command":"rm hello.txt"}' })).status).toBe(202)
+    await expect.poll(async () => (await api('GET', `/v1/sessions/${id}/permissions`)).body.items.length, { timeout: 30_000 }).toBe(1)
+
+    // The person arrives: signs in, and the session's list names it.
+    await panel().locator('[data-action=sign-out]').click()
+    await panel().locator('[data-action=dev-sign-in]').click()
+    await panel().locator(`select[data-sessions] option[value="${id}"]`).waitFor({ state: 'attached', timeout: 30_000 })
+    await panel().locator('select[data-sessions]').selectOption(id)
+    await card().waitFor({ timeout: 30_000 })
+    expect(await card().innerText()).toContain('rm hello.txt')
+    await card().getByRole('button', { name: 'Allow once' }).click()
+    await card('once').waitFor({ timeout: 30_000 })
+    await expect.poll(async () => (await api('GET', `/v1/sessions/${id}/workspace/file?path=hello.txt`)).status, { timeout: 30_000 }).toBe(404)
+    await panel().locator('select[data-sessions]').selectOption(session) // back to the session the other cases use
+    await panel().locator(`[data-session="${session}"] [data-connection=live]`).waitFor({ timeout: 30_000 })
+  })
+
   it('a request nobody answers expires: the card says so and the call fails PERMISSION_TIMEOUT', async () => {
     const put = await api('PUT', `/v1/sessions/${session}/config`, {
       permission: { rules: [{ tool: 'bash', action: 'allow' }, { tool: 'bash', match: 'rm *', action: 'ask' }], askTimeoutSeconds: 10 },
