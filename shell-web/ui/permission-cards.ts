@@ -11,10 +11,13 @@
  * const cards = new PermissionCards(async (card, reply, reason) => void (await socket.answerPermission({ toolCallId: card.toolCallId, reply, reason })), (by) => (by === me.id ? 'you' : by))
  * root.append(cards.root); cards.sync(requests.list())
  */
+import type { PermissionAnswer } from '../../client/index.ts'
 import type { PermissionCard } from '../agent/permissions.ts'
 import { h } from './dom.ts'
 
-export type Reply = 'once' | 'always' | 'reject'
+/** The owner's answers (docs/approvals.md). */
+export type Reply = PermissionAnswer['reply']
+/** Sends an answer; throws the server's refusal, which the card then shows. */
 export type Answer = (card: PermissionCard, reply: Reply, reason?: string) => Promise<void>
 
 /** The input shown on a card: the server already bounds it to 8 KiB; the card shows its start. */
