@@ -71,8 +71,10 @@ export class PermissionCards {
     const reason = h('input', { name: 'reason', autocomplete: 'off', maxlength: 1024, placeholder: 'Reason (the model reads it)', 'aria-label': `Reason for rejecting ${card.tool}` })
     const buttons: HTMLButtonElement[] = []
     const send = async (reply: Reply) => {
-      for (const button of buttons) button.disabled = true
       outcome.textContent = 'Sending the answer…'
+      // A disabled button drops the focus to the page: the keyboard's place moves to the card's status first.
+      if (root.contains(document.activeElement)) outcome.focus()
+      for (const button of buttons) button.disabled = true
       try {
         await this.answer(card, reply, reply === 'reject' ? reason.value.trim() || undefined : undefined)
         // Accepted: the answer's event settles the card (it may already have).

@@ -138,6 +138,8 @@ describe("the agent panel answers a session's permission requests", () => {
     await page().keyboard.press('Space')
     await card('always').waitFor({ timeout: 30_000 })
     expect(await card('always').innerText()).toContain('bash rm cache.txt from now on in this session')
+    // The answered buttons are gone; the keyboard's focus stays on the card, on how it ended.
+    expect(await page().evaluate(() => document.activeElement?.closest('article.permission')?.getAttribute('data-state') + ' ' + document.activeElement?.className)).toBe('always outcome')
     await idle()
     expect(await file('cache.txt')).toBe(404)
     const config = await api('GET', `/v1/sessions/${session}/config`)
