@@ -9,8 +9,8 @@
  * matched to requests first-in, first-out. The owner answers a pending
  * permission request with `answerPermission`. Host tools (a browser offering
  * its tools to the session's model): `offerHost` after every `open` frame,
- * answer each `host` frame with `hostProgress` / `hostResult`. An interrupt names the turn the
- * frames handed out show running (shown-turn.ts).
+ * answer each `host` frame with `hostProgress` / `hostResult`. An interrupt
+ * names the turn the frames handed out show running (shown-turn.ts).
  */
 import { NeuronApiError } from './errors.ts'
 import { backoffMs, sleep } from './http.ts'
