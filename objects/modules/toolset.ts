@@ -51,11 +51,6 @@ export class ModuleToolset {
     return this.refreshing
   }
 
-  /** The tool names registered now, each with the module version it runs. */
-  offered(): { name: string; scope: string }[] {
-    return this.registrations.map(({ name, scope }) => ({ name, scope }))
-  }
-
   private async sync(): Promise<void> {
     const modules = await this.deps.modules()
     const listed = canonicalJson(modules.map(({ module, hash }) => [module, hash]))
