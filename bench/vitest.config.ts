@@ -4,7 +4,8 @@ import { TEST_AUTH_BINDINGS } from '../test/support/auth-bindings.ts'
 
 /**
  * `npm run bench`: each file measures one thing against its physical limit,
- * measured in the same run, and prints the ratio. Nothing here asserts on time.
+ * measured in the same run, and prints the ratio. Nothing here asserts on time but the tool
+ * modules' isolate cost (bench/workers/tool-module.bench.ts), whose target is a bound on it.
  * - `bench/workers/*.bench.ts` run inside workerd (ledger, dialect parsers)
  * - `bench/node/*.bench.ts` drive a real `wrangler dev` or Chromium
  */

@@ -10,6 +10,7 @@
 import { AppsClient } from './apps.ts'
 import { ConfigClient, OwnerConfigClient } from './config.ts'
 import { McpClient } from './mcp.ts'
+import { ModulesClient } from './modules.ts'
 import { GraphClient, MemoryClient } from './graph.ts'
 import { type ClientOptions, Http } from './http.ts'
 import { OrchestrationHandle } from './orchestration.ts'
@@ -22,6 +23,7 @@ export { EVENT, EVENT_TYPES, type EventOf, type EventPayloads, type EventType, i
 export type { AppHandle, AppsClient } from './apps.ts'
 export type { ConfigClient, OwnerConfigClient } from './config.ts'
 export type { McpClient } from './mcp.ts'
+export type { ModulesClient } from './modules.ts'
 export type { GraphClient, MemoryClient } from './graph.ts'
 export type { ClientOptions } from './http.ts'
 export type { OrchestrationFrame, OrchestrationHandle } from './orchestration.ts'
@@ -115,6 +117,11 @@ export class NeuronClient {
   /** The caller's app packages and installs, and a handle per installation. */
   get apps(): AppsClient {
     return new AppsClient(this.#http)
+  }
+
+  /** The caller's uploaded tool modules. */
+  get modules(): ModulesClient {
+    return new ModulesClient(this.#http)
   }
 
   /** The caller's graph, or with `scope` (e.g. `org:acme`) the graph of a claim the caller holds. */

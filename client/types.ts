@@ -24,6 +24,7 @@ import type { ConnectionInfo } from '../objects/apps/connections.ts'
 import type { Grant } from '../objects/apps/grants.ts'
 import type { InstalledVersion, InstallInfo, StoredPackage } from '../objects/apps/installation.ts'
 import type { AppPackage } from '../objects/apps/package.ts'
+import type { ModuleUpload, ModuleVersion, StoredModule } from '../objects/modules/module.ts'
 import type { EncryptedKey, VetkeyRequest } from '../objects/apps/vetkeys.ts'
 import type { McpOAuthStartBody } from '../objects/tools/mcp/servers.ts'
 import type { McpServerStatus } from '../objects/tools/mcp/toolset.ts'
@@ -116,3 +117,6 @@ export type VetkeyInput = z.input<typeof VetkeyRequest>
 /** `GET /v1/apps/installs/{app}`: the installed version and its interface. */
 export type InstalledApp = Omit<InstalledVersion, 'module' | 'person'>
 export type { ConnectionInfo, EncryptedKey, Grant, InstallInfo, StoredPackage }
+/** The body of `POST /v1/modules` (docs/extending.md#uploaded-tool-modules). */
+export type ModuleUploadInput = z.input<typeof ModuleUpload>
+export type { ModuleVersion, StoredModule }

@@ -1,5 +1,6 @@
 /** The worker's request context: the bindings (objects/core/env.ts) and what the gate's stages add. */
 import type { Env } from '../objects/core/env.ts'
+import type { Extensions } from '../objects/extend/extensions.ts'
 import type { Principal } from './gate/principal.ts'
 
 /** What the gate's stages put on the request context. */
@@ -9,6 +10,8 @@ export interface GateVariables {
   /** When the credential this request was authenticated with expires (epoch seconds): a stream lives no longer. */
   authExp: number
   errorCode: string
+  /** The deployment's own tools and catalog rows (createNeuron): routes that check a name against them read them here. */
+  extensions: Extensions
 }
 
 /** Hono's environment type for this worker. */

@@ -51,6 +51,7 @@ import { graph, memory } from './routes/graph.ts'
 import { health } from './routes/health.ts'
 import { ledgers } from './routes/ledgers.ts'
 import { mcp } from './routes/mcp.ts'
+import { modules } from './routes/modules.ts'
 import { oauth } from './routes/oauth.ts'
 import { me } from './routes/me.ts'
 import { orchestrations } from './routes/orchestrations.ts'
@@ -106,6 +107,11 @@ export function createNeuron(options: NeuronOptions = {}): Neuron {
   app.use('/v1/*', authenticate({ open: OPEN_ROUTES }))
   app.use('/v1/*', meter())
   for (const stage of options.stages ?? []) app.use('/v1/*', stage)
+  // The deployment's own tools, for the routes that keep a principal's upload off their names.
+  app.use('/v1/*', async (c, next) => {
+    c.set('extensions', extensions)
+    await next()
+  })
   app.on('POST', ['/v1/sessions', '/v1/orchestrations'], refuseAgents())
 
   app.route('/v1', docs)
@@ -121,6 +127,7 @@ export function createNeuron(options: NeuronOptions = {}): Neuron {
   app.route('/v1/mcp', mcp)
   app.route('/v1/oauth', oauth)
   app.route('/v1/apps', apps)
+  app.route('/v1/modules', modules)
   app.notFound((c) => c.json({ error: { code: 'NOT_FOUND', message: `no route for ${c.req.method} ${c.req.path}` } }, 404))
   app.onError(onError)
 

@@ -23,7 +23,7 @@ import { TopicFold } from '../core/journal.ts'
 import { Ledger } from '../ledger/ledger.ts'
 import { migrate, tables } from '../core/migrations.ts'
 import { LEDGER_TABLES } from '../ledger/tables.ts'
-import { SchemaValidator } from '../ledger/validator.ts'
+import { assertValid, SchemaValidator } from '../ledger/validator.ts'
 import { checkOutboundUrl } from '../outbound/policy.ts'
 import { answerFailures } from '../core/rpc.ts'
 import { CONNECTIONS_TOPIC, type ConnectionInfo, connectionBinding } from './connections.ts'
@@ -110,9 +110,9 @@ export class AppBackendObject extends DurableObject<Env> {
       throw new NeuronError('METHOD_KIND_MISMATCH', `${installed.app}.${method} is ${spec.kind === 'query' ? 'a query' : 'an update'}, not ${kind === 'query' ? 'a query' : 'an update'}`, { status: 409, details: { method, kind: spec.kind } })
     }
     const { input: inputCheck, output: outputCheck } = this.validatorsOf(installed).get(method)!
-    check(inputCheck, input, 'INVALID_INPUT', 400, `input of ${method}`)
+    assertValid(inputCheck, input, 'INVALID_INPUT', 400, `input of ${method} does not match the installed interface`)
     const timeoutMs = Math.min(spec.timeoutMs ?? BACKEND_LIMITS.wallMs, BACKEND_LIMITS.wallMs)
-    const target = { id: loaderId(installed), module: installed.module, app: installed.app, method, input, timeoutMs }
+    const target = { id: loaderId(installed), module: installed.module, label: installed.app, method, input, timeoutMs }
     const run = async (): Promise<{ output: Json }> => {
       const update = spec.kind === 'update' ? openUpdate(this.ledger, installed.person) : undefined
       try {
@@ -122,7 +122,7 @@ export class AppBackendObject extends DurableObject<Env> {
         } catch (error) {
           throw new NeuronError('INVALID_OUTPUT', `${installed.app}.${method} answered a value that is not JSON: ${(error as Error).message}`, { status: 502, details: { method } })
         }
-        check(outputCheck, output, 'INVALID_OUTPUT', 502, `output of ${method}`)
+        assertValid(outputCheck, output, 'INVALID_OUTPUT', 502, `output of ${method} does not match the installed interface`)
         update?.commit()
         return { output }
       } finally {
@@ -241,13 +241,6 @@ function loaderId(installed: InstalledVersion): string {
 
 function withoutModule({ module: _module, ...rest }: InstalledVersion): Omit<InstalledVersion, 'module'> {
   return rest
-}
-
-function check(validator: SchemaValidator, value: unknown, code: string, status: number, what: string): void {
-  const result = validator.validate(value)
-  if (result.valid) return
-  const issues = result.errors.slice(0, 8).map((error) => ({ path: error.instanceLocation, message: error.error }))
-  throw new NeuronError(code, `${what} does not match the installed interface: ${issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}`, { status, details: { issues } })
 }
 
 function notInstalled(): NeuronError {

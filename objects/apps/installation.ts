@@ -52,6 +52,16 @@ export function installationName(person: string, app: string): string {
 }
 
 /**
+ * The directory key of a person's shelf (their packages, install list and tool modules).
+ *
+ * @example
+ * await exists(env, shelfKey('idp#ada'))
+ */
+export function shelfKey(person: string): string {
+  return `apps:${person}`
+}
+
+/**
  * The fold of install events into a person's installs, by app.
  *
  * @example

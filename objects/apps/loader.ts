@@ -27,6 +27,9 @@ const BACKEND_COMPATIBILITY_DATE = '2026-10-01'
 /** The message the kernel rejects a call with at its deadline (run.ts answers it 504). */
 export const DEADLINE_MESSAGE = 'neuron: the call reached its deadline'
 
+/** The message the kernel rejects an answer over the call's output bound with (run.ts answers it `OUTPUT_TOO_LARGE`). */
+export const OUTPUT_MESSAGE = 'neuron: the answer is over its size bound'
+
 const KERNEL_MODULE = `import { WorkerEntrypoint } from 'cloudflare:workers'
 import app from './backend.js'
 const own = (name) => app !== null && typeof app === 'object' && Object.hasOwn(app, name) && typeof app[name] === 'function'
@@ -56,13 +59,19 @@ globalThis.fetch = async (input, init) => {
 }
 export class Backend extends WorkerEntrypoint {
   methods() { return app !== null && typeof app === 'object' ? Object.keys(app).filter(own) : [] }
-  async invoke(method, input, state, gate, deadlineMs) {
+  async invoke(method, input, state, gate, deadlineMs, maxOutputBytes) {
     if (!own(method)) throw new Error('the backend has no method ' + method)
     let timer
     gates.add(gate)
     try {
       const deadline = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(${JSON.stringify(DEADLINE_MESSAGE)})), deadlineMs) })
-      return await Promise.race([app[method](input, state), deadline])
+      const output = await Promise.race([app[method](input, state), deadline])
+      // Measured here, in the code's own isolate, so an oversized answer never crosses to the kernel's object.
+      if (maxOutputBytes > 0) {
+        const bytes = new TextEncoder().encode(JSON.stringify(output) ?? '').byteLength
+        if (bytes > maxOutputBytes) throw new Error(${JSON.stringify(OUTPUT_MESSAGE)} + ': ' + bytes + ' bytes of JSON, the bound is ' + maxOutputBytes)
+      }
+      return output
     } finally {
       clearTimeout(timer)
       gates.delete(gate)
@@ -78,6 +87,8 @@ export interface BackendCall {
   input: unknown
   /** How long the kernel keeps the call open, in ms. */
   deadlineMs: number
+  /** The largest answer, in bytes of JSON, the kernel hands back (none when absent). */
+  maxOutputBytes?: number
 }
 
 /** The network a call may use: `fetch` through the installation's gate (an `Outbound`). */
@@ -110,7 +121,7 @@ export class BackendStopped extends Error {
 /** What the kernel calls in a loaded backend. */
 interface BackendEntrypoint {
   methods(): Promise<string[]>
-  invoke(method: string, input: unknown, state: unknown, outbound: CallOutbound | null, deadlineMs: number): Promise<unknown>
+  invoke(method: string, input: unknown, state: unknown, outbound: CallOutbound | null, deadlineMs: number, maxOutputBytes: number): Promise<unknown>
 }
 
 const LIMITS = { cpuMs: BACKEND_LIMITS.cpuMs, subRequests: BACKEND_LIMITS.subRequests }
@@ -136,6 +147,6 @@ export function loaderHost(loader: WorkerLoader): BackendHost {
       .getEntrypoint('Backend', { limits: LIMITS }) as unknown as BackendEntrypoint
   return {
     methods: (id, module) => entrypoint(id, module).methods(),
-    invoke: (id, module, call, state, outbound) => entrypoint(id, module).invoke(call.method, call.input, state, outbound, call.deadlineMs),
+    invoke: (id, module, call, state, outbound) => entrypoint(id, module).invoke(call.method, call.input, state, outbound, call.deadlineMs, call.maxOutputBytes ?? 0),
   }
 }

@@ -16,7 +16,7 @@ import { z } from 'zod'
 import { NeuronError } from '../core/errors.ts'
 import { canonicalJson, utf8Length } from '../ledger/json.ts'
 import { sha256Hex } from '../ledger/hash.ts'
-import { checkSchema } from '../ledger/schema-check.ts'
+import { checkSchemaAt } from '../ledger/schema-check.ts'
 import { BACKEND_LIMITS, MAX_BACKEND_BYTES, MAX_INTERFACE_METHODS, MAX_PACKAGE_BYTES, MAX_PACKAGE_FILES } from '../core/limits.ts'
 import { parseOrThrow } from '../core/validate.ts'
 
@@ -26,7 +26,8 @@ export const AppId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be 1â€
 export const PackageHash = z.string().regex(/^[0-9a-f]{64}$/, 'must be a package hash (64 hex digits)')
 const MethodName = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, 'must be 1â€“64 of [A-Za-z0-9_], starting with a letter')
 const FilePath = z.string().regex(/^[A-Za-z0-9_-][A-Za-z0-9._/-]{0,199}$/, 'must be a relative path of [A-Za-z0-9._/-]').refine((path) => !path.split('/').includes('..'), 'must not contain ..')
-const JsonSchemaObject = z.record(z.string(), z.unknown()).describe('A JSON Schema (draft 2020-12) object')
+/** A JSON Schema object as a declaration carries it (compiled and bounded by `checkSchemaAt`). */
+export const JsonSchemaObject = z.record(z.string(), z.unknown()).describe('A JSON Schema (draft 2020-12) object')
 
 /** One backend method: its kind, the schemas the kernel validates its input and output with, and an optional deadline. */
 export const MethodSpec = z.strictObject({
@@ -102,19 +103,9 @@ export function checkPackage(body: unknown): CheckedPackage {
     throw new NeuronError('INVALID_PACKAGE', 'the interface declares methods but the package has no backend module', { status: 400, details: { issues: [{ path: 'backend', message: 'required when interface.methods is not empty' }] } })
   }
   for (const [name, spec] of methods) {
-    for (const side of ['input', 'output'] as const) checkMethodSchema(name, side, spec[side])
+    for (const side of ['input', 'output'] as const) checkSchemaAt(spec[side], `interface.methods.${name}.${side}`, { method: name, side })
   }
   return { hash: sha256Hex(text), text, pkg }
-}
-
-/** The ledger's schema check, with the method and side added to the error's details. */
-function checkMethodSchema(method: string, side: 'input' | 'output', schema: Record<string, unknown>): void {
-  try {
-    checkSchema(schema, canonicalJson(schema as never))
-  } catch (error) {
-    if (!(error instanceof NeuronError)) throw error
-    throw new NeuronError('INVALID_SCHEMA', `interface.methods.${method}.${side}: ${error.message}`, { status: 400, details: { method, side, ...(error.details as object) }, cause: error })
-  }
 }
 
 function tooLarge(message: string, details: Record<string, number>): never {

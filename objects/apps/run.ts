@@ -17,7 +17,7 @@
 import type { Env } from '../core/env.ts'
 import { NeuronError } from '../core/errors.ts'
 import { BACKEND_LIMITS } from '../core/limits.ts'
-import { type BackendHost, BackendStopped, type CallOutbound, DEADLINE_MESSAGE, loaderHost } from './loader.ts'
+import { type BackendHost, BackendStopped, type CallOutbound, DEADLINE_MESSAGE, loaderHost, OUTPUT_MESSAGE } from './loader.ts'
 import { sandboxHost } from './sandbox/client.ts'
 
 /**
@@ -31,32 +31,37 @@ export function backendHost(env: Env): BackendHost {
   return env.NEURON_ENV === 'development' && env.BACKEND_SANDBOX ? sandboxHost(env.BACKEND_SANDBOX) : loaderHost(env.LOADER)
 }
 
-/** One method call as the installation runs it. */
+/** One method call as its owner runs it (an installation, or a principal's tool module). */
 export interface MethodRun {
-  /** The isolate's id (one per installation and package). */
+  /** The isolate's id (one per installation and package, or per principal and module version). */
   id: string
   module: string
-  app: string
+  /** Whose code it is, in messages: the app, or the tool module and its version. */
+  label: string
   method: string
   input: unknown
   timeoutMs: number
+  /** The largest answer in bytes of JSON, measured in the code's isolate; past it `OUTPUT_TOO_LARGE`. */
+  maxOutputBytes?: number
 }
 
 /**
  * Runs a method; its answer, or the coded failure: `BACKEND_TIMEOUT` (504), `BACKEND_LIMIT` (502,
- * `details.limit`), `BACKEND_FAILED` (502).
+ * `details.limit`), `OUTPUT_TOO_LARGE` (502, past `maxOutputBytes`), `BACKEND_FAILED` (502).
  *
  * @example
- * const output = await runMethod(backendHost(env), { id, module, app: 'counter', method: 'count', input: {}, timeoutMs: 30_000 }, new ReadState(ledger), outbound)
+ * const output = await runMethod(backendHost(env), { id, module, label: 'counter', method: 'count', input: {}, timeoutMs: 30_000 }, new ReadState(ledger), outbound)
  */
 export async function runMethod(host: BackendHost, run: MethodRun, state: unknown, outbound: CallOutbound | null): Promise<unknown> {
-  const { app, method, timeoutMs } = run
+  const { label: app, method, timeoutMs } = run
+  const call = { method, input: run.input, deadlineMs: timeoutMs, ...(run.maxOutputBytes ? { maxOutputBytes: run.maxOutputBytes } : {}) }
   try {
-    return await withDeadline(timeoutMs, host.invoke(run.id, run.module, { method, input: run.input, deadlineMs: timeoutMs }, state, outbound))
+    return await withDeadline(timeoutMs, host.invoke(run.id, run.module, call, state, outbound))
   } catch (error) {
     const ended = endingOf(error)
     if (ended instanceof NeuronError) throw ended
     const reason = (error as Error).message
+    if (ended === 'output') throw new NeuronError('OUTPUT_TOO_LARGE', `${app}.${method} answered more than ${run.maxOutputBytes} bytes of JSON`, { status: 502, details: { method, limit: run.maxOutputBytes, reason } })
     if (ended === 'deadline') throw new NeuronError('BACKEND_TIMEOUT', `${app}.${method} did not answer within ${timeoutMs} ms`, { status: 504, details: { method, timeoutMs } })
     if (ended !== 'threw') throw new NeuronError('BACKEND_LIMIT', `${app}.${method} was stopped at its ${ended} bound: ${reason}`, { status: 502, details: { method, limit: ended, reason } })
     throw new NeuronError('BACKEND_FAILED', `${app}.${method} failed: ${reason}`, { status: 502, details: { method, reason } })
@@ -105,13 +110,14 @@ const RUNTIME_LIMITS: [RegExp, BackendStopped['limit']][] = [
   [/too many subrequests|subrequest limit/i, 'subrequests'],
 ]
 
-/** How backend code ended: our own error (passed on), the deadline, a bound, or anything it threw. */
-function endingOf(error: unknown): NeuronError | 'deadline' | BackendStopped['limit'] | 'threw' {
+/** How backend code ended: our own error (passed on), the deadline, the output bound, a bound, or anything it threw. */
+function endingOf(error: unknown): NeuronError | 'deadline' | 'output' | BackendStopped['limit'] | 'threw' {
   if (error instanceof NeuronError) return error
   if (error instanceof DeadlineReached) return 'deadline'
   if (error instanceof BackendStopped) return error.limit
   const message = String((error as Error)?.message)
   if (message.includes(DEADLINE_MESSAGE)) return 'deadline'
+  if (message.includes(OUTPUT_MESSAGE)) return 'output'
   return RUNTIME_LIMITS.find(([pattern]) => pattern.test(message))?.[1] ?? 'threw'
 }
 

@@ -105,6 +105,15 @@ export const MAX_INTERFACE_METHODS = 64
 export const MAX_CALL_BYTES = 256 * 1024
 export const MAX_GRANTS = 64
 
+/**
+ * Uploaded tool modules (objects/modules/, docs/extending.md): one upload as canonical JSON (its code
+ * is at most `MAX_BACKEND_BYTES`, as an app backend's), its tools' declarations (names, descriptions,
+ * schemas: they ride in the version's envelope, so well under a row), tools per module, origins
+ * a module may list, modules a principal keeps at once (a session holds every current version's
+ * declarations, so at most 16 × 128 KiB), and one call's answer in bytes of JSON.
+ */
+export const MODULE_LIMITS = { bytes: MAX_BACKEND_BYTES + 256 * 1024, toolsBytes: 128 * 1024, tools: 32, origins: 16, modules: 16, outputBytes: 256 * 1024 } as const
+
 /** Host tools (objects/session/host-tools/host-tools.ts): tools one socket may offer at once. */
 export const MAX_HOST_TOOLS = 64
 

@@ -39,7 +39,8 @@ export interface Extensions {
 /** A deployment that adds nothing: Neuron's own worker. */
 export const NO_EXTENSIONS: Extensions = Object.freeze({ tools: new Map(), rows: CATALOG_SNAPSHOT })
 
-const TOOL_NAME = new RegExp(`^[A-Za-z0-9_-]{1,${PROVIDER_TOOL_NAME_MAX}}$`)
+/** A tool's name as vendors accept it: 1–64 of `A-Za-z0-9_-`. */
+export const TOOL_NAME = new RegExp(`^[A-Za-z0-9_-]{1,${PROVIDER_TOOL_NAME_MAX}}$`)
 
 /**
  * Checks a deployment's extensions: `TOOL_NAME_INVALID`, `TOOL_NAME_TAKEN` (a built-in's name),

@@ -11,7 +11,7 @@
 import { dereference, schemaArrayKeyword, schemaKeyword, schemaMapKeyword } from '@cfworker/json-schema'
 import { NeuronError } from '../core/errors.ts'
 import { MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, MAX_SCHEMA_PATTERN_COST } from '../core/limits.ts'
-import { utf8Length } from './json.ts'
+import { canonicalJson, type Json, utf8Length } from './json.ts'
 import { patternCost, patternRefusal } from './pattern.ts'
 
 type Schema = Record<string, unknown>
@@ -38,6 +38,22 @@ export function checkSchema(schema: Schema, text: string): void {
   const cost = schemaPatternCost(copy)
   if (cost > MAX_SCHEMA_PATTERN_COST) refuse('$', `the schema's patterns cost ${cost} to compile; the limit is ${MAX_SCHEMA_PATTERN_COST} (see MAX_SCHEMA_PATTERN_COST)`)
   walk(copy, '$', 1, lookup)
+}
+
+/**
+ * `checkSchema` for a schema inside a larger document (an app's method, an uploaded tool): the
+ * same `INVALID_SCHEMA`, its message led by `at` and its details joined by `where`.
+ *
+ * @example
+ * checkSchemaAt({ type: 'nope' }, 'tools[0].input', { tool: 'forecast', side: 'input' }) // throws INVALID_SCHEMA, details.tool 'forecast'
+ */
+export function checkSchemaAt(schema: Schema, at: string, where: Record<string, string>): void {
+  try {
+    checkSchema(schema, canonicalJson(schema as Json))
+  } catch (error) {
+    if (!(error instanceof NeuronError)) throw error
+    throw new NeuronError('INVALID_SCHEMA', `${at}: ${error.message}`, { status: 400, details: { ...where, ...(error.details as object) }, cause: error })
+  }
 }
 
 /**

@@ -61,3 +61,17 @@ export class SchemaValidator {
     }
   }
 }
+
+/**
+ * Throws `code` with `status` and the first eight issues (`details.issues`) unless `value` is valid:
+ * a call's input or output checked against the schema its code declared.
+ *
+ * @example
+ * assertValid(new SchemaValidator({ type: 'string' }), 1, 'INVALID_INPUT', 400, 'input of count does not match the installed interface') // throws INVALID_INPUT
+ */
+export function assertValid(validator: SchemaValidator, value: unknown, code: string, status: number, what: string): void {
+  const result = validator.validate(value)
+  if (result.valid) return
+  const issues = result.errors.slice(0, 8).map((error) => ({ path: error.instanceLocation, message: error.error }))
+  throw new NeuronError(code, `${what}: ${issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}`, { status, details: { issues } })
+}

@@ -11,6 +11,7 @@ import { docsRoutes } from '../routes/docs.ts'
 import { GRAPH_ROUTES, MEMORY_ROUTES } from '../routes/graph.ts'
 import { LEDGER_ROUTES } from '../routes/ledgers.ts'
 import { MCP_ROUTES } from '../routes/mcp.ts'
+import { MODULE_ROUTES } from '../routes/modules.ts'
 import { ME_ROUTES } from '../routes/me.ts'
 import { OAUTH_ROUTES } from '../routes/oauth.ts'
 import { ORCHESTRATION_ROUTES } from '../routes/orchestrations.ts'
@@ -44,6 +45,7 @@ export const ROUTES: readonly Route[] = [
   ...ORCHESTRATION_ROUTES,
   ...LEDGER_ROUTES,
   ...APP_ROUTES,
+  ...MODULE_ROUTES,
 ]
 
 /** The router of the two describing routes, mounted at `/v1`. */

@@ -14,7 +14,7 @@ import { NeuronError } from '../../objects/core/errors.ts'
 import { settled } from '../../objects/core/rpc.ts'
 import { exists } from '../../objects/directory/keys.ts'
 import type { AppEnv } from '../env.ts'
-import { shelfKey } from './apps.ts'
+import { shelfKey } from '../../objects/apps/installation.ts'
 
 export const appFrames = new Hono<AppEnv>().get('/:token/:path{.+}', async (c) => {
   const secret = c.env.TICKET_SECRET

@@ -12,7 +12,7 @@ import type { AppBackendObject } from '../../objects/apps/backend-object.ts'
 import { ConnectionBody, ConnectionName, REVEAL_CLAIM } from '../../objects/apps/connections.ts'
 import { frameBase } from '../../objects/apps/frame-files.ts'
 import { originOf } from '../../objects/apps/grants.ts'
-import { type InstalledVersion, installationName } from '../../objects/apps/installation.ts'
+import { type InstalledVersion, installationName, shelfKey } from '../../objects/apps/installation.ts'
 import { AppId, AppPackage, checkPackage, PackageHash } from '../../objects/apps/package.ts'
 import { backendHost, checkBackend } from '../../objects/apps/run.ts'
 import { deriveEncryptedKey, VetkeyRequest } from '../../objects/apps/vetkeys.ts'
@@ -349,11 +349,6 @@ function summary(version: Pick<InstalledVersion, 'app' | 'version' | 'hash'>): {
 
 function notInstalled(app: string): NeuronError {
   return new NeuronError('APP_NOT_INSTALLED', `${app} is not installed for the caller`, { status: 404 })
-}
-
-/** The directory key of a person's shelf (their packages and install list). */
-export function shelfKey(person: string): string {
-  return `apps:${person}`
 }
 
 function installKey(person: string, app: string): string {

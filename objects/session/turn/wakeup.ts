@@ -19,8 +19,8 @@ import type { Watchdog } from './watchdog.ts'
 export interface WakeupHost {
   readonly storage: Pick<DurableObjectStorage, 'sync'>
   readonly watchdog: Watchdog
-  /** The MCP tool lists: from cache unless it expired; a listing is bounded in time and never throws. */
-  readonly mcp: { refresh(): Promise<void> }
+  /** The layered tool lists (MCP servers', uploaded modules'): each bounded in time, never throwing. */
+  readonly toolsets: { refresh(): Promise<void> }
   readonly runner: { wake(): Promise<void>; readonly busy: boolean }
   /** Whether prompts wait or a loop is open. */
   hasWork(): boolean
@@ -39,7 +39,7 @@ export class Wakeup {
   async now(): Promise<void> {
     // Armed before the first await: in the same commit as whatever woke the runner.
     await this.host.watchdog.arm()
-    await this.host.mcp.refresh()
+    await this.host.toolsets.refresh()
     await this.host.runner.wake()
   }
 

@@ -236,7 +236,8 @@ export class SessionObject extends DurableObject<Env> {
     })
     this.mcp = composed.mcp
     this.agent = composed.agent
-    this.wakeup = new Wakeup({ storage: ctx.storage, watchdog: new Watchdog(this.timers), mcp: this.mcp, runner: this.runner, hasWork: () => this.hasWork() })
+    const toolsets = { refresh: async () => void (await Promise.all([composed.mcp.refresh(), composed.modules.refresh()])) }
+    this.wakeup = new Wakeup({ storage: ctx.storage, watchdog: new Watchdog(this.timers), toolsets, runner: this.runner, hasWork: () => this.hasWork() })
     this.chain = new ChainWriter({ ledger: this.ledger, storage: ctx.storage, env, topic: this.topic, session: () => this.name, owner: () => this.creator.owner() })
     this.hostTools = new HostTools({
       ctx,

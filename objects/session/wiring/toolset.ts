@@ -1,12 +1,12 @@
 /**
  * What a session offers its model besides the conversation, composed in one place: the owner's
  * config instructions and skills index and the session's pinned memories as context sources, the `skill` tool, the tools of the
- * MCP servers the effective config lists (layered over the built-ins, refreshed before each
- * drain), the built-in tools (the work tools over the session's workspace among them), the deployment's own tools, and an orchestration agent's tools when the session is one.
+ * MCP servers the effective config lists and of the owner's uploaded tool modules (each layered
+ * over the built-ins, refreshed before each drain), the built-in tools (the work tools over the session's workspace among them), the deployment's own tools, and an orchestration agent's tools when the session is one.
  * Registration order is the order the model is offered them, so it does not change here.
  *
  * @example
- * const { mcp, agent } = composeToolset({ env, name, tools, sources, config: () => overrides.effective(), … })
+ * const { mcp, modules, agent } = composeToolset({ env, name, tools, sources, config: () => overrides.effective(), … })
  */
 import type { Caller } from '../../access/authorize.ts'
 import { instructionsOf } from '../../config/instructions.ts'
@@ -23,6 +23,10 @@ import { fileTools, type WorkspaceAccess } from '../../tools/builtins/files.ts'
 import { applyPatchTool } from '../../tools/builtins/patch.ts'
 import { embeddedExecutor } from '../../workspace/bash/embedded.ts'
 import { McpToolset } from '../../tools/mcp/toolset.ts'
+import { ModuleToolset } from '../../modules/toolset.ts'
+import type { ModuleVersion } from '../../modules/store.ts'
+import { exists } from '../../directory/keys.ts'
+import { shelfKey } from '../../apps/installation.ts'
 import { mcpServersOf } from '../../tools/mcp/servers.ts'
 import type { ToolRegistry } from '../../tools/registry.ts'
 import type { Tool } from '../../tools/tool.ts'
@@ -50,8 +54,8 @@ export interface ToolsetHost extends Pick<SessionCore, 'env' | 'name' | 'owner'>
   workspace: WorkspaceAccess
 }
 
-/** Registers the session's sources and tools; returns the MCP toolset and the agent link (or null). */
-export function composeToolset(host: ToolsetHost): { mcp: McpToolset; agent: AgentLink | null } {
+/** Registers the session's sources and tools; returns the MCP toolset, the modules' toolset and the agent link (or null). */
+export function composeToolset(host: ToolsetHost): { mcp: McpToolset; modules: ModuleToolset; agent: AgentLink | null } {
   const { env, tools, sources, config, owner } = host
   // Every URL from the config is fetched under the one outbound policy (objects/outbound).
   const policy = { development: env.NEURON_ENV === 'development' }
@@ -92,5 +96,12 @@ export function composeToolset(host: ToolsetHost): { mcp: McpToolset; agent: Age
   for (const [name, tool] of host.custom) tools.register(name, tool, 'deployment')
   const agent = agentLinkOf(host.name, env.ORCHESTRATIONS, host.deadLetter, host.agentTurns)
   for (const [name, tool] of agent?.tools() ?? []) tools.register(name, tool)
-  return { mcp, agent }
+  // The owner's uploaded tool modules, after every other tool so none is shadowed (objects/modules/).
+  const shelf = () => settled(env.APP_SHELVES.getByName(owner()))
+  const modules = new ModuleToolset({
+    registry: tools,
+    modules: async () => (owner() && (await exists(env, shelfKey(owner()))) ? ((await shelf().toolModules()) as unknown as ModuleVersion[]) : []),
+    call: (module, hash, tool, input) => shelf().callModuleTool(owner(), module, hash, tool, input),
+  })
+  return { mcp, modules, agent }
 }
