@@ -146,7 +146,7 @@ describe('the workspace routes', () => {
       ['src/b.txt', null],
       [`deep/${'d'.repeat(120)}/c.txt`, null],
     ])
-    const tar = readTar(new Uint8Array(await (await api(`/v1/sessions/${id}/workspace/tar`)).arrayBuffer()))
+    const tar = await readTar(new Uint8Array(await (await api(`/v1/sessions/${id}/workspace/tar`)).arrayBuffer()))
     expect(tar.map((f) => [f.path, new TextDecoder().decode(f.bytes)])).toEqual([
       [`deep/${'d'.repeat(120)}/c.txt`, 'sea'],
       ['src/a.txt', 'a1\na2\na3\n'],
