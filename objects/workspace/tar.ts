@@ -166,7 +166,7 @@ export async function readTar(archive: Uint8Array): Promise<TarFile[]> {
   const files: TarFile[] = []
   let path = ''
   let parts: Uint8Array[] = []
-  await readTarStream(new Blob([archive]).stream(), {
+  await readTarStream(new Blob([archive as Uint8Array<ArrayBuffer>]).stream(), {
     file: (name) => void ((path = name), (parts = [])),
     data: (bytes) => void parts.push(bytes.slice()),
     end: () => void files.push({ path, bytes: concat(parts) }),
