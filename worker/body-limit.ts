@@ -105,7 +105,11 @@ export function limitStream(maxBytes: number): MiddlewareHandler {
     await next()
     const left = c.req.raw.body
     if (left && !left.locked) await left.cancel()
-    else await Promise.race([read, new Promise((resolve) => setTimeout(resolve, DRAIN_MAX_MS))])
+    else {
+      let timer: ReturnType<typeof setTimeout> | undefined
+      await Promise.race([read, new Promise((resolve) => (timer = setTimeout(resolve, DRAIN_MAX_MS)))])
+      clearTimeout(timer)
+    }
     if (over) throw tooLarge(maxBytes)
   }
 }
