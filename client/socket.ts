@@ -5,17 +5,18 @@
  * the last durable event it yielded, so nothing is skipped or yielded twice.
  *
  * The server answers a socket's messages in the order it sent them, so replies
- * (receipt, interrupt, host.offered, error, pong) are matched to requests
- * first-in, first-out. Host tools (a browser offering its tools to the
- * session's model): `offerHost` after every `open` frame, answer each `host`
- * frame with `hostProgress` / `hostResult`. An interrupt names the turn the
- * frames handed out show running (shown-turn.ts).
+ * (receipt, interrupt, permission.answered, host.offered, error, pong) are
+ * matched to requests first-in, first-out. The owner answers a pending
+ * permission request with `answerPermission`. Host tools (a browser offering
+ * its tools to the session's model): `offerHost` after every `open` frame,
+ * answer each `host` frame with `hostProgress` / `hostResult`. An interrupt
+ * names the turn the frames handed out show running (shown-turn.ts).
  */
 import { NeuronApiError } from './errors.ts'
 import { backoffMs, sleep } from './http.ts'
 import type { SessionHandle } from './session.ts'
 import { type InterruptTarget, ShownTurn } from './shown-turn.ts'
-import type { HostMessage, HostOffered, HostTool, InterruptResult, PromptInput, PromptResult, SocketFrame, Stored } from './types.ts'
+import type { HostMessage, HostOffered, HostTool, InterruptResult, PermissionAnswer, PermissionAnswered, PromptInput, PromptResult, SocketFrame, Stored } from './types.ts'
 
 type Reply = { resolve: (value: unknown) => void; reject: (error: unknown) => void; kind: string }
 
@@ -61,15 +62,8 @@ export class SessionSocket {
   async prompt(input: string | PromptInput): Promise<PromptResult> {
     const body: PromptInput = typeof input === 'string' ? { text: input } : { ...input }
     body.id ??= crypto.randomUUID()
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const reply = (await this.#request({ type: 'prompt', ...body }, 'receipt')) as PromptResult
-        return { receipt: reply.receipt, duplicate: reply.duplicate }
-      } catch (error) {
-        if (!(error instanceof NeuronApiError) || !error.retryable || attempt >= 5 || this.#closed) throw error
-        await sleep(backoffMs(attempt))
-      }
-    }
+    const reply = (await this.#retried({ type: 'prompt', ...body }, 'receipt')) as PromptResult
+    return { receipt: reply.receipt, duplicate: reply.duplicate }
   }
 
   /**
@@ -85,15 +79,22 @@ export class SessionSocket {
     const shown = target ?? (this.#shownReady ? this.#shown.target() : {})
     const step = shown.step === undefined ? (await this.#session.view()).step : shown.step
     const message = { type: 'interrupt', id: shown.id ?? crypto.randomUUID(), ...(step === null ? {} : { step }), ...(shown.reason === undefined ? {} : { reason: shown.reason }) }
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const { type: _type, ...result } = (await this.#request(message, 'interrupt')) as InterruptResult & { type: string }
-        return result
-      } catch (error) {
-        if (!(error instanceof NeuronApiError) || !error.retryable || attempt >= 5 || this.#closed) throw error
-        await sleep(backoffMs(attempt))
-      }
-    }
+    const { type: _type, ...result } = (await this.#retried(message, 'interrupt')) as InterruptResult & { type: string }
+    return result
+  }
+
+  /**
+   * Answers a pending permission request as the session's owner (docs/approvals.md): `once` runs
+   * the parked call, `always` also adds the rule that allows it from now on, `reject` fails it
+   * `PERMISSION_DENIED` with the reason. A drop before the answer retries it: the same answer again
+   * is a duplicate that writes nothing. A refused answer throws its code (`PERMISSION_SETTLED`, …).
+   *
+   * @example
+   * await socket.answerPermission({ toolCallId: 'call_3_1', reply: 'reject', reason: 'not that file' })
+   */
+  async answerPermission(answer: PermissionAnswer): Promise<PermissionAnswered> {
+    const { type: _type, ...result } = (await this.#retried({ type: 'permission.answer', ...answer }, 'permission.answered')) as PermissionAnswered & { type: string }
+    return result
   }
 
   /**
@@ -139,6 +140,18 @@ export class SessionSocket {
     this.#socket?.close(1000, 'client closed')
     this.#fail(new NeuronApiError('CLOSED', 'the socket was closed', 0))
     this.#wake?.()
+  }
+
+  /** A request the server may take twice (its id or its answer makes a retry a duplicate): retried on a drop, 429 or 5xx. */
+  async #retried(message: Record<string, unknown>, kind: string): Promise<unknown> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.#request(message, kind)
+      } catch (error) {
+        if (!(error instanceof NeuronApiError) || !error.retryable || attempt >= 5 || this.#closed) throw error
+        await sleep(backoffMs(attempt))
+      }
+    }
   }
 
   async #request(message: Record<string, unknown>, kind: string): Promise<unknown> {

@@ -1,11 +1,14 @@
 /**
  * The agent panel: a trusted part of the shell page (not an iframe), where the
  * person signs in, lists and creates sessions, prompts, watches the answer
- * stream with its tool calls, progress and results, and interrupts. While a
+ * stream with its tool calls, progress and results, answers the permission
+ * requests its tool calls make (permission-cards.ts), and interrupts. While a
  * session is open here its socket is the bridge: the session's model may call
  * the tools of apps the person enabled in Agent Mode. Signing out — by the
  * person, or on its own when the token expires or the server refuses it —
  * closes the socket and tears every app down (`onSignOut`); the panel then says why.
+ * A reload in this tab signs back in and reopens the session it showed, whose replay brings back
+ * its transcript and the permission requests still waiting.
  *
  * @example
  * new AgentPanel(kernel, document.querySelector('#agent-panel')!, { onSignIn: (c) => runInstallsOf(c), onSignOut: () => teardown(), onRestoreFailed: () => runBuiltIns() })
@@ -15,8 +18,13 @@ import { NeuronApiError, type SessionSocket } from '../../client/index.ts'
 import type { EndedReason } from '../agent/authorization.ts'
 import { HostBridge } from '../agent/bridge.ts'
 import { Connection } from '../agent/connection.ts'
+import { PermissionRequests } from '../agent/permissions.ts'
 import { Transcript } from '../agent/transcript.ts'
 import type { Kernel } from '../kernel/kernel.ts'
+import { PermissionCards } from './permission-cards.ts'
+
+/** The session this tab shows, kept beside the token (connection.ts) so a reload reopens it. */
+const OPEN_KEY = 'neuron.shell.session'
 
 export interface PanelHooks {
   /** Signed in (or restored from this tab): the shell now runs the person's installs. */
@@ -32,9 +40,11 @@ interface Open {
   socket: SessionSocket
   bridge: HostBridge
   transcript: Transcript
+  /** The session's permission requests, folded from the same frames as the transcript. */
+  permissions: PermissionRequests
   state: string
   /** Built once per open session, so typing is never interrupted by a re-render. */
-  view: { root: HTMLElement; status: HTMLElement; list: HTMLElement }
+  view: { root: HTMLElement; status: HTMLElement; list: HTMLElement; cards: PermissionCards }
 }
 
 export class AgentPanel {
@@ -85,6 +95,7 @@ export class AgentPanel {
     open.view.status.textContent = `${open.state} · after ${open.transcript.last} · offering ${offered.length ? offered.join(', ') : 'no app tools'}`
     open.view.list.replaceChildren(...open.transcript.lines.map((l) => h('li', { class: `line ${l.kind}`, 'data-kind': l.kind }, l.text, l.progress ? h('span', { class: 'progress' }, ` ${l.progress}`) : null)))
     open.view.list.scrollTop = open.view.list.scrollHeight
+    open.view.cards.sync(open.permissions.list())
   }
 
   async newSession(): Promise<void> {
@@ -98,9 +109,11 @@ export class AgentPanel {
   /** Opens a session's socket: replay from the start, then live; the bridge offers the enabled tools. */
   async openSession(id: string): Promise<void> {
     this.#closeSession()
+    if (id) sessionStorage.setItem(OPEN_KEY, id)
+    else sessionStorage.removeItem(OPEN_KEY)
     if (!id || !this.connection) return this.render()
     const socket = this.connection.client.socket(id)
-    const open = { id, socket, bridge: new HostBridge(this.kernel, socket, this.#render), transcript: new Transcript(), state: 'connecting' } as Open
+    const open = { id, socket, bridge: new HostBridge(this.kernel, socket, this.#render), transcript: new Transcript(), permissions: new PermissionRequests(), state: 'connecting' } as Open
     open.view = this.#session(open)
     this.open = open
     this.render()
@@ -111,7 +124,10 @@ export class AgentPanel {
           if (frame.kind === 'open') open.state = 'connected'
           if (frame.kind === 'replay-end') open.state = 'live'
           if (open.bridge.handle(frame)) continue
-          if (frame.kind !== 'open' && frame.kind !== 'host' && frame.kind !== 'host-error') open.transcript.apply(frame)
+          if (frame.kind !== 'open' && frame.kind !== 'host' && frame.kind !== 'host-error') {
+            open.transcript.apply(frame)
+            open.permissions.apply(frame)
+          }
           this.#render()
         }
       } catch (error) {
@@ -129,6 +145,7 @@ export class AgentPanel {
     this.connection = undefined
     this.sessions = []
     Connection.forget()
+    sessionStorage.removeItem(OPEN_KEY)
     connection?.authorization.end(reason ?? { code: 'SIGNED_OUT', message: 'the person signed out' })
     this.hooks.onSignOut(reason)
     this.#error = reason ? `Signed out: ${reason.message} (${reason.code}). Sign in again to go on.` : ''
@@ -139,9 +156,16 @@ export class AgentPanel {
     const input = h('input', { name: 'prompt', placeholder: 'Prompt the session (the local model: /tool notes_search {"query":"…"})', autocomplete: 'off' })
     const status = h('p', { class: 'muted', 'data-connection': open.state })
     const list = h('ol', { class: 'transcript' })
+    // The owner's answer goes over the session's socket; a refusal (already settled, …) is shown on its card.
+    const me = this.connection?.me.id
+    const cards = new PermissionCards(
+      async (card, reply, reason) => void (await open.socket.answerPermission({ toolCallId: card.toolCallId, reply, ...(reason ? { reason } : {}) })),
+      (by) => (by === me ? 'you' : by),
+    )
     const root = h('div', { class: 'session', 'data-session': open.id },
       status,
       list,
+      cards.root,
       h('form', { class: 'row', onsubmit: (e) => {
         e.preventDefault()
         const text = input.value.trim()
@@ -150,7 +174,7 @@ export class AgentPanel {
         void this.#try(() => open.socket.prompt(text))
       } }, input, h('button', { type: 'submit' }, 'Send'), h('button', { type: 'button', 'data-action': 'interrupt', onclick: () => void this.#try(() => this.#interrupt(open)) }, 'Interrupt')),
     )
-    return { root, status, list }
+    return { root, status, list, cards }
   }
 
   /** Interrupts the turn the transcript shows (the socket names it); says so when it had already ended. */
@@ -184,6 +208,8 @@ export class AgentPanel {
       }
       this.sessions = await this.connection.sessions()
       await this.hooks.onSignIn(this.connection)
+      const shown = restoring ? sessionStorage.getItem(OPEN_KEY) : null
+      if (shown && this.sessions.some((s) => s.id === shown)) await this.openSession(shown)
     })
   }
 
