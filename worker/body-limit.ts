@@ -58,6 +58,62 @@ export function limitBody(maxBytes: number): MiddlewareHandler {
   }
 }
 
+/**
+ * Refuses request bodies over `maxBytes` like `limitBody`, but hands the body on as a stream,
+ * counted as it is read and never held: one declared too large is refused before it is read; one
+ * that grows past the limit errors the stream (the reader stops) and the answer is 413
+ * `PAYLOAD_TOO_LARGE`. The answer leaves after the body was read to its end or drained (a reader
+ * that stops early, a refusal, cancels it into a drain), for the reason `limitBody` drains.
+ *
+ * @example
+ * app.put('/upload', limitStream(512 * 1024 * 1024), (c) => stub.upload(c.req.raw.body))
+ */
+export function limitStream(maxBytes: number): MiddlewareHandler {
+  return async (c, next) => {
+    const body = c.req.raw.body
+    if (!body) return next()
+    const reader = body.getReader()
+    const declared = c.req.raw.headers.has('transfer-encoding') ? null : c.req.raw.headers.get('content-length')
+    if (declared !== null && Number(declared) > maxBytes) {
+      await drain(reader)
+      throw tooLarge(maxBytes)
+    }
+    let size = 0
+    let over = false
+    let finished = () => {}
+    const read = new Promise<void>((resolve) => (finished = resolve))
+    const counted = new ReadableStream<Uint8Array>(
+      {
+        async pull(controller) {
+          const { done, value } = await reader.read()
+          if (done) return void (finished(), controller.close())
+          size += value.byteLength
+          if (size <= maxBytes) return controller.enqueue(value)
+          over = true
+          await drain(reader)
+          finished()
+          controller.error(tooLarge(maxBytes))
+        },
+        async cancel() {
+          await drain(reader)
+          finished()
+        },
+      },
+      { highWaterMark: 0 },
+    )
+    c.req.raw = new Request(c.req.raw, { body: counted })
+    await next()
+    const left = c.req.raw.body
+    if (left && !left.locked) await left.cancel()
+    else {
+      let timer: ReturnType<typeof setTimeout> | undefined
+      await Promise.race([read, new Promise((resolve) => (timer = setTimeout(resolve, DRAIN_MAX_MS)))])
+      clearTimeout(timer)
+    }
+    if (over) throw tooLarge(maxBytes)
+  }
+}
+
 /** Reads the rest of a body and discards it, within the drain bounds; past them, cancels it. */
 async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
   const deadline = Date.now() + DRAIN_MAX_MS

@@ -8,7 +8,7 @@
  */
 import { type Context, Hono } from 'hono'
 import type { z } from 'zod'
-import { limitBody } from './body-limit.ts'
+import { limitBody, limitStream } from './body-limit.ts'
 import type { AppEnv } from './env.ts'
 
 export type Auth = 'none' | 'bearer' | 'bearer-or-ticket'
@@ -30,6 +30,8 @@ export interface RouteDoc {
   rawBody?: { mediaType: string; schema: Record<string, unknown> }
   /** The largest body the route reads; larger is 413 `PAYLOAD_TOO_LARGE` before it is read (enforced by `mount`). */
   maxBodyBytes?: number
+  /** The body reaches the handler as a stream, counted against `maxBodyBytes` as it is read and never held whole (`limitStream`). */
+  streamBody?: true
   query?: z.ZodType
   /** Success statuses and what they mean. */
   ok: Record<number, string>
@@ -62,7 +64,7 @@ export function route<const P extends string>(declaration: RouteDoc & { path: P;
 
 /**
  * The Hono router of one area: every route of `routes`, at its path below `base` (where the area
- * is mounted), behind `limitBody` when it declares `maxBodyBytes`.
+ * is mounted), behind `limitBody` when it declares `maxBodyBytes` (`limitStream` when its body streams).
  *
  * @example
  * export const sessions = mount('/v1/sessions', SESSION_ROUTES) // app.route('/v1/sessions', sessions)
@@ -75,7 +77,7 @@ export function mount(base: string, routes: readonly Route[]): Hono<AppEnv> {
     const path = declared.path.slice(base.length).replace(/\{(\w+)\}/g, ':$1') || '/'
     const method = declared.method.toUpperCase()
     if (declared.maxBodyBytes === undefined) router.on(method, path, declared.handler)
-    else router.on(method, path, limitBody(declared.maxBodyBytes), declared.handler)
+    else router.on(method, path, (declared.streamBody ? limitStream : limitBody)(declared.maxBodyBytes), declared.handler)
   }
   return router
 }

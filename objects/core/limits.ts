@@ -209,12 +209,19 @@ export const WORKSPACE_LIMITS = {
 export const WORKSPACE_SEARCH_LIMITS = { matches: 1_000, scanBytes: 64 * 1024 * 1024, patternBytes: 4 * 1024, lineChars: 2_000 } as const
 export const MAX_PATCH_BYTES = 4 * 1024 * 1024
 /**
- * An upload's body (one file, or a tar archive written as one operation): held whole while it is
- * decided, so a fraction of the isolate's 128 MB; a single file is still bound by `fileBytes`.
+ * A one-file upload's body. The body streams to the session, which reads it as it arrives (never
+ * whole: objects/workspace/upload.ts) and refuses it `FILE_TOO_LARGE` past `fileBytes`; this
+ * bounds what the worker passes on before that.
  */
 export const WORKSPACE_UPLOAD_BYTES = 32 * 1024 * 1024
 /** Entries in an uploaded tar archive (each becomes one change of the one operation). */
 export const WORKSPACE_TAR_ENTRIES = 5_000
+/**
+ * A tar upload's body: the whole tree's bytes, plus a header and a pax record (3 blocks) for each
+ * entry and the end blocks. Streamed and read as it arrives like a one-file upload; the tree's
+ * limits refuse it `WORKSPACE_FULL` as the bytes arrive.
+ */
+export const WORKSPACE_TAR_BYTES = WORKSPACE_LIMITS.treeBytes + WORKSPACE_TAR_ENTRIES * 3 * 512 + 20 * 512
 
 /**
  * The embedded shell (objects/workspace/bash/): what one command may use. It runs in the calling

@@ -23,6 +23,7 @@ import type { ArtifactStore } from '../ledger/artifacts.ts'
 import { sha256Hex } from '../ledger/hash.ts'
 import type { Ledger } from '../ledger/ledger.ts'
 import { MAX_PAGE } from '../core/limits.ts'
+import { type StagedFile, Upload } from './upload.ts'
 import { type BlobRef, type Change, decide, type Decision, type Difference, type Edit, type FileEntry, renameEdits, type Totals, type TreeLimits, type TreeReader, WORKSPACE_CHANGED } from './tree.ts'
 
 /** Where the workspace's events go. `record` is synchronous so it commits with the index rows. */
@@ -99,9 +100,9 @@ export class WorkspaceStore {
 
   constructor(
     private readonly storage: DurableObjectStorage,
-    private readonly artifacts: ArtifactStore,
+    readonly artifacts: ArtifactStore,
     private readonly log: WorkspaceLog,
-    private readonly limits?: TreeLimits,
+    readonly limits?: TreeLimits,
   ) {
     this.sql = storage.sql
   }
@@ -199,12 +200,39 @@ export class WorkspaceStore {
       blobs.set(content, bytes)
       return { path, after: { content, size: bytes.byteLength } }
     })
-    return this.commitEdits(edits, by, blobs)
+    return this.commitEdits(edits, by, (content) => {
+      this.artifacts.put(blobs.get(content)!, 'workspace', content)
+    })
+  }
+
+  /** An upload read as it arrives, its bytes staged until it commits (upload.ts). */
+  upload(): Upload {
+    return new Upload(this)
+  }
+
+  /**
+   * Commits files whose bytes are staged (upload.ts) as one decision: the transaction adopts each
+   * new blob's chunks under its hash, then records the change that names it. Staged blobs nothing
+   * adopts (bytes already stored, a refusal) are removed.
+   */
+  commitStaged(files: StagedFile[], by: string): Committed {
+    const byContent = new Map<string, StagedFile>()
+    for (const file of files) if (!byContent.has(file.content)) byContent.set(file.content, file)
+    const edits: Edit[] = files.map(({ path, content, size }) => ({ path, after: { content, size } }))
+    try {
+      return this.commitEdits(edits, by, (content) => {
+        const file = byContent.get(content)!
+        byContent.delete(content)
+        this.artifacts.adopt(file.key, content, file.size, file.chunks, 'workspace')
+      })
+    } finally {
+      for (const file of byContent.values()) this.artifacts.discard(file.key)
+    }
   }
 
   /** Renames a file: the destination takes the source's blob (no bytes are copied). */
   rename(from: string, to: string, by: string): Committed {
-    return this.commitEdits(renameEdits(this.reader(), from, to), by, new Map())
+    return this.commitEdits(renameEdits(this.reader(), from, to), by, () => {})
   }
 
   /**
@@ -223,7 +251,7 @@ export class WorkspaceStore {
       if (page.next === null) break
       after = page.next
     }
-    return this.commitEdits(edits, by, new Map())
+    return this.commitEdits(edits, by, () => {})
   }
 
   /**
@@ -271,13 +299,17 @@ export class WorkspaceStore {
     totalsOf.delete(this.sql)
   }
 
-  private commitEdits(edits: Edit[], by: string, blobs: Map<string, Uint8Array>): Committed {
+  /** Decides `edits` and writes them: `store` writes a new content's bytes before the change naming it is recorded. */
+  private commitEdits(edits: Edit[], by: string, store: (content: string) => void): Committed {
     const decision = this.decide(edits, by)
     if (decision.changes.length === 0) return { changes: [], totals: decision.totals }
+    const written = new Set<string>()
     const changes = this.storage.transactionSync(() =>
       decision.changes.map((change) => {
-        const bytes = change.after === null ? undefined : blobs.get(change.after)
-        if (bytes) this.artifacts.put(bytes, 'workspace', change.after!)
+        if (change.after !== null && !written.has(change.after)) {
+          written.add(change.after)
+          store(change.after)
+        }
         const seq = this.log.record(change)
         this.sql.exec('insert into workspace_file (path, seq, content, size) values (?, ?, ?, ?)', change.path, seq, change.after, change.size)
         return { ...change, seq }

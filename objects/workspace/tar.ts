@@ -1,6 +1,7 @@
 /**
  * A small, bounded tar (ustar + the pax `path` record) reader and writer for workspace uploads and
- * downloads. Reading takes regular files (type `0` or NUL) and skips directories (`5`); links,
+ * downloads. Reading is incremental (`readTarStream`): each file's bytes are handed on as they
+ * arrive, so an upload is never held whole. It takes regular files (type `0` or NUL) and skips directories (`5`); links,
  * devices and anything else are refused (`TAR_INVALID`), since the workspace has files only. A
  * header's checksum is verified. Writing emits ustar headers (a pax `path` record for paths over
  * 100 bytes that the prefix field cannot split) and streams one file at a time.
@@ -36,49 +37,148 @@ export interface TarFile {
   bytes: Uint8Array
 }
 
-/**
- * @example
- * readTar(archive) // [{ path: 'src/a.ts', bytes: Uint8Array [...] }]
- */
-export function readTar(archive: Uint8Array): TarFile[] {
-  const files: TarFile[] = []
-  let offset = 0
-  let paxPath: string | null = null
-  let ended = false
-  while (offset + BLOCK <= archive.byteLength) {
-    const header = archive.subarray(offset, offset + BLOCK)
-    if (header.every((b) => b === 0)) {
-      ended = true
-      break
+/** What a streamed archive's reader hands each regular file to, in order. */
+export interface TarSink {
+  /** A regular file begins: its path and declared size, before any of its bytes (a refusal throws). */
+  file(path: string, size: number): void | Promise<void>
+  /** The next bytes of the file begun last. */
+  data(bytes: Uint8Array): void | Promise<void>
+  /** The file begun last is whole. */
+  end(): void | Promise<void>
+}
+
+/** A pax record larger than this is refused: the only one read is `path`, itself at most 1 KiB. */
+const PAX_BYTES = 64 * 1024
+
+/** Reads a byte stream in pieces of a bounded size, counting where it is. */
+class Pieces {
+  offset = 0
+  private pending: Uint8Array = new Uint8Array(0)
+
+  constructor(private readonly reader: ReadableStreamDefaultReader<Uint8Array>) {}
+
+  /** The next bytes, at most `max` of them, or null at the end of the stream. */
+  async next(max: number): Promise<Uint8Array | null> {
+    while (this.pending.byteLength === 0) {
+      const { done, value } = await this.reader.read()
+      if (done) return null
+      this.pending = value
     }
-    let sum = 0
-    for (let i = 0; i < BLOCK; i++) sum += i >= 148 && i < 156 ? 32 : header[i]!
-    if (sum !== octal(header, 148, 8)) throw invalid(`the header at byte ${offset} has a wrong checksum`)
-    const size = octal(header, 124, 12)
-    const type = String.fromCharCode(header[156]!)
-    const start = offset + BLOCK
-    if (start + size > archive.byteLength) throw invalid(`the entry at byte ${offset} runs past the end`)
-    const body = archive.subarray(start, start + size)
-    offset = start + Math.ceil(size / BLOCK) * BLOCK
-    if (type === 'x') {
-      for (const record of decoder.decode(body).split('\n')) {
-        const match = /^\d+ path=(.*)$/s.exec(record)
-        if (match) paxPath = match[1]!
-      }
-      continue
-    }
-    if (type === 'g') continue
-    const prefix = field(header, 345, 155)
-    const name = paxPath ?? (prefix ? `${prefix}/${field(header, 0, 100)}` : field(header, 0, 100))
-    paxPath = null
-    if (type === '5') continue
-    if (type !== '0' && type !== '\0') throw invalid(`${name} is not a regular file (type ${JSON.stringify(type)}): the workspace holds files only`)
-    if (files.length === WORKSPACE_TAR_ENTRIES) throw invalid(`an archive may hold ${WORKSPACE_TAR_ENTRIES} files`)
-    files.push({ path: name, bytes: body.slice() })
+    const piece = this.pending.subarray(0, max)
+    this.pending = this.pending.subarray(piece.byteLength)
+    this.offset += piece.byteLength
+    return piece
   }
-  if (!ended && offset !== archive.byteLength) throw invalid(`it ends inside a header, at byte ${offset} of ${archive.byteLength}`)
-  if (archive.byteLength === 0) throw invalid('it is empty')
+
+  /** Exactly `n` bytes (copied), null when the stream ends before the first, or `short` thrown when it ends inside them. */
+  async exactly(n: number, short: () => NeuronError): Promise<Uint8Array | null> {
+    const out = new Uint8Array(n)
+    let filled = 0
+    while (filled < n) {
+      const piece = await this.next(n - filled)
+      if (piece === null) {
+        if (filled === 0) return null
+        throw short()
+      }
+      out.set(piece, filled)
+      filled += piece.byteLength
+    }
+    return out
+  }
+
+  /** Hands the next `n` bytes to `each` as they arrive; `short` is thrown when the stream ends first. */
+  async forward(n: number, each: (bytes: Uint8Array) => void | Promise<void>, short: () => NeuronError): Promise<void> {
+    for (let left = n; left > 0; ) {
+      const piece = await this.next(left)
+      if (piece === null) throw short()
+      await each(piece)
+      left -= piece.byteLength
+    }
+  }
+}
+
+/**
+ * Reads a tar archive as it arrives, handing each regular file to `sink` without holding more than
+ * one header (or a bounded pax record) and the piece being read. Returns how many files it read.
+ * Stops at the end-of-archive block; anything after it is not read.
+ *
+ * @example
+ * await readTarStream(request.body!, { file: (path, size) => begin(path, size), data: (bytes) => write(bytes), end: () => finish() })
+ */
+export async function readTarStream(stream: ReadableStream<Uint8Array>, sink: TarSink): Promise<number> {
+  const reader = stream.getReader()
+  const input = new Pieces(reader)
+  let files = 0
+  let paxPath: string | null = null
+  try {
+    for (;;) {
+      const at = input.offset
+      const header = await input.exactly(BLOCK, () => invalid(`it ends inside a header, at byte ${at}`))
+      if (header === null) {
+        if (at === 0) throw invalid('it is empty')
+        return files
+      }
+      if (header.every((b) => b === 0)) return files
+      let sum = 0
+      for (let i = 0; i < BLOCK; i++) sum += i >= 148 && i < 156 ? 32 : header[i]!
+      if (sum !== octal(header, 148, 8)) throw invalid(`the header at byte ${at} has a wrong checksum`)
+      const size = octal(header, 124, 12)
+      const type = String.fromCharCode(header[156]!)
+      const pastEnd = () => invalid(`the entry at byte ${at} runs past the end`)
+      const padding = Math.ceil(size / BLOCK) * BLOCK - size
+      if (type === 'x' || type === 'g') {
+        if (size > PAX_BYTES) throw invalid(`the pax record at byte ${at} is over ${PAX_BYTES} bytes`)
+        const body = (await input.exactly(size + padding, pastEnd)) ?? new Uint8Array(0)
+        if (type === 'x') {
+          for (const record of decoder.decode(body.subarray(0, size)).split('\n')) {
+            const match = /^\d+ path=(.*)$/s.exec(record)
+            if (match) paxPath = match[1]!
+          }
+        }
+        continue
+      }
+      const prefix = field(header, 345, 155)
+      const name = paxPath ?? (prefix ? `${prefix}/${field(header, 0, 100)}` : field(header, 0, 100))
+      paxPath = null
+      if (type !== '5') {
+        if (type !== '0' && type !== '\0') throw invalid(`${name} is not a regular file (type ${JSON.stringify(type)}): the workspace holds files only`)
+        if (files === WORKSPACE_TAR_ENTRIES) throw invalid(`an archive may hold ${WORKSPACE_TAR_ENTRIES} files`)
+        files++
+        await sink.file(name, size)
+        await input.forward(size, (bytes) => sink.data(bytes), pastEnd)
+        await sink.end()
+      } else await input.forward(size, () => {}, pastEnd)
+      await input.forward(padding, () => {}, pastEnd)
+    }
+  } finally {
+    // Whatever follows the end (or a refusal) is not read: the sender is told so.
+    await reader.cancel().catch(() => {})
+  }
+}
+
+/**
+ * An archive held whole, read into its files (for archives already in memory: tests, tools).
+ *
+ * @example
+ * await readTar(archive) // [{ path: 'src/a.ts', bytes: Uint8Array [...] }]
+ */
+export async function readTar(archive: Uint8Array): Promise<TarFile[]> {
+  const files: TarFile[] = []
+  let path = ''
+  let parts: Uint8Array[] = []
+  await readTarStream(new Blob([archive as Uint8Array<ArrayBuffer>]).stream(), {
+    file: (name) => void ((path = name), (parts = [])),
+    data: (bytes) => void parts.push(bytes.slice()),
+    end: () => void files.push({ path, bytes: concat(parts) }),
+  })
   return files
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, part) => n + part.byteLength, 0))
+  let offset = 0
+  for (const part of parts) out.set(part, offset), (offset += part.byteLength)
+  return out
 }
 
 function header(path: string, size: number, type: string): Uint8Array {

@@ -116,9 +116,7 @@ export function decide(tree: TreeReader, totals: Totals, edits: Edit[], by: stri
     if (after === null) {
       if (current(path) === null) throw new NeuronError('FILE_NOT_FOUND', `no file at ${path}`, { status: 404, details: { path } })
     } else {
-      if (after.size > limits.fileBytes) {
-        throw new NeuronError('FILE_TOO_LARGE', `${path} would be ${after.size} bytes; a file may hold ${limits.fileBytes}`, { status: 413, details: { path, size: after.size, limit: limits.fileBytes } })
-      }
+      if (after.size > limits.fileBytes) throw fileTooLarge(path, after.size, limits)
       for (const dir of ancestorsOf(path)) {
         if (current(dir) !== null) throw new NeuronError('NOT_A_DIRECTORY', `${dir} is a file, so ${path} cannot be written`, { status: 409, details: { path, file: dir } })
       }
@@ -135,13 +133,29 @@ export function decide(tree: TreeReader, totals: Totals, edits: Edit[], by: stri
     bytes += (after?.size ?? 0) - (before?.size ?? 0)
     changes.push({ path, before: before?.content ?? null, after: after?.content ?? null, size: after?.size ?? 0, by })
   }
-  if (files > limits.files && files > totals.files) {
-    throw new NeuronError('WORKSPACE_FULL', `the workspace would hold ${files} files; it may hold ${limits.files}`, { status: 507, details: { files, limit: limits.files } })
-  }
-  if (bytes > limits.treeBytes && bytes > totals.bytes) {
-    throw new NeuronError('WORKSPACE_FULL', `the workspace would hold ${bytes} bytes; it may hold ${limits.treeBytes}`, { status: 507, details: { bytes, limit: limits.treeBytes } })
-  }
+  checkTotals(totals, { files, bytes }, limits)
   return { changes, totals: { files, bytes } }
+}
+
+/** `FILE_TOO_LARGE`: `path` would hold `size` bytes, over the limit. */
+export function fileTooLarge(path: string, size: number, limits: TreeLimits = WORKSPACE_LIMITS): NeuronError {
+  return new NeuronError('FILE_TOO_LARGE', `${path} would be ${size} bytes; a file may hold ${limits.fileBytes}`, { status: 413, details: { path, size, limit: limits.fileBytes } })
+}
+
+/**
+ * Throws `WORKSPACE_FULL` when the totals `after` an operation are over a limit and grew past the
+ * totals `before` it (an operation that shrinks the tree is always allowed).
+ *
+ * @example
+ * checkTotals(store.totals(), { files: 20_001, bytes: 10 }) // throws WORKSPACE_FULL
+ */
+export function checkTotals(before: Totals, after: Totals, limits: TreeLimits = WORKSPACE_LIMITS): void {
+  if (after.files > limits.files && after.files > before.files) {
+    throw new NeuronError('WORKSPACE_FULL', `the workspace would hold ${after.files} files; it may hold ${limits.files}`, { status: 507, details: { files: after.files, limit: limits.files } })
+  }
+  if (after.bytes > limits.treeBytes && after.bytes > before.bytes) {
+    throw new NeuronError('WORKSPACE_FULL', `the workspace would hold ${after.bytes} bytes; it may hold ${limits.treeBytes}`, { status: 507, details: { bytes: after.bytes, limit: limits.treeBytes } })
+  }
 }
 
 /** The edits of a rename: the source deleted, the destination given the same blob (nothing copied). */

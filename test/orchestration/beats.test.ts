@@ -58,6 +58,26 @@ describe('clearance', () => {
     expect(seqOf(log, 'executing', second)).toBeGreaterThan(seqOf(log, 'reported', first))
   })
 
+  it('workspace write globs that overlap are serialised by an added edge; disjoint ones are cleared as they are', async () => {
+    const plan = [
+      { id: 'tree', needs: [], instructions: script('tree done', { writes: ['workspace:src/**'] }, 40) },
+      { id: 'leaf', needs: [], instructions: script('leaf done', { writes: ['workspace:src/app.ts'] }, 40) },
+      { id: 'docs', needs: [], instructions: script('docs done', { writes: ['workspace:docs/**'] }, 40) },
+    ]
+    const { id } = await newOrchestration({ plan })
+    const view = await waitUntil(id, finished)
+    expect(view.status).toBe('completed')
+    const log = await decisions(id)
+    const refused = log.filter((e) => e.type === 'orchestration.package.refused').map((e) => e.payload as { package: string; conflicts: { with: string; resource: string; kind: string }[]; edges: string[][] })
+    expect(refused).toHaveLength(1)
+    const [{ package: second, conflicts, edges }] = refused as [(typeof refused)[number]]
+    const first = second === 'tree' ? 'leaf' : 'tree'
+    expect(conflicts).toEqual([{ with: first, resource: second === 'tree' ? 'workspace:src/**' : 'workspace:src/app.ts', kind: 'write/write' }])
+    expect(edges).toEqual([[first, second]])
+    expect(seqOf(log, 'executing', second)).toBeGreaterThan(seqOf(log, 'reported', first))
+    expect(view.packages.find((p) => p.id === 'docs')!.added).toEqual([])
+  })
+
   it('a package needing a human clearance waits for a holder of role:clearance', async () => {
     const { id } = await newOrchestration({ plan: [{ id: 'h', instructions: script('h done'), clearance: 'human' }] })
     await waitUntil(id, (v) => v.packages[0]!.beat === 'awaiting-human')

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { bridge } from '../../objects/agent-link/bridge.ts'
-import { clear } from '../../objects/orchestration/clearance.ts'
+import { clear, mayOverlap } from '../../objects/orchestration/clearance.ts'
 import { checkPlan, dependsOn, planProblem } from '../../objects/orchestration/plan.ts'
 import { parseCommands } from '../../objects/llm/local/commands.ts'
 import { NeuronError } from '../../objects/core/errors.ts'
@@ -51,6 +51,40 @@ describe('clearance', () => {
     expect(clear(needs, 'b', { reads: ['file:x'], writes: [] }, others).conflicts).toEqual([{ with: 'a', resource: 'file:x', kind: 'read/write' }])
     const reader = new Map([['a', { reads: ['file:x'], writes: [] }]])
     expect(clear(needs, 'b', { reads: [], writes: ['file:x'] }, reader).conflicts).toEqual([{ with: 'a', resource: 'file:x', kind: 'write/read' }])
+  })
+
+  it('workspace keys are globs: overlapping writers conflict, disjoint ones do not', () => {
+    const writer = (...writes: string[]) => new Map([['a', { reads: [], writes }]])
+    const writes = (...keys: string[]) => ({ reads: [], writes: keys })
+    expect(clear(needs, 'b', writes('workspace:src/a.ts'), writer('workspace:src/**')).conflicts).toEqual([{ with: 'a', resource: 'workspace:src/a.ts', kind: 'write/write' }])
+    expect(clear(needs, 'b', writes('workspace:src/lib/**'), writer('workspace:src/*.ts')).edges).toEqual([['a', 'b']])
+    expect(clear(needs, 'b', writes('workspace:docs/x.md'), writer('workspace:*.md')).edges).toEqual([['a', 'b']])
+    expect(clear(needs, 'b', { reads: ['workspace:src/'], writes: [] }, writer('workspace:src/a.ts')).conflicts).toEqual([{ with: 'a', resource: 'workspace:src/', kind: 'read/write' }])
+    expect(clear(needs, 'b', writes('workspace:docs/**'), writer('workspace:src/**')).conflicts).toEqual([])
+    expect(clear(needs, 'b', writes('workspace:src/b.ts'), writer('workspace:src/a.ts')).conflicts).toEqual([])
+    expect(clear(needs, 'b', writes('workspace:docs/x.txt'), writer('workspace:*.md')).conflicts).toEqual([])
+    // Not a workspace key: names are equal or different, never globs.
+    expect(clear(needs, 'b', writes('file:src/a.ts'), writer('file:src/**')).conflicts).toEqual([])
+  })
+
+  it('mayOverlap is exact against a literal path and safe between globs', () => {
+    const cases: [string, string, boolean][] = [
+      ['src/**', 'src/a.ts', true],
+      ['src/*.ts', 'src/a.md', false],
+      ['/README.md', 'README.md', true],
+      ['src/**', 'docs/**', false],
+      ['src/*.ts', 'src/*.md', true],
+      ['{src,lib}/**', 'docs/a', false],
+      ['*.ts', 'docs/**', true],
+      // Every path the glob matches is under src/, whatever follows.
+      ['src/[', 'docs/a', false],
+      // Past the brace depth a glob does not compile: it overlaps everything.
+      [`src/${'{'.repeat(9)}a${'}'.repeat(9)}`, 'docs/**', true],
+    ]
+    for (const [a, b, overlaps] of cases) {
+      expect([a, b, mayOverlap(a, b)]).toEqual([a, b, overlaps])
+      expect([b, a, mayOverlap(b, a)]).toEqual([b, a, overlaps])
+    }
   })
 
   it('read/read, disjoint keys, and packages already ordered by a path are not conflicts', () => {

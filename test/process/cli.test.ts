@@ -3,7 +3,8 @@
  * dev`, through a TCP proxy the test can cut: login, a chat that streams,
  * shows tool calls compactly, survives a network drop, Ctrl-C interrupts the
  * turn and a second Ctrl-C exits; plus the script-facing behaviour (--json,
- * exit codes, no colour off a TTY, no stack traces for expected errors).
+ * exit codes, no colour off a TTY, no stack traces for expected errors), and a permission request
+ * answered at the chat's prompt (once, and rejected with a reason).
  */
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
@@ -183,6 +184,50 @@ describe('neuron CLI against a real server', () => {
     } finally {
       await mcp.close()
     }
+  })
+
+  it('chat prompts on a permission request: o runs the call once, r with a reason rejects it and the model reads why', async () => {
+    const token = await devToken('cli')
+    const session = await new NeuronClient({ url: dev.url, token }).createSession({ title: 'approvals' })
+    // Its own login, straight to the server: this test needs nothing of the others.
+    const own = join(mkdtempSync(join(tmpdir(), 'neuron-cli-ask-')), 'config.json')
+    expect((await runCli(['login', '--url', dev.url, '--token', token], { env: { ...env, NEURON_CONFIG: own } })).status).toBe(0)
+    const script = join(tmpdir(), `neuron-chat-ask-${process.pid}.sh`)
+    writeFileSync(script, `#!/bin/sh\nNEURON_CONFIG='${own}' '${process.execPath}' '${CLI}' chat ${session.id}\necho "EXIT=$?"\nsleep 60\n`, { mode: 0o755 })
+    tmux('new-session', '-d', '-s', 'ask', '-x', '140', '-y', '40', script)
+    await until('the prompt', (t) => t.includes('›'), 30_000, 'ask')
+    const asking = (t: string) => t.trimEnd().split('\n').at(-1)!.includes('allow? [o]nce / [a]lways / [r]eject [reason] ›')
+    const outcomes = async () =>
+      (await session.history({ limit: 500 })).items
+        .filter((e) => e.type === 'session.next.tool.succeeded' || e.type === 'session.next.tool.failed')
+        .map((e) => ({ type: e.type, error: (e.payload as { error?: { code: string; message: string } }).error }))
+
+    // No rule allows `write`: it asks, and the chat's prompt becomes the question.
+    tmux('send-keys', '-t', 'ask', '-l', '/tool write {"path":"approved.txt","content":"yes"}')
+    tmux('send-keys', '-t', 'ask', 'Enter')
+    const asked = await until('the permission prompt', (t) => t.includes('write asks permission') && asking(t), 30_000, 'ask')
+    expect(asked).toContain('approved.txt')
+    expect(await session.workspace.read('approved.txt').catch((error: { code?: string }) => error.code)).toBe('FILE_NOT_FOUND')
+    tmux('send-keys', '-t', 'ask', 'o', 'Enter')
+    await until('the approved call to run', (t) => prompting(t) && t.includes('Tool results: write returned'), 30_000, 'ask')
+    expect((await session.workspace.read('approved.txt')).text).toBe('yes')
+    expect(await outcomes()).toEqual([{ type: 'session.next.tool.succeeded', error: undefined }])
+
+    tmux('send-keys', '-t', 'ask', '-l', '/tool write {"path":"rejected.txt","content":"no"}')
+    tmux('send-keys', '-t', 'ask', 'Enter')
+    await until('the second permission prompt', (t) => (t.match(/write asks permission/g) ?? []).length === 2 && asking(t), 30_000, 'ask')
+    tmux('send-keys', '-t', 'ask', '-l', 'r not that file')
+    tmux('send-keys', '-t', 'ask', 'Enter')
+    const final = await until('the rejected call to end', (t) => prompting(t) && (t.match(/Tool results: write/g) ?? []).length === 2, 30_000, 'ask')
+    const [, rejected] = await outcomes()
+    expect(rejected).toMatchObject({ type: 'session.next.tool.failed', error: { code: 'PERMISSION_DENIED' } })
+    expect(rejected!.error!.message).toContain('not that file')
+    const answers = (await session.history({ limit: 500 })).items.filter((e) => e.type === 'session.next.permission.answered').map((e) => e.payload as { reply: string; reason?: string })
+    expect(answers).toMatchObject([{ reply: 'once' }, { reply: 'reject', reason: 'not that file' }])
+    expect(await session.workspace.read('rejected.txt').catch((error: { code?: string }) => error.code)).toBe('FILE_NOT_FOUND')
+    console.log(`approval screen:\n${final}`)
+    tmux('send-keys', '-t', 'ask', 'C-d')
+    await until('the exit', (t) => t.includes('EXIT=0'), 30_000, 'ask')
   })
 })
 

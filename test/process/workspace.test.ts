@@ -3,11 +3,14 @@
  * writes a file with `bash` and patches it with `apply_patch`, read back through the routes; and a
  * `kill -9` of wrangler in the middle of an `apply_patch` over many files, or of a tar upload,
  * leaves every file either before or after its change (each operation commits whole or not at
- * all), with the session serving again after the restart.
+ * all), with the session serving again after the restart. An upload streams: a `kill -9` while its
+ * body is half sent leaves nothing of it, and a tar three times the size the worker once held whole
+ * passes through with the isolate's live heap flat.
  */
 import { createHash } from 'node:crypto'
 import { afterAll, describe, expect, it } from 'vitest'
 import { tarStream } from '../../objects/workspace/tar.ts'
+import { inspectorOf } from '../support/inspector.ts'
 import { devToken, startWrangler, tempPersistDir, type Wrangler } from '../support/wrangler.ts'
 
 const FILES = 200
@@ -103,6 +106,73 @@ describe('the workspace over a real wrangler dev', () => {
     expect([0, files.length]).toContain(listed.entries.length)
     if (listed.entries.length > 0) {
       for (const [path, text] of [files[0]!, files[files.length - 1]!]) expect(await file('ws-crash-upload', path)).toBe(text)
+    }
+  })
+
+  /** A tar of `count` files of `size` bytes, produced as it is sent; `before(i)` runs before file `i` is produced. */
+  const lazyArchive = (count: number, size: number, before: (i: number) => Promise<void> = async () => {}) =>
+    tarStream(
+      (async function* () {
+        for (let i = 0; i < count; i++) {
+          await before(i)
+          yield { path: `big/f${i}.bin`, bytes: new Uint8Array(size).fill(i + 1) }
+        }
+      })(),
+    )
+  const upload = (id: string, body: ReadableStream<Uint8Array>) =>
+    call(`/v1/sessions/${id}/workspace/tar`, { method: 'PUT', body, duplex: 'half' } as RequestInit)
+
+  it('kill -9 while the body of an upload is half sent leaves nothing of it; an upload after the restart is whole', async () => {
+    expect((await call('/v1/sessions', json('POST', { id: 'ws-crash-stream' }))).status).toBe(201)
+    let reached = () => {}
+    const halfway = new Promise<void>((resolve) => (reached = resolve))
+    // Five of ten files sent, then the sender stalls (as a slow client would) until the crash.
+    const body = lazyArchive(10, 1024 * 1024, async (i) => {
+      if (i === 5) {
+        reached()
+        await new Promise(() => {})
+      }
+    })
+    const status = upload('ws-crash-stream', body).then((r) => r.status).catch(() => null)
+    await halfway
+    await new Promise((r) => setTimeout(r, 500))
+    await dev!.crash()
+    expect(await status).toBeNull()
+    dev = await startWrangler({ persistTo })
+    const listed = (await (await call('/v1/sessions/ws-crash-stream/workspace?limit=1000')).json()) as { entries: unknown[] }
+    expect(listed.entries).toEqual([])
+    const res = await upload('ws-crash-stream', lazyArchive(3, 1024 * 1024))
+    expect(res.status).toBe(200)
+    const after = (await (await call('/v1/sessions/ws-crash-stream/workspace?limit=1000')).json()) as { entries: { path: string; size: number }[] }
+    expect(after.entries.map((e) => [e.path, e.size])).toEqual([0, 1, 2].map((i) => [`big/f${i}.bin`, 1024 * 1024]))
+  })
+
+  it('a 96 MiB tar streams through with the live heap flat (an upload held whole would add its size)', { timeout: 180_000 }, async () => {
+    expect((await call('/v1/sessions', json('POST', { id: 'ws-memory' }))).status).toBe(201)
+    const inspector = inspectorOf(dev!.inspectorPort, dev!.url)
+    try {
+      const FILES = 12
+      const SIZE = 8 * 1024 * 1024
+      const samples: { sent: number; heap: number }[] = []
+      // The sender pauses before files 2 and 11 while the heap is sampled: by then the session has
+      // read 16 MiB, then 88 MiB, of the body.
+      const body = lazyArchive(FILES, SIZE, async (i) => {
+        if (i !== 2 && i !== 11) return
+        await new Promise((r) => setTimeout(r, 1_000))
+        samples.push({ sent: i * 8, heap: await inspector.liveHeapMb() })
+      })
+      const res = await upload('ws-memory', body)
+      expect(res.status).toBe(200)
+      const committed = (await res.json()) as { changes: unknown[]; totals: { bytes: number } }
+      expect(committed.changes).toHaveLength(FILES)
+      expect(committed.totals.bytes).toBe(FILES * SIZE)
+      console.log(samples.map((s) => `after ${s.sent} MiB of the body: live heap ${s.heap.toFixed(1)} MiB`).join('\n'))
+      expect(samples).toHaveLength(2)
+      // 72 MiB more of the body read between the samples; one chunk being filled is 1 MiB.
+      expect(samples[1]!.heap - samples[0]!.heap).toBeLessThan(8)
+      expect(await file('ws-memory', `big/f${FILES - 1}.bin`).then((t) => t?.length)).toBe(SIZE)
+    } finally {
+      inspector.close()
     }
   })
 })

@@ -94,6 +94,32 @@ describe('runner: tools', () => {
       expect(turns).toBe(2)
     }))
 
+  it('a turn that fails after recording its outcomes (its cost throws) records each outcome once, then the failure', () =>
+    withLedger(uniqueName('end-throws'), async (ledger) => {
+      const tools = new ToolRegistry()
+      tools.register('calculator', calculator)
+      const session = scriptedSession(ledger, 'session.endthrows', async function* () {
+        yield [
+          { type: 'tool-call', id: 'c1', name: 'calculator', input: { expression: '6*7' } },
+          { type: 'tool-call', id: 'c2', name: 'calculator', input: { expression: '1/' } },
+          { type: 'usage', inputTokens: 10, outputTokens: 5, cachedInputTokens: 0, reasoningTokens: 0 },
+          { type: 'finish', reason: 'tool-calls' },
+        ]
+      }, { tools })
+      session.host.cost = () => {
+        throw new Error('the price table is unreadable')
+      }
+      await session.runner.wake()
+      const outcomes = ledger.byTopic('session.endthrows', { limit: 100 }).items.filter((e) => /tool\.(succeeded|failed|cancelled)$/.test(e.type))
+      expect(outcomes.map((e) => [e.type, (e.payload as { toolCallId: string }).toolCallId])).toEqual([
+        ['session.next.tool.succeeded', 'c1'],
+        ['session.next.tool.failed', 'c2'],
+      ])
+      expect(ledger.byType('session.next.step.failed').items.map((e) => e.payload)).toEqual([{ step: expect.any(String), error: { code: 'STEP_FAILED', message: expect.stringContaining('the price table is unreadable') } }])
+      expect(ledger.byType('session.next.step.ended').items).toEqual([])
+      expect(session.state()).toMatchObject({ run: null, loopOpen: false, step: null, running: {} })
+    }))
+
   it('starts calls eagerly, settles all before the step ends, records outcomes in call order', async () => {
     const { id } = await newSession()
     await prompt(id, {

@@ -146,7 +146,7 @@ describe('the workspace routes', () => {
       ['src/b.txt', null],
       [`deep/${'d'.repeat(120)}/c.txt`, null],
     ])
-    const tar = readTar(new Uint8Array(await (await api(`/v1/sessions/${id}/workspace/tar`)).arrayBuffer()))
+    const tar = await readTar(new Uint8Array(await (await api(`/v1/sessions/${id}/workspace/tar`)).arrayBuffer()))
     expect(tar.map((f) => [f.path, new TextDecoder().decode(f.bytes)])).toEqual([
       [`deep/${'d'.repeat(120)}/c.txt`, 'sea'],
       ['src/a.txt', 'a1\na2\na3\n'],
@@ -169,5 +169,28 @@ describe('the workspace routes', () => {
     expect(await code(await api(`/v1/sessions/${id}/workspace/tar`, { method: 'PUT', body: text('not a tar archive, just text') }))).toEqual([400, 'TAR_INVALID'])
     expect(await code(await api(`/v1/sessions/${id}/workspace/file?path=x.txt`, { method: 'PUT', body: 'x' }, 'mallory'))).toEqual([404, 'SESSION_NOT_FOUND'])
     expect(await stored(id, stub)).toEqual(before)
+  })
+
+  it('a body sent without a length is read as it arrives: refused past the file limit with no chunk left staged', async () => {
+    const { id, stub } = await newSession('ws-streamed')
+    const before = await stored(id, stub)
+    let sent = 0
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        sent += 512 * 1024
+        controller.enqueue(new Uint8Array(512 * 1024))
+      },
+    })
+    const res = await api(`/v1/sessions/${id}/workspace/file?path=big.bin`, { method: 'PUT', body: endless, duplex: 'half' } as RequestInit)
+    expect([res.status, ((await res.json()) as { error: { code: string } }).error.code]).toEqual([413, 'FILE_TOO_LARGE'])
+    // The session stopped reading at the limit; the worker drained a bounded rest (DRAIN_MAX_BYTES).
+    expect(sent).toBeGreaterThan(WORKSPACE_LIMITS.fileBytes)
+    expect(await stored(id, stub)).toEqual(before)
+    const staged = await runInDurableObject(stub, (_: SessionObject, state: DurableObjectState) => state.storage.sql.exec<{ n: number }>("select count(*) as n from artifact_chunk where hash like 'staged:%'").one().n)
+    expect(staged).toBe(0)
+    // A streamed body within the limits is written whole.
+    const ok = new Blob([new Uint8Array(3 * 1024 * 1024).fill(7)]).stream()
+    expect((await api(`/v1/sessions/${id}/workspace/file?path=ok.bin`, { method: 'PUT', body: ok, duplex: 'half' } as RequestInit)).status).toBe(200)
+    expect(await readFile(id, 'ok.bin', '&offset=3145727&length=1')).toEqual({ status: 200, body: '\u0007' })
   })
 })

@@ -1,11 +1,12 @@
 /**
  * `/v1/sessions/{id}/workspace`: a session's files (docs/workspace.md). List a directory, read a
  * file (whole, a byte range or a line range, at any sequence), upload one file or a tar archive
- * (the owner only; one operation, refused whole with nothing written), download the tree as tar,
+ * (the owner only; the body streamed to the session, which reads it as it arrives; one operation,
+ * refused whole with nothing written), download the tree as tar,
  * and the paths that differ between two sequences. File paths travel in the query (`path=`), since
  * a path holds slashes. Mounted under `/v1/sessions` beside the session routes.
  */
-import { WORKSPACE_UPLOAD_BYTES } from '../../objects/core/limits.ts'
+import { WORKSPACE_TAR_BYTES, WORKSPACE_UPLOAD_BYTES } from '../../objects/core/limits.ts'
 import { DiffQuery, FileQuery, ListQuery, ReadQuery } from '../../objects/session/workspace/workspace-schemas.ts'
 import { callerOf } from '../caller.ts'
 import { sessionStub } from '../session-calls.ts'
@@ -32,8 +33,9 @@ function query(c: { req: { query(): Record<string, string> } }): Record<string, 
   return { ...c.req.query() }
 }
 
-async function body(request: Request): Promise<Uint8Array> {
-  return new Uint8Array(await request.arrayBuffer())
+/** The body as the stream the session reads as it arrives (an empty body: an empty stream). */
+function body(request: Request): ReadableStream<Uint8Array> {
+  return request.body ?? new Blob([]).stream()
 }
 
 /**
@@ -81,12 +83,13 @@ export const WORKSPACE_ROUTES = [
     query: FileQuery,
     rawBody: { mediaType: 'application/octet-stream', schema: { type: 'string', format: 'binary' } },
     maxBodyBytes: WORKSPACE_UPLOAD_BYTES,
+    streamBody: true,
     ok: { 200: 'the changes recorded (none when the bytes are already there) and the totals' },
     response: Committed,
     errors: [...SESSION_ERRORS, ...WRITE_ERRORS, 'INVALID_QUERY'],
     handler: async (c) => {
       const stub = await sessionStub(c.env, c.req.param('id'))
-      return c.json(await stub.workspaceUpload(callerOf(c), query(c), await body(c.req.raw)))
+      return c.json(await stub.workspaceUpload(callerOf(c), query(c), body(c.req.raw)))
     },
   }),
   route({
@@ -96,13 +99,14 @@ export const WORKSPACE_ROUTES = [
     summary: 'Write every file of a tar archive as one operation, the owner only: all of them, or (any refused) none',
     auth: 'bearer',
     rawBody: { mediaType: 'application/x-tar', schema: { type: 'string', format: 'binary' } },
-    maxBodyBytes: WORKSPACE_UPLOAD_BYTES,
+    maxBodyBytes: WORKSPACE_TAR_BYTES,
+    streamBody: true,
     ok: { 200: 'the changes recorded and the totals' },
     response: Committed,
     errors: [...SESSION_ERRORS, ...WRITE_ERRORS, 'TAR_INVALID'],
     handler: async (c) => {
       const stub = await sessionStub(c.env, c.req.param('id'))
-      return c.json(await stub.workspaceUploadTar(callerOf(c), await body(c.req.raw)))
+      return c.json(await stub.workspaceUploadTar(callerOf(c), body(c.req.raw)))
     },
   }),
   route({

@@ -30,11 +30,16 @@ import { TurnOutput } from './turn-output.ts'
 /** How a provider turn ended, for the runner: `overflow` when the provider refused it as too long. */
 export type TurnEnd = 'done' | 'overflow'
 
-/** One tool call of the turn: settled once; its outcome kept when it finished (not when cancelled). */
+/**
+ * One tool call of the turn: settled once; its outcome kept when it finished (not when cancelled),
+ * and `recorded` once that outcome is in the log, so a turn that fails after recording it (its
+ * cost, its `step.ended`) does not record it again while it closes its calls.
+ */
 interface Call {
   id: string
   settled: Promise<Settlement | 'cancelled'>
   outcome?: Settlement
+  recorded?: boolean
 }
 
 /** Everything one provider turn holds while it runs. */
@@ -175,7 +180,10 @@ async function endTurn(turn: TurnContext): Promise<TurnEnd> {
   turn.outputRecorded = true
   await Promise.all(calls.map((call) => call.settled))
   turn.controller.signal.throwIfAborted()
-  for (const call of calls) recordOutcome(host, step, call.id, call.outcome!)
+  for (const call of calls) {
+    recordOutcome(host, step, call.id, call.outcome!)
+    call.recorded = true
+  }
   const cost = usage ? host.cost(state.provider, state.model, usage) : null
   turn.tokens.observe(turn.sent, usage)
   host.record(EVENT.stepEnded, { step, finish: turn.finish, usage, cost })
@@ -239,6 +247,7 @@ export function execute(
 /** Calls that finished keep their result; the rest are cancelled, which is never a result. */
 function closeCalls(turn: TurnContext, reason: string): void {
   for (const call of turn.calls) {
+    if (call.recorded) continue
     if (call.outcome) recordOutcome(turn.host, turn.step, call.id, call.outcome)
     else turn.host.record(EVENT.toolCancelled, { step: turn.step, toolCallId: call.id, reason })
   }

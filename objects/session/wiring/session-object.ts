@@ -260,6 +260,8 @@ export class SessionObject extends DurableObject<Env> {
     this.files = new WorkspaceCalls({ workspace: this.workspace, check: (caller, action) => void this.access.check(this.state, caller, action), owner: () => this.state.owner })
     void ctx.blockConcurrencyWhile(async () => {
       migrate(ctx.storage, TABLES)
+      // Chunks of an upload a crash cut short: no upload runs before this wake's first call.
+      this.ledger.artifacts.sweep()
       this.journal.restore()
       // Offers of sockets that survived hibernation are registered again before anything runs.
       const hostCalls = this.hostTools.restore()
@@ -396,12 +398,12 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /** Writes one file (the owner only); refused whole, nothing written, past a limit. */
-  workspaceUpload(caller: Caller, query: unknown, bytes: Uint8Array) {
-    return this.files.upload(caller, query, bytes)
+  workspaceUpload(caller: Caller, query: unknown, body: ReadableStream<Uint8Array>) {
+    return this.files.upload(caller, query, body)
   }
 
   /** Writes every file of a tar archive as one operation (the owner only). */
-  workspaceUploadTar(caller: Caller, archive: Uint8Array) {
+  workspaceUploadTar(caller: Caller, archive: ReadableStream<Uint8Array>) {
     return this.files.uploadTar(caller, archive)
   }
 

@@ -1,6 +1,7 @@
 /**
  * The workspace's RPC surface, each call authorized first: list, read (a byte or a line range),
- * upload (one file, or a tar archive as one operation), download (the tree as tar, streamed page by
+ * upload (one file, or a tar archive as one operation, each read from a stream as it arrives:
+ * objects/workspace/upload.ts), download (the tree as tar, streamed page by
  * page), diff between two sequences, and the blob a fork of this session reads through. Reading is
  * for whoever may read the session; writing is the owner's alone (as its config is). Every write is
  * one workspace decision: refused whole, with nothing written, for `FILE_TOO_LARGE`,
@@ -12,11 +13,12 @@
  */
 import type { Caller } from '../../access/authorize.ts'
 import { NeuronError } from '../../core/errors.ts'
-import { MAX_PAGE, WORKSPACE_LIMITS } from '../../core/limits.ts'
+import { MAX_PAGE } from '../../core/limits.ts'
 import { parseOrThrow } from '../../core/validate.ts'
 import { filePath, normalizePath } from '../../workspace/paths.ts'
 import type { Committed, DiffPage, Listing } from '../../workspace/store.ts'
-import { readTar, tarStream } from '../../workspace/tar.ts'
+import { tarStream } from '../../workspace/tar.ts'
+import type { Upload } from '../../workspace/upload.ts'
 import type { SessionWorkspace } from './workspace.ts'
 import { DiffQuery, FileQuery, ListQuery, ReadQuery } from './workspace-schemas.ts'
 
@@ -67,23 +69,14 @@ export class WorkspaceCalls {
     return { path: file, content: entry.content, size: entry.size, bytes: bytes.subarray(start, end), range: { start, end } }
   }
 
-  /** Writes one file (`path`), as one operation by `upload:<caller>`. */
-  upload(caller: Caller, query: unknown, bytes: Uint8Array): Committed {
-    this.writer(caller)
-    const file = filePath(parseOrThrow(FileQuery, query ?? {}, 'INVALID_QUERY').path)
-    tooLarge(file, bytes.byteLength)
-    return this.host.workspace.commit([{ path: file, bytes }], `upload:${caller.id}`)
+  /** Writes one file (`path`) from a stream of its bytes, read as they arrive, as one operation by `upload:<caller>`. */
+  upload(caller: Caller, query: unknown, body: ReadableStream<Uint8Array>): Promise<Committed> {
+    return this.receive(body, caller, async (upload) => upload.file(filePath(parseOrThrow(FileQuery, query ?? {}, 'INVALID_QUERY').path), body))
   }
 
-  /** Writes every file of a tar archive as one operation: all of them, or (any refused) none. */
-  uploadTar(caller: Caller, archive: Uint8Array): Committed {
-    this.writer(caller)
-    const writes = readTar(archive).map(({ path, bytes }) => {
-      const file = filePath(path)
-      tooLarge(file, bytes.byteLength)
-      return { path: file, bytes }
-    })
-    return this.host.workspace.commit(writes, `upload:${caller.id}`)
+  /** Writes every file of a tar archive, read as it arrives, as one operation: all of them, or (any refused) none. */
+  uploadTar(caller: Caller, archive: ReadableStream<Uint8Array>): Promise<Committed> {
+    return this.receive(archive, caller, (upload) => upload.tar(archive, filePath))
   }
 
   /** The tree as of `at` as a tar archive, read one file at a time as the stream is pulled. */
@@ -111,16 +104,22 @@ export class WorkspaceCalls {
     return this.host.workspace.store.diff(from, to, { ...(after === undefined ? {} : { after }), limit: limit ?? 100 })
   }
 
+  /** An upload of the owner's: read by `read`, then committed; refused before its body is read, the body is cancelled. */
+  private async receive(body: ReadableStream<Uint8Array>, caller: Caller, read: (upload: Upload) => Promise<void>): Promise<Committed> {
+    try {
+      this.writer(caller)
+      const upload = this.host.workspace.store.upload()
+      await read(upload)
+      return upload.commit(`upload:${caller.id}`)
+    } catch (error) {
+      if (!body.locked) await body.cancel().catch(() => {})
+      throw error
+    }
+  }
+
   private writer(caller: Caller): void {
     this.host.check(caller, 'configure')
     if (caller.id !== this.host.owner()) throw new NeuronError('WORKSPACE_OWNER_ONLY', "only the session's owner writes its workspace; a share holder may read it", { status: 403 })
-  }
-}
-
-/** Refuses a file over the limit before its bytes are hashed. */
-function tooLarge(path: string, size: number): void {
-  if (size > WORKSPACE_LIMITS.fileBytes) {
-    throw new NeuronError('FILE_TOO_LARGE', `${path} would be ${size} bytes; a file may hold ${WORKSPACE_LIMITS.fileBytes}`, { status: 413, details: { path, size, limit: WORKSPACE_LIMITS.fileBytes } })
   }
 }
 
