@@ -5,6 +5,7 @@
  *
  * Pure: no platform imports.
  */
+import { utf8Length } from '../ledger/json.ts'
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
@@ -34,15 +35,21 @@ export interface LinePage {
   next: number | null
 }
 
+/** The UTF-8 bytes `text` takes inside a JSON string (without the quotes). */
+export function jsonBytes(text: string): number {
+  return utf8Length(JSON.stringify(text)) - 2
+}
+
 /**
- * Lines `from` (1-based) on, at most `max` of them and `chars` characters in all (at least one line),
- * found by scanning for line ends rather than splitting the whole text: a page of a large file holds
- * the page, not an array of every line.
+ * Lines `from` (1-based) on, at most `max` of them and at most `bytes` of JSON for the page's text
+ * (the lines joined by `\n`, as a JSON string holds them; at least one line), found by scanning for
+ * line ends rather than splitting the whole text: a page of a large file holds the page, not an
+ * array of every line.
  *
  * @example
- * linePage('a\nb\r\nc\n', 2, 10, { chars: 100, lineChars: 10 }) // { lines: ['b', 'c'], total: 3, next: null }
+ * linePage('a\nb\r\nc\n', 2, 10, { bytes: 100, lineChars: 10 }) // { lines: ['b', 'c'], total: 3, next: null }
  */
-export function linePage(text: string, from: number, max: number, limits: { chars: number; lineChars: number }): LinePage {
+export function linePage(text: string, from: number, max: number, limits: { bytes: number; lineChars: number }): LinePage {
   if (text === '') return { lines: [], total: 0, next: null }
   // Where the last line ends: one final line end opens no line after it.
   const end = text.endsWith('\r\n') ? text.length - 2 : text.endsWith('\n') ? text.length - 1 : text.length
@@ -58,16 +65,18 @@ export function linePage(text: string, from: number, max: number, limits: { char
     start = found + 1
   }
   const lines: string[] = []
-  let chars = 0
+  let bytes = 0
   for (;; line++) {
     if (lines.length === max) break
     const found = endOf(start)
     const stop = found === -1 ? end : found > start && text.charCodeAt(found - 1) === 13 ? found - 1 : found
     const raw = text.slice(start, stop)
     const shown = raw.length > limits.lineChars ? `${raw.slice(0, limits.lineChars)}… [line cut at ${limits.lineChars} characters]` : raw
-    if (lines.length > 0 && chars + shown.length + 1 > limits.chars) break
+    // Each line after the first costs its `\n` too, two bytes in JSON.
+    const cost = jsonBytes(shown) + (lines.length > 0 ? 2 : 0)
+    if (lines.length > 0 && bytes + cost > limits.bytes) break
     lines.push(shown)
-    chars += shown.length + 1
+    bytes += cost
     if (found === -1) return { lines, total: line, next: null }
     start = found + 1
   }

@@ -5,20 +5,18 @@
  * characters that matter, so the scan cannot drift from it.
  */
 import { describe, expect, it } from 'vitest'
-import { linePage, textOf } from '../../objects/workspace/text.ts'
+import { jsonBytes, linePage, textOf } from '../../objects/workspace/text.ts'
 
 /** The definition `linePage` must agree with: every line split out, then the page taken. */
-function reference(text: string, from: number, max: number, limits: { chars: number; lineChars: number }) {
+function reference(text: string, from: number, max: number, limits: { bytes: number; lineChars: number }) {
   const all = text === '' ? [] : text.replace(/\r?\n$/, '').split(/\r?\n/)
   const lines: string[] = []
-  let chars = 0
   let at = from - 1
   while (at < all.length && lines.length < max) {
     const line = all[at]!
     const shown = line.length > limits.lineChars ? `${line.slice(0, limits.lineChars)}… [line cut at ${limits.lineChars} characters]` : line
-    if (lines.length > 0 && chars + shown.length + 1 > limits.chars) break
+    if (lines.length > 0 && jsonBytes([...lines, shown].join('\n')) > limits.bytes) break
     lines.push(shown)
-    chars += shown.length + 1
     at++
   }
   return { lines, total: all.length, next: at < all.length ? at + 1 : null }
@@ -33,21 +31,33 @@ describe('text', () => {
   })
 
   it('linePage agrees with splitting every line, over texts of newlines, carriage returns and long lines', () => {
-    const alphabet = ['a', 'b', '\n', '\r', '\r\n', 'xxxxxx']
+    const alphabet = ['a', 'é', '"', '\u0001', '\n', '\r', '\r\n', 'xxxxxx']
     let seed = 7
     const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n)
     for (let round = 0; round < 3000; round++) {
       const text = Array.from({ length: random(12) }, () => alphabet[random(alphabet.length)]).join('')
       const from = 1 + random(6)
       const max = 1 + random(4)
-      const limits = { chars: 1 + random(16), lineChars: 1 + random(8) }
+      const limits = { bytes: 1 + random(24), lineChars: 1 + random(8) }
       expect(linePage(text, from, max, limits), JSON.stringify({ text, from, max, limits })).toEqual(reference(text, from, max, limits))
+    }
+  })
+
+  it('a page of linePage fits its byte budget as JSON, whatever the characters', () => {
+    for (const line of ['plain text', '"quoted" \\ and \t tabs', '\u0001\u0002 controls', '漢字とかな', '😀 emoji']) {
+      const text = `${line}\n`.repeat(5_000)
+      const page = linePage(text, 1, 2_000, { bytes: 15 * 1024, lineChars: 2_000 })
+      const shown = JSON.stringify(page.lines.join('\n'))
+      expect(new TextEncoder().encode(shown).byteLength - 2).toBeLessThanOrEqual(15 * 1024)
+      // The next line would not have fitted.
+      expect(jsonBytes([...page.lines, line].join('\n'))).toBeGreaterThan(15 * 1024)
+      expect(page.total).toBe(5_000)
     }
   })
 
   it('linePage of a large text holds the page and counts every line', () => {
     const text = 'line\n'.repeat(100_000)
-    expect(linePage(text, 99_999, 10, { chars: 1000, lineChars: 100 })).toEqual({ lines: ['line', 'line'], total: 100_000, next: null })
-    expect(linePage(text, 1, 3, { chars: 1000, lineChars: 100 })).toEqual({ lines: ['line', 'line', 'line'], total: 100_000, next: 4 })
+    expect(linePage(text, 99_999, 10, { bytes: 1000, lineChars: 100 })).toEqual({ lines: ['line', 'line'], total: 100_000, next: null })
+    expect(linePage(text, 1, 3, { bytes: 1000, lineChars: 100 })).toEqual({ lines: ['line', 'line', 'line'], total: 100_000, next: 4 })
   })
 })

@@ -17,8 +17,9 @@ import { compileGlob } from '../../workspace/glob.ts'
 import { filePath, normalizePath } from '../../workspace/paths.ts'
 import { globFiles, grep, type GrepHit, type SearchCursor } from '../../workspace/search.ts'
 import type { Committed, FileWrite, Listing } from '../../workspace/store.ts'
-import { linePage, textOf } from '../../workspace/text.ts'
+import { jsonBytes, linePage, textOf } from '../../workspace/text.ts'
 import type { FileEntry } from '../../workspace/tree.ts'
+import { MODEL_OUTPUT_CAP } from '../settle.ts'
 import { Tool, type ToolContext } from '../tool.ts'
 
 /** What the work tools use of a workspace. */
@@ -33,8 +34,13 @@ export interface WorkspaceAccess {
   port(by: string): FilePort
 }
 
-/** `read`'s bounds: lines per call, and characters per call (a page stops at whichever comes first). */
-export const READ_LIMITS = { lines: 2_000, chars: 64 * 1024, lineChars: 2_000 } as const
+/**
+ * `read`'s bounds: lines per call, and the bytes of the page's text as the model is shown it (JSON),
+ * so a whole page fits under the settlement's cap with the other fields beside it (a page stops at
+ * whichever comes first); a longer line is cut at `lineChars`, which even of the widest characters
+ * fits.
+ */
+export const READ_LIMITS = { lines: 2_000, bytes: MODEL_OUTPUT_CAP - 1024, lineChars: 2_000 } as const
 
 const encoder = new TextEncoder()
 
@@ -89,7 +95,8 @@ export function fileTools(workspace: WorkspaceAccess) {
         return { path, size: bytes.byteLength, binary: true, text: `binary file, ${bytes.byteLength} bytes (not UTF-8 text, or holds a NUL byte)`, from: 0, to: 0, lines: 0, next: null }
       }
       const from = input.offset ?? 1
-      const page = linePage(text, from, input.limit ?? READ_LIMITS.lines, READ_LIMITS)
+      // The path is shown beside the text: its JSON comes out of the page's budget.
+      const page = linePage(text, from, input.limit ?? READ_LIMITS.lines, { bytes: READ_LIMITS.bytes - jsonBytes(path), lineChars: READ_LIMITS.lineChars })
       return { path, size: bytes.byteLength, binary: false, text: page.lines.join('\n'), from, to: from + page.lines.length - 1, lines: page.total, next: page.next }
     },
   })
