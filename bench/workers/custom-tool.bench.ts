@@ -6,7 +6,8 @@
  * ratio and as microseconds added per call, at three sizes of work, beside the durable part of a
  * call measured in the same object and run: its two events (`tool.called`, `tool.succeeded`)
  * appended to a session's log, as every call is. Asserted: a call through the pipeline costs at most
- * 1.1× the direct call plus that durable settlement.
+ * 1.1× the direct call plus that durable settlement (where the work is small), and 1.1× the same
+ * function awaited plus the settlement at every size.
  */
 import { env } from 'cloudflare:workers'
 import { runInDurableObject } from 'cloudflare:test'
@@ -75,12 +76,12 @@ describe('a custom TypeScript tool', () => {
       const shown = registry.register('digest', neuron.extensions.tools.get('digest')!, 'deployment')
       const context: ToolContext = { sessionId: 'bench', authority: { owner: true, memory: null }, assistantMessageId: 'm1', toolCallId: 'c1', signal: new AbortController().signal, permission: allowing }
       const durable = durableSettlement(state)
-      console.log('\n  work        direct µs   settled µs   ratio   added µs   durable µs   bound µs')
+      console.log('\n  work        direct µs   execute awaited µs   settled µs   ratio   added µs   durable µs   bound µs')
       for (const rounds of [1, 64, 1024]) {
         const input = { text: 'the quick brown fox jumps over the lazy dog', rounds }
         let sink = ''
         // The direct call as a caller would use the result: the function, then its JSON.
-        const [direct, settled, pair] = (await perCall(
+        const [direct, settled, pair, own] = (await perCall(
           () => (sink = JSON.stringify(digest(input))),
           async () => {
             const outcome = await settle({ id: 'c1', name: 'digest', input }, shown, registry, context)
@@ -88,16 +89,19 @@ describe('a custom TypeScript tool', () => {
             sink = outcome.content
           },
           durable,
-        )) as [number, number, number]
+          // The tool's own execute, awaited as the pipeline awaits it, with nothing else of the pipeline.
+          async () => (sink = JSON.stringify(await tool.execute(input, context))),
+        )) as [number, number, number, number]
         const bound = 1.1 * direct + pair
-        console.log(`  ${`${rounds} KiB`.padEnd(10)}  ${direct.toFixed(2).padStart(9)}   ${settled.toFixed(2).padStart(10)}   ${(settled / direct).toFixed(2).padStart(5)}   ${(settled - direct).toFixed(2).padStart(8)}   ${pair.toFixed(1).padStart(10)}   ${bound.toFixed(1).padStart(8)}${sink ? '' : '!'}`)
+        console.log(`  ${`${rounds} KiB`.padEnd(10)}  ${direct.toFixed(2).padStart(9)}   ${own.toFixed(2).padStart(18)}   ${settled.toFixed(2).padStart(10)}   ${(settled / direct).toFixed(2).padStart(5)}   ${(settled - direct).toFixed(2).padStart(8)}   ${pair.toFixed(1).padStart(10)}   ${bound.toFixed(1).padStart(8)}${sink ? '' : '!'}`)
         // Every call pays the durable settlement, so what the pipeline adds is held against it: at
-        // most 1.1× the direct call plus the two appends, asserted where the pipeline's own work
-        // shows (1 KiB: a fixed ~10–20 µs). With more work the ratio is the engine's, not the
-        // pipeline's: the same loop called inside the async pipeline ran 1.2–2.2× as long as called
-        // at the top of a batch, across runs on this machine (docs/benchmarks.md#a-custom-typescript-tool),
-        // so there the bound asserted is 2.5× plus the appends.
-        expect(settled).toBeLessThanOrEqual(rounds === 1 ? bound : 2.5 * direct + pair)
+        // most 1.1× the direct call plus the two appends. Asserted at 1 KiB, where the pipeline's own
+        // work shows (a fixed few µs). With more work, the same function merely awaited (no pipeline)
+        // runs 1.2–1.7× as long as called synchronously, and the pipeline adds nothing measurable to
+        // that (docs/benchmarks.md#a-custom-typescript-tool): there the bound is 1.1× the awaited call
+        // plus the appends.
+        if (rounds === 1) expect(settled).toBeLessThanOrEqual(bound)
+        expect(settled).toBeLessThanOrEqual(1.1 * own + pair)
       }
     })
   })
