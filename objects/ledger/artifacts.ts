@@ -111,6 +111,12 @@ export class ArtifactStore {
   get(hash: string): Uint8Array | null {
     const [row] = this.sql.exec<{ size: number; chunks: number }>('select size, chunks from artifact where hash = ?', hash).toArray()
     if (!row) return null
+    if (row.chunks === 1) {
+      // Each query returns its own copy of the blob: one chunk needs no second one.
+      const [chunk] = this.sql.exec<{ data: ArrayBuffer }>('select data from artifact_chunk where hash = ? and idx = 0', hash).toArray()
+      if (!chunk) throw new Error(`artifact ${hash} is missing chunk 0`)
+      return new Uint8Array(chunk.data)
+    }
     const out = new Uint8Array(row.size)
     let offset = 0
     // One chunk per query keeps memory at one chunk beyond the result.

@@ -101,16 +101,24 @@ export function decide(tree: TreeReader, totals: Totals, edits: Edit[], by: stri
     if (!base.has(path)) base.set(path, tree.get(path))
     return base.get(path)!
   }
-  const hasFilesUnder = (dir: string): boolean => {
-    let deleted = 0
-    const prefix = `${dir}/`
-    for (const [path, blob] of staged) {
-      if (!path.startsWith(prefix)) continue
-      if (blob !== null) return true
-      deleted++
+  // Per directory, how many staged paths below it are files and how many are deletions: carried as
+  // each edit is staged, so asking about a directory costs its depth, not the operation's size.
+  const stagedUnder = new Map<string, { files: number; deleted: number }>()
+  const stage = (path: string, after: BlobRef | null) => {
+    const previous = staged.has(path) ? staged.get(path)! : undefined
+    staged.set(path, after)
+    for (const dir of ancestorsOf(path)) {
+      const counts = stagedUnder.get(dir) ?? { files: 0, deleted: 0 }
+      if (previous !== undefined) previous === null ? counts.deleted-- : counts.files--
+      after === null ? counts.deleted++ : counts.files++
+      stagedUnder.set(dir, counts)
     }
+  }
+  const hasFilesUnder = (dir: string): boolean => {
+    const counts = stagedUnder.get(dir)
+    if (counts && counts.files > 0) return true
     // Staged deletions may hide the first stored files: ask for one more than they could hide.
-    return tree.under(dir, deleted + 1).some((path) => !staged.has(path) || staged.get(path) !== null)
+    return tree.under(dir, (counts?.deleted ?? 0) + 1).some((path) => !staged.has(path) || staged.get(path) !== null)
   }
   for (const { path, after } of edits) {
     if (after === null) {
@@ -122,7 +130,7 @@ export function decide(tree: TreeReader, totals: Totals, edits: Edit[], by: stri
       }
       if (current(path) === null && hasFilesUnder(path)) throw new NeuronError('IS_A_DIRECTORY', `${path} is a directory`, { status: 409, details: { path } })
     }
-    staged.set(path, after)
+    stage(path, after)
   }
   const changes: Change[] = []
   let { files, bytes } = totals

@@ -84,6 +84,20 @@ describe('the work tools in a session', () => {
     expect([escape!.code, invalid!.code]).toEqual(['PATH_ESCAPE', 'PATH_INVALID'])
   })
 
+  it('a page of a large file is what the model is shown whole, and the next page starts after it', async () => {
+    const { id } = await newSession('ws-read-large')
+    const lines = Array.from({ length: 5_000 }, (_, i) => `line ${i + 1}: "quoted" text, and more text after it`)
+    expect((await api(`/v1/sessions/${id}/workspace/file?path=big.txt`, { method: 'PUT', body: `${lines.join('\n')}\n` })).status).toBe(200)
+    await prompt(id, `/tool read ${JSON.stringify({ path: 'big.txt' })}`)
+    const settled = (await events(id)).find((e) => e.type === 'session.next.tool.succeeded')!.payload as { content: string; artifact?: string }
+    // Not cut for the model: the page fits under the cap, so no line of it goes unseen.
+    expect(settled.artifact).toBeUndefined()
+    const page = JSON.parse(settled.content) as { text: string; from: number; to: number; lines: number; next: number }
+    expect(page).toMatchObject({ from: 1, lines: 5_000, next: page.to + 1 })
+    expect(page.text).toBe(lines.slice(0, page.to).join('\n'))
+    expect(page.to).toBeGreaterThan(100)
+  })
+
   it('a tool with side effects asks without a rule that allows it, and writes nothing until answered', async () => {
     const { id, stub } = await newSession('ws-deny')
     await allowWork(id, { permission: { rules: [{ tool: 'bash', match: 'echo *', action: 'allow' }, { tool: 'bash', match: 'rm *', action: 'deny' }] } })

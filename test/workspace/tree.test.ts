@@ -29,11 +29,26 @@ describe('decide', () => {
     ['a file over a directory', [{ path: 'dir', after: blob('x') }], 'IS_A_DIRECTORY'],
     ['a directory emptied, then a file in its place', [{ path: 'dir/f', after: null }, { path: 'dir', after: blob('x') }], null],
     ['a file deleted, then a directory in its place', [{ path: 'a.txt', after: null }, { path: 'a.txt/x', after: blob('x') }], null],
+    ['a file staged in a new directory, then a file in its place', [{ path: 'new/x', after: blob('x') }, { path: 'new', after: blob('y') }], 'IS_A_DIRECTORY'],
+    ['a file staged and deleted in a new directory, then a file in its place', [{ path: 'new/x', after: blob('x') }, { path: 'new/x', after: null }, { path: 'new', after: blob('y') }], null],
+    ['a stored file replaced twice, then a file over its directory', [{ path: 'dir/f', after: blob('y') }, { path: 'dir/f', after: blob('z') }, { path: 'dir', after: blob('x') }], 'IS_A_DIRECTORY'],
+    ['a stored file replaced, then deleted, then a file over its directory', [{ path: 'dir/f', after: blob('y') }, { path: 'dir/f', after: null }, { path: 'dir', after: blob('x') }], null],
     ['deleting what is absent', [{ path: 'nope', after: null }], 'FILE_NOT_FOUND'],
     ['deleting twice in one operation', [{ path: 'a.txt', after: null }, { path: 'a.txt', after: null }], 'FILE_NOT_FOUND'],
   ]
   it.each(table)('%s', (_name, edits, code) => {
     expect(codeOf(() => decide(tree, totals, edits, 'c', limits))).toBe(code)
+  })
+
+  it('an operation of 20,000 new files asks the tree a bounded number of questions per file', () => {
+    const counted = new MemoryTree()
+    let asked = 0
+    const reader = { get: (path: string) => (asked++, counted.get(path)), under: (dir: string, limit: number) => (asked++, counted.under(dir, limit)) }
+    const edits = Array.from({ length: 20_000 }, (_, i) => ({ path: `src/d${Math.floor(i / 100)}/f${i % 100}.txt`, after: blob(`c${i}`) }))
+    const { changes } = decide(reader, { files: 0, bytes: 0 }, edits, 'c', { fileBytes: 10, files: 20_000, treeBytes: 1e6 })
+    expect(changes).toHaveLength(20_000)
+    // Each file: its own entry and whether files are under it (its directories are asked once each).
+    expect(asked).toBeLessThanOrEqual(2 * 20_000 + 201)
   })
 
   it('one change per path, from the tree before the operation to the last edit', () => {

@@ -17,8 +17,9 @@ import { compileGlob } from '../../workspace/glob.ts'
 import { filePath, normalizePath } from '../../workspace/paths.ts'
 import { globFiles, grep, type GrepHit, type SearchCursor } from '../../workspace/search.ts'
 import type { Committed, FileWrite, Listing } from '../../workspace/store.ts'
-import { textOf } from '../../workspace/text.ts'
+import { jsonBytes, linePage, textOf } from '../../workspace/text.ts'
 import type { FileEntry } from '../../workspace/tree.ts'
+import { MODEL_OUTPUT_CAP } from '../settle.ts'
 import { Tool, type ToolContext } from '../tool.ts'
 
 /** What the work tools use of a workspace. */
@@ -33,8 +34,13 @@ export interface WorkspaceAccess {
   port(by: string): FilePort
 }
 
-/** `read`'s bounds: lines per call, and characters per call (a page stops at whichever comes first). */
-export const READ_LIMITS = { lines: 2_000, chars: 64 * 1024, lineChars: 2_000 } as const
+/**
+ * `read`'s bounds: lines per call, and the bytes of the page's text as the model is shown it (JSON),
+ * so a whole page fits under the settlement's cap with the other fields beside it (a page stops at
+ * whichever comes first); a longer line is cut at `lineChars`, which even of the widest characters
+ * fits.
+ */
+export const READ_LIMITS = { lines: 2_000, bytes: MODEL_OUTPUT_CAP - 1024, lineChars: 2_000 } as const
 
 const encoder = new TextEncoder()
 
@@ -88,21 +94,10 @@ export function fileTools(workspace: WorkspaceAccess) {
       if (text === null) {
         return { path, size: bytes.byteLength, binary: true, text: `binary file, ${bytes.byteLength} bytes (not UTF-8 text, or holds a NUL byte)`, from: 0, to: 0, lines: 0, next: null }
       }
-      const lines = text === '' ? [] : text.replace(/\r?\n$/, '').split(/\r?\n/)
       const from = input.offset ?? 1
-      const max = input.limit ?? READ_LIMITS.lines
-      const out: string[] = []
-      let chars = 0
-      let at = from - 1
-      while (at < lines.length && out.length < max) {
-        const line = lines[at]!
-        const shown = line.length > READ_LIMITS.lineChars ? `${line.slice(0, READ_LIMITS.lineChars)}… [line cut at ${READ_LIMITS.lineChars} characters]` : line
-        if (out.length > 0 && chars + shown.length + 1 > READ_LIMITS.chars) break
-        out.push(shown)
-        chars += shown.length + 1
-        at++
-      }
-      return { path, size: bytes.byteLength, binary: false, text: out.join('\n'), from, to: from + out.length - 1, lines: lines.length, next: at < lines.length ? at + 1 : null }
+      // The path is shown beside the text: its JSON comes out of the page's budget.
+      const page = linePage(text, from, input.limit ?? READ_LIMITS.lines, { bytes: READ_LIMITS.bytes - jsonBytes(path), lineChars: READ_LIMITS.lineChars })
+      return { path, size: bytes.byteLength, binary: false, text: page.lines.join('\n'), from, to: from + page.lines.length - 1, lines: page.total, next: page.next }
     },
   })
 
