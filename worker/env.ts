@@ -1,5 +1,6 @@
 /** The worker's request context: the bindings (objects/core/env.ts) and what the gate's stages add. */
 import type { Env } from '../objects/core/env.ts'
+import type { Extensions } from '../objects/extend/extensions.ts'
 import type { Principal } from './gate/principal.ts'
 
 /** What the gate's stages put on the request context. */
@@ -11,5 +12,10 @@ export interface GateVariables {
   errorCode: string
 }
 
+/** What the composition (worker/neuron.ts) puts on every request's context: the deployment's checked extensions. */
+export interface DeploymentVariables {
+  extensions: Extensions
+}
+
 /** Hono's environment type for this worker. */
-export type AppEnv = { Bindings: Env; Variables: GateVariables }
+export type AppEnv = { Bindings: Env; Variables: GateVariables & DeploymentVariables }

@@ -84,13 +84,14 @@ export const SessionListings: Schema = {
 
 export const SessionView: Schema = {
   type: 'object',
-  required: ['id', 'title', 'owner', 'share', 'model', 'status', 'step', 'createdAt', 'pending', 'counts', 'lastSequence'],
+  required: ['id', 'title', 'owner', 'share', 'model', 'agent', 'status', 'step', 'createdAt', 'pending', 'counts', 'lastSequence'],
   properties: {
     id: str,
     title: { type: ['string', 'null'] },
     owner: str,
     share: strings,
     model: str,
+    agent: { ...str, description: 'the agent profile the session runs (GET /v1/agents)' },
     status: { enum: ['idle', 'busy'] },
     step: { type: ['string', 'null'] },
     createdAt: int,
@@ -286,3 +287,24 @@ export const Recalls: Schema = { type: 'object', required: ['items'], properties
 export const Forgotten: Schema = { type: 'object', required: ['forgotten', 'replacement'], properties: { forgotten: GraphEdge, replacement: nullable(Recalled) } }
 
 export const Truncated: Schema = { type: 'object', required: ['head', 'truncated'], properties: { head: str, truncated: { ...int, description: 'the sequence of the truncated event' } } }
+
+/** `GET /v1/agents`: the agent profiles the caller sees (objects/agents/resolve.ts). */
+export const AgentListings: Schema = {
+  type: 'object',
+  required: ['items'],
+  properties: {
+    items: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['name', 'source', 'layers', 'profile'],
+        properties: {
+          name: str,
+          source: { enum: ['builtin', 'deployment', 'config'], description: 'the layer that gave the profile last (its fields win)' },
+          layers: { type: 'array', items: { enum: ['builtin', 'deployment', 'config'] }, description: 'every layer that gives it, lowest first' },
+          profile: { type: 'object', description: 'the merged fields, as the config document’s `agents` entries (/v1/config/schema.json)' },
+        },
+      },
+    },
+  },
+}

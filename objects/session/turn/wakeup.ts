@@ -21,6 +21,8 @@ export interface WakeupHost {
   readonly watchdog: Watchdog
   /** The MCP tool lists: from cache unless it expired; a listing is bounded in time and never throws. */
   readonly mcp: { refresh(): Promise<void> }
+  /** The agent profile the session runs, resolved again; never throws (session-profile.ts). */
+  readonly profile: { refresh(): Promise<void> }
   readonly runner: { wake(): Promise<void>; readonly busy: boolean }
   /** Whether prompts wait or a loop is open. */
   hasWork(): boolean
@@ -40,6 +42,7 @@ export class Wakeup {
     // Armed before the first await: in the same commit as whatever woke the runner.
     await this.host.watchdog.arm()
     await this.host.mcp.refresh()
+    await this.host.profile.refresh()
     await this.host.runner.wake()
   }
 

@@ -4,6 +4,9 @@
  * MCP servers the effective config lists (layered over the built-ins, refreshed before each
  * drain), the built-in tools (the work tools over the session's workspace among them), the deployment's own tools, and an orchestration agent's tools when the session is one.
  * Registration order is the order the model is offered them, so it does not change here.
+ * The agent profile the session runs narrows the whole offer here, once: every source's tools,
+ * registered now or later (MCP, host tools), pass its `tools` filter; it adds its instructions
+ * (`agent.instructions`) and its skills.
  *
  * @example
  * const { mcp, agent } = composeToolset({ env, name, tools, sources, config: () => overrides.effective(), … })
@@ -28,6 +31,7 @@ import type { ToolRegistry } from '../../tools/registry.ts'
 import type { Tool } from '../../tools/tool.ts'
 import { type AgentLink, agentLinkOf, type AgentTurns } from '../agent/agent.ts'
 import type { ContextSources } from '../turn/context-sources.ts'
+import type { SessionProfile } from './session-profile.ts'
 import type { SessionCore } from './session-core.ts'
 
 /** What the toolset needs of its session. */
@@ -48,6 +52,8 @@ export interface ToolsetHost extends Pick<SessionCore, 'env' | 'name' | 'owner'>
   agentTurns: AgentTurns
   /** The session's workspace, which the work tools act on (workspace.ts). */
   workspace: WorkspaceAccess
+  /** The agent profile the session runs (session-profile.ts). */
+  profile: Pick<SessionProfile, 'offers' | 'instructions' | 'skills'>
 }
 
 /** Registers the session's sources and tools; returns the MCP toolset and the agent link (or null). */
@@ -55,10 +61,15 @@ export function composeToolset(host: ToolsetHost): { mcp: McpToolset; agent: Age
   const { env, tools, sources, config, owner } = host
   // Every URL from the config is fetched under the one outbound policy (objects/outbound).
   const policy = { development: env.NEURON_ENV === 'development' }
+  // Whatever registers a tool, now or later, the model is offered it only if the profile does.
+  tools.offerOnly((name) => host.profile.offers(name))
   // The owner's config instructions, read from its config object; slow or failing never blocks a turn.
   sources.register('config.instructions', async () => instructionsOf(await config(), policy))
-  sources.register('skills.index', async () => skillIndex(await skillsOf(await config(), policy)))
-  tools.register('skill', skillTool(async () => skillsOf(await config(), policy)))
+  sources.register('agent.instructions', () => host.profile.instructions())
+  // The config's skills, then the profile's.
+  const skills = async () => [...(await skillsOf(await config(), policy)), ...host.profile.skills()]
+  sources.register('skills.index', async () => skillIndex(await skills()))
+  tools.register('skill', skillTool(skills))
   const mcp = new McpToolset({
     registry: tools,
     servers: async () => mcpServersOf(await config()),
