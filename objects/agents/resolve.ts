@@ -67,6 +67,17 @@ export function resolveAgent(name: string, deployment: ReadonlyMap<string, Agent
   throw unknownAgent(name, [...all.keys()])
 }
 
+/**
+ * Refuses the first of `names` no layer defines (`UNKNOWN_AGENT`): the profiles a plan's packages name.
+ *
+ * @example
+ * requireAgents(['reviewer'], deployment, document) // throws unless some layer defines reviewer
+ */
+export function requireAgents(names: Iterable<string>, deployment: ReadonlyMap<string, AgentProfile>, document: JsonObject): void {
+  const all = agentsOf(deployment, document)
+  for (const name of names) if (!all.has(name)) throw unknownAgent(name, [...all.keys()])
+}
+
 /** The error of a name no layer defines. */
 export function unknownAgent(name: string, known: string[]): NeuronError {
   return new NeuronError('UNKNOWN_AGENT', `no agent profile ${JSON.stringify(name.slice(0, 80))}; there are: ${known.join(', ')}`, { status: 400, details: { agent: name.slice(0, 200), known } })

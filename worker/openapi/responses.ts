@@ -123,7 +123,7 @@ export const OrchestrationView: Schema = {
       type: 'array',
       items: {
         type: 'object',
-        required: ['id', 'needs', 'added', 'beat', 'agent', 'session', 'inline', 'attempts', 'declaration', 'burn', 'result', 'reason'],
+        required: ['id', 'needs', 'added', 'beat', 'agent', 'session', 'profile', 'inline', 'attempts', 'declaration', 'burn', 'result', 'reason'],
         properties: {
           id: str,
           needs: { ...strings, description: 'dependencies, including edges clearance added' },
@@ -131,6 +131,7 @@ export const OrchestrationView: Schema = {
           beat: { enum: beats },
           agent: { type: ['string', 'null'], description: 'the current agent token' },
           session: { type: ['string', 'null'], description: "the agent's session name, orchestration.{id}.agent.{token}" },
+          profile: { ...str, description: "the agent profile the package's session runs (the plan's `agent`, or default)" },
           inline: { type: ['string', 'null'], description: 'why the fan-out rule ran the package inline in a shared agent, or null when it had its own' },
           attempts: int,
           declaration: { type: ['object', 'null'], properties: { reads: strings, writes: strings } },

@@ -16,7 +16,7 @@
 import type { JsonObject } from '../../ledger/json.ts'
 import { parseModelRef } from '../../llm/catalog.ts'
 import type { AgentProfile } from '../../agents/profile.ts'
-import { type AgentListing, resolveAgent, toolFilter } from '../../agents/resolve.ts'
+import { type AgentListing, requireAgents, resolveAgent, toolFilter } from '../../agents/resolve.ts'
 import type { Skill } from '../../config/skills.ts'
 
 /** What the session gives its agent. */
@@ -53,6 +53,17 @@ export class SessionProfile {
    */
   async lookup(owner: string, name: string): Promise<AgentListing> {
     return resolveAgent(name, this.host.deployment, await this.host.documentOf(owner))
+  }
+
+  /**
+   * Refuses the first of `names` the session's owner sees no profile of (`UNKNOWN_AGENT`): a
+   * planner's plan naming the agents of its packages.
+   *
+   * @example
+   * await profile.known(['reviewer', 'default'])
+   */
+  async known(names: string[]): Promise<void> {
+    if (names.length > 0) requireAgents(names, this.host.deployment, await this.host.documentOf(this.host.owner()))
   }
 
   /** Resolves the profile again; never throws (a failure keeps what was resolved, or stays closed). */

@@ -53,7 +53,7 @@ export interface ToolsetHost extends Pick<SessionCore, 'env' | 'name' | 'owner'>
   /** The session's workspace, which the work tools act on (workspace.ts). */
   workspace: WorkspaceAccess
   /** The agent profile the session runs (session-profile.ts). */
-  profile: Pick<SessionProfile, 'offers' | 'instructions' | 'skills'>
+  profile: Pick<SessionProfile, 'offers' | 'instructions' | 'skills' | 'known'>
 }
 
 /** Registers the session's sources and tools; returns the MCP toolset and the agent link (or null). */
@@ -61,8 +61,11 @@ export function composeToolset(host: ToolsetHost): { mcp: McpToolset; agent: Age
   const { env, tools, sources, config, owner } = host
   // Every URL from the config is fetched under the one outbound policy (objects/outbound).
   const policy = { development: env.NEURON_ENV === 'development' }
-  // Whatever registers a tool, now or later, the model is offered it only if the profile does.
-  tools.offerOnly((name) => host.profile.offers(name))
+  // Whatever registers a tool, now or later, the model is offered it only if the profile does; an
+  // orchestration agent's own tools (declare, report, plan) are how it does its package: always offered.
+  const agent = agentLinkOf(host.name, env.ORCHESTRATIONS, host.deadLetter, host.agentTurns, (names) => host.profile.known(names))
+  const linked = new Set((agent?.tools() ?? []).map(([name]) => name))
+  tools.offerOnly((name) => linked.has(name) || host.profile.offers(name))
   // The owner's config instructions, read from its config object; slow or failing never blocks a turn.
   sources.register('config.instructions', async () => instructionsOf(await config(), policy))
   sources.register('agent.instructions', () => host.profile.instructions())
@@ -101,7 +104,6 @@ export function composeToolset(host: ToolsetHost): { mcp: McpToolset; agent: Age
   tools.register('apply_patch', applyPatchTool(host.workspace))
   tools.register('bash', bashTool(host.workspace, embeddedExecutor))
   for (const [name, tool] of host.custom) tools.register(name, tool, 'deployment')
-  const agent = agentLinkOf(host.name, env.ORCHESTRATIONS, host.deadLetter, host.agentTurns)
   for (const [name, tool] of agent?.tools() ?? []) tools.register(name, tool)
   return { mcp, agent }
 }
