@@ -9,8 +9,8 @@ import { describe, expect, it } from 'vitest'
 import { exists } from '../../objects/directory/keys.ts'
 import type { Stored } from '../../objects/ledger/envelope.ts'
 import { api, postJson } from '../support/api.ts'
-import { finished, newOrchestration, script, waitUntil } from '../support/orchestration.ts'
-import { ownerCaller } from '../support/session.ts'
+import { decisions, finished, newOrchestration, script, waitUntil } from '../support/orchestration.ts'
+import { events as sessionEvents, ownerCaller } from '../support/session.ts'
 
 const errorOf = async (res: Response) => ((await res.json()) as { error: { code: string; message: string } }).error
 
@@ -49,5 +49,17 @@ describe('orchestration packages of an agent profile', () => {
     expect(await errorOf(res)).toMatchObject({ code: 'UNKNOWN_AGENT' })
     expect(await exists(env, `orchestration:${id}`)).toBe(false)
     expect((await api(`/v1/orchestrations/${id}`)).status).toBe(404)
+  })
+
+  it("the planner's plan naming an unknown profile fails its plan call with UNKNOWN_AGENT, and nothing is planned", async () => {
+    const packages = [{ id: 'a', instructions: script('a done'), agent: 'nobody' }]
+    const { id } = await newOrchestration({ goal: `Ship it.\n/beat plan /tool plan ${JSON.stringify({ packages })}` })
+    const planner = (await waitUntil(id, (v) => v.planner !== null)).planner!
+    await expect
+      .poll(async () => (await sessionEvents(planner)).find((e) => e.type === 'session.next.tool.failed')?.payload, { timeout: 10_000 })
+      .toMatchObject({ error: { code: 'UNKNOWN_AGENT' } })
+    expect((await decisions(id)).some((e) => e.type === 'orchestration.planned')).toBe(false)
+    expect((await postJson(`/v1/orchestrations/${id}/cancel`, { reason: 'bad plan' })).status).toBe(200)
+    expect((await waitUntil(id, finished)).status).toBe('cancelled')
   })
 })
