@@ -2,7 +2,7 @@
  * Sessions of an agent profile (objects/agents/, objects/session/wiring/session-profile.ts), through
  * the real gate and the real SessionObject on the local model: a profile from the principal's
  * config decides which tools the model is offered (the whole offer, whatever registered it), the
- * step limit, the instructions and the permission layer from the session's first turn; a change
+ * step limit, the instructions, the skills, the starting model and the permission layer; a change
  * of the profile reaches its sessions at the next turn boundary; the agent survives in the
  * `created` event and forks inherit it; an unknown agent is refused before anything is written.
  */
@@ -102,6 +102,39 @@ describe('sessions of an agent profile', () => {
     expect(await fork.json()).toMatchObject({ agent: 'solo' })
     await prompt(`${solo}-fork`, 'again', as)
     expect(await offeredPerStep(`${solo}-fork`, as)).toEqual([[]])
+  })
+
+  it("a profile's skills join its principal's: indexed for the model and loaded by the skill tool", async () => {
+    const as = 'agent-ivo'
+    const deploy = { name: 'deploy', description: 'How we deploy', body: 'Run npm run deploy, then check /health.' }
+    expect((await putConfig({ skills: [{ name: 'style', description: 'House style', body: 'Short sentences.' }], agents: { ops: { skills: [deploy] } } }, as)).status).toBe(200)
+    const { id } = await newSession('agent-skills', as, { agent: 'ops' })
+    await prompt(id, '/tool skill {"name":"deploy"}', as)
+    const log = await historyOf(id, as)
+    expect(String(payloadsOf(log, 'tool.succeeded')[0]!.content)).toContain('Run npm run deploy')
+    const indexed = [...payloadsOf(log, 'context.changed').map((p) => (p.values as Record<string, unknown>)['skills.index'])]
+    const [epoch] = payloadsOf(log, 'epoch.started')
+    indexed.push((await artifact<{ sources: Record<string, unknown> }>(id, epoch!.baseline as string, as)).sources['skills.index'])
+    const seen = JSON.stringify(indexed)
+    // The index is an asynchronous source: it may arrive at the first boundary or the next.
+    if (!seen.includes('deploy')) {
+      await prompt(id, 'again', as)
+      indexed.push(...payloadsOf(await historyOf(id, as), 'context.changed').map((p) => (p.values as Record<string, unknown>)['skills.index']))
+    }
+    expect(JSON.stringify(indexed)).toContain('deploy')
+    expect(JSON.stringify(indexed)).toContain('style')
+  })
+
+  it("a session of a profile starts on its model unless the request names one; a profile's unknown model is refused like the request's", async () => {
+    const as = 'agent-jon'
+    expect((await putConfig({ agents: { small: { model: 'local/echo-small' }, broken: { model: 'nowhere/none' } } }, as)).status).toBe(200)
+    const { id } = await newSession('agent-model', as, { agent: 'small' })
+    expect(await (await api(`/v1/sessions/${id}`, {}, as)).json()).toMatchObject({ agent: 'small', model: 'local/echo-small' })
+    const { id: chosen } = await newSession('agent-model-chosen', as, { agent: 'small', model: 'local/echo-1' })
+    expect(await (await api(`/v1/sessions/${chosen}`, {}, as)).json()).toMatchObject({ agent: 'small', model: 'local/echo-1' })
+    const broken = await postJson('/v1/sessions', { id: `agent-broken-${crypto.randomUUID()}`, agent: 'broken' }, as)
+    expect(broken.status).toBe(400)
+    expect((await errorOf(broken)).code).toBe('UNKNOWN_MODEL')
   })
 
   it('an unknown agent is 400 UNKNOWN_AGENT naming the known ones, and nothing is written: no directory entry, no listing, no session', async () => {
