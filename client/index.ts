@@ -16,7 +16,7 @@ import { type ClientOptions, Http } from './http.ts'
 import { OrchestrationHandle } from './orchestration.ts'
 import { SessionHandle } from './session.ts'
 import { SessionSocket, type SocketOptions } from './socket.ts'
-import type { CreateOrchestrationInput, CreateSessionInput, OrchestrationView, SessionListing, SessionView } from './types.ts'
+import type { AgentListing, CreateOrchestrationInput, CreateSessionInput, OrchestrationView, SessionListing, SessionView } from './types.ts'
 
 export { NeuronApiError } from './errors.ts'
 export { EVENT, EVENT_TYPES, type EventOf, type EventPayloads, type EventType, isEvent, isSessionEvent, type SessionEvent } from '../objects/session/events/events.ts'
@@ -50,6 +50,11 @@ export class NeuronClient {
   /** Who the token says you are: `{ id, issuer, subject, claims, via }`. */
   me(): Promise<{ id: string; issuer: string; subject: string; claims: string[]; via: string }> {
     return this.#http.json('GET', '/v1/me')
+  }
+
+  /** The agent profiles your sessions may run (`createSession({ agent })`), merged, each with its source. */
+  agents(): Promise<{ items: AgentListing[] }> {
+    return this.#http.json('GET', '/v1/agents')
   }
 
   /** Creates a session (the same request again is a no-op) and returns its handle. */

@@ -28,10 +28,11 @@ import type { ModuleUpload, ModuleVersion, StoredModule } from '../objects/modul
 import type { EncryptedKey, VetkeyRequest } from '../objects/apps/vetkeys.ts'
 import type { McpOAuthStartBody } from '../objects/tools/mcp/servers.ts'
 import type { McpServerStatus } from '../objects/tools/mcp/toolset.ts'
+import type { AgentListing } from '../objects/agents/resolve.ts'
 
 export type CreateSessionInput = z.input<typeof CreateSessionSchema>
 export type PromptInput = z.input<typeof PromptSchema>
-export type { ConfigVersion, OrchestrationView, Page, Receipt, SessionListing, SessionView, Stored }
+export type { AgentListing, ConfigVersion, OrchestrationView, Page, Receipt, SessionListing, SessionView, Stored }
 
 export type CreateOrchestrationInput = z.input<typeof CreateOrchestrationSchema>
 export type CancelInput = z.input<typeof CancelSchema>

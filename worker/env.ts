@@ -14,5 +14,10 @@ export interface GateVariables {
   extensions: Extensions
 }
 
+/** What the composition (worker/neuron.ts) puts on every request's context: the deployment's checked extensions. */
+export interface DeploymentVariables {
+  extensions: Extensions
+}
+
 /** Hono's environment type for this worker. */
-export type AppEnv = { Bindings: Env; Variables: GateVariables }
+export type AppEnv = { Bindings: Env; Variables: GateVariables & DeploymentVariables }

@@ -19,7 +19,7 @@
  *
  * Adding a stage of Neuron's own is one `app.use` line below.
  *
- * A deployment's tools and catalog rows are checked once, here (objects/extend/extensions.ts), and
+ * A deployment's tools, catalog rows and agent profiles are checked once, here (objects/extend/extensions.ts), and
  * reach the objects through subclasses that close over them: workerd constructs the classes the
  * entry exports, and a class's static value is the same for every request and every object.
  */
@@ -45,6 +45,7 @@ import { onError } from './on-error.ts'
 import { docs, OPEN_ROUTES } from './openapi/routes.ts'
 import { appFrames } from './routes/app-frames.ts'
 import { apps } from './routes/apps.ts'
+import { agents } from './routes/agents.ts'
 import { config } from './routes/config.ts'
 import { dev } from './routes/dev.ts'
 import { graph, memory } from './routes/graph.ts'
@@ -59,7 +60,7 @@ import { protectedResource } from './routes/protected-resource.ts'
 import { sessions } from './routes/sessions.ts'
 import { workspace } from './routes/workspace.ts'
 
-/** What a deployment adds: its tools by name, catalog rows, and gate stages. */
+/** What a deployment adds: its tools by name, catalog rows, agent profiles, and gate stages. */
 export interface NeuronOptions extends ExtensionsInput {
   /** Hono middleware run on every /v1 request after authentication and metering, in this order. */
   stages?: MiddlewareHandler<AppEnv>[]
@@ -84,8 +85,9 @@ export interface Neuron {
 }
 
 /**
- * Composes Neuron with a deployment's own tools, catalog rows and stages. Throws a `NeuronError`
- * (`TOOL_NAME_TAKEN`, `TOOL_NAME_INVALID`, `TOOL_INVALID`, `PROVIDER_TAKEN`) when they do not fit.
+ * Composes Neuron with a deployment's own tools, catalog rows, agent profiles and stages. Throws a
+ * `NeuronError` (`TOOL_NAME_TAKEN`, `TOOL_NAME_INVALID`, `TOOL_INVALID`, `PROVIDER_TAKEN`,
+ * `AGENT_NAME_INVALID`, `AGENT_INVALID`, `AGENTS_TOO_MANY`) when they do not fit.
  *
  * @example
  * const neuron = createNeuron({ tools: { weather } })
@@ -96,6 +98,11 @@ export interface Neuron {
 export function createNeuron(options: NeuronOptions = {}): Neuron {
   const extensions = composeExtensions(options)
   const app = new Hono<AppEnv>()
+  // The deployment's profiles are read at the edge too (creating a session of one, listing them).
+  app.use('*', async (c, next) => {
+    c.set('extensions', extensions)
+    await next()
+  })
   app.route('/health', health)
   // Installed apps' frontend files for the shell's frames: a path capability, no bearer token.
   app.route('/app-frames', appFrames)
@@ -124,6 +131,7 @@ export function createNeuron(options: NeuronOptions = {}): Neuron {
   app.route('/v1/orchestrations', orchestrations)
   app.route('/v1/me', me)
   app.route('/v1/config', config)
+  app.route('/v1/agents', agents)
   app.route('/v1/mcp', mcp)
   app.route('/v1/oauth', oauth)
   app.route('/v1/apps', apps)

@@ -7,12 +7,16 @@
  * - `mcpServers`: remote MCP servers whose tools sessions are offered (objects/tools/mcp/);
  *   their headers (bearer tokens) are sealed apart, never part of this document
  * - `permission`: which tool calls are allowed, asked of the owner, or denied (objects/permission/)
+ * - `agents`: named agent profiles (model, instructions, tools, permission, skills, step limit),
+ *   over the deployment's and Neuron's own of the same name (objects/agents/)
  * - `shell`, `autoupdate`: accepted and stored for terminal clients; the server does not read them
  * Unknown keys are refused, naming the key.
  */
 import { z } from 'zod'
 import { PermissionSection } from '../permission/policy.ts'
 import { McpServers } from '../tools/mcp/servers.ts'
+import { AgentsSection } from '../agents/profile.ts'
+import { InlineSkill } from './skill-schema.ts'
 
 /** Where the document's JSON Schema is served. */
 export const CONFIG_SCHEMA_URL = '/v1/config/schema.json'
@@ -26,7 +30,7 @@ export const ConfigSchema = z.strictObject({
   skills: z
     .array(
       z.union([
-        z.strictObject({ name: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/), description: z.string().min(1).max(1024), body: z.string().min(1).max(64 * 1024) }),
+        InlineSkill,
         z.strictObject({ url: Url }),
       ]),
     )
@@ -36,6 +40,8 @@ export const ConfigSchema = z.strictObject({
   mcpServers: McpServers.optional(),
   /** The permission policy's rules and the ask timeout (objects/permission/policy.ts). */
   permission: PermissionSection.optional(),
+  /** Agent profiles by name; a session created with `agent` runs one (objects/agents/profile.ts). */
+  agents: AgentsSection.optional(),
   /** Client-side only (a terminal client's settings). */
   shell: z.record(z.string(), z.unknown()).optional(),
   /** Client-side only. */

@@ -252,3 +252,10 @@ export const PERMISSION_INPUT_BYTES = 8 * 1024
  */
 export const TIMER_RETRY_MS = 2_000
 export const TIMER_RETRY_MAX_MS = 10 * 60_000
+
+/**
+ * Agent profiles (objects/agents/): at most `count` in a config document or a deployment, each
+ * at most `bytes` of JSON, naming at most `tools` tool patterns; `maxSteps` bounds a profile's
+ * step limit (provider turns per prompt), as the runner's own default does (runner.ts).
+ */
+export const AGENT_LIMITS = { count: 32, bytes: 64 * 1024, tools: 128, instructions: 16, maxSteps: 64 } as const

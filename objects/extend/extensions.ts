@@ -1,14 +1,17 @@
 /**
  * What a deployment adds to Neuron in its own code (docs/extending.md): its own tools, made with
- * `Tool.make` or `jsonSchemaTool` exactly as the built-ins are, and its own catalog rows (a vendor
- * at a base URL with its models and their limits). `composeExtensions` checks them once, when the
- * deployment's Worker module is evaluated, so a name that shadows a built-in or a vendor row that
- * repeats one throws a coded error before the Worker serves anything, never in some session's turn.
+ * `Tool.make` or `jsonSchemaTool` exactly as the built-ins are, its own catalog rows (a vendor
+ * at a base URL with its models and their limits), and its own agent profiles (objects/agents/). `composeExtensions` checks them once, when the
+ * deployment's Worker module is evaluated, so a name that shadows a built-in, a vendor row that
+ * repeats one or a profile with a field Neuron does not know throws a coded error before the Worker serves anything, never in some session's turn.
  *
  * The checked extensions are immutable and reach the objects through their classes
  * (worker/neuron.ts subclasses them): the same value for every request, nothing set at runtime.
  */
+import { AgentName, AgentProfile } from '../agents/profile.ts'
 import { NeuronError } from '../core/errors.ts'
+import { AGENT_LIMITS } from '../core/limits.ts'
+import { parseOrThrow } from '../core/validate.ts'
 import type { ProviderRow } from '../llm/catalog.ts'
 import { CATALOG_SNAPSHOT } from '../llm/catalog-snapshot.ts'
 import { PROVIDER_TOOL_NAME_MAX } from '../tools/mcp/servers.ts'
@@ -21,12 +24,14 @@ import type { Tool } from '../tools/tool.ts'
  */
 export const BUILTIN_TOOL_NAMES: readonly string[] = ['skill', 'calculator', 'memory_remember', 'memory_recall', 'memory_forget', 'wait', 'read', 'write', 'edit', 'glob', 'grep', 'apply_patch', 'bash', 'plan', 'declare', 'report']
 
-/** A deployment's own tools by name, and its own catalog rows. */
+/** A deployment's own tools by name, its own catalog rows, and its own agent profiles. */
 export interface ExtensionsInput {
   /** Tools by the name the model calls them: 1–64 of `A-Za-z0-9_-`, none a built-in's. */
   tools?: Record<string, Tool>
   /** Vendors added to the bundled catalog; a row's `id` may not repeat a bundled vendor's. */
   models?: ProviderRow[]
+  /** Agent profiles by name (objects/agents/profile.ts); `default` overrides fields of Neuron's own. */
+  agents?: Record<string, AgentProfile>
 }
 
 /** The checked, frozen extensions the objects read. */
@@ -34,24 +39,29 @@ export interface Extensions {
   readonly tools: ReadonlyMap<string, Tool>
   /** The bundled rows followed by the deployment's. */
   readonly rows: ProviderRow[]
+  /** The deployment's agent profiles, checked. */
+  readonly agents: ReadonlyMap<string, AgentProfile>
 }
 
 /** A deployment that adds nothing: Neuron's own worker. */
-export const NO_EXTENSIONS: Extensions = Object.freeze({ tools: new Map(), rows: CATALOG_SNAPSHOT })
+export const NO_EXTENSIONS: Extensions = Object.freeze({ tools: new Map(), rows: CATALOG_SNAPSHOT, agents: new Map() })
 
 /** A tool's name as vendors accept it: 1–64 of `A-Za-z0-9_-`. */
 export const TOOL_NAME = new RegExp(`^[A-Za-z0-9_-]{1,${PROVIDER_TOOL_NAME_MAX}}$`)
 
 /**
  * Checks a deployment's extensions: `TOOL_NAME_INVALID`, `TOOL_NAME_TAKEN` (a built-in's name),
- * `PROVIDER_TAKEN` (a vendor id already in the catalog), all status 500 (the deployment is misconfigured).
+ * `PROVIDER_TAKEN` (a vendor id already in the catalog), `AGENT_NAME_INVALID`, `AGENT_INVALID` (a
+ * profile field unknown or out of bounds, named by its path), `AGENTS_TOO_MANY`, all status 500
+ * (the deployment is misconfigured).
  *
  * @example
  * composeExtensions({ tools: { weather } }).tools.get('weather') // weather
  * composeExtensions({ tools: { calculator: weather } })          // throws TOOL_NAME_TAKEN
+ * composeExtensions({ agents: { reviewer: { tools: ['read', 'grep'] } } }).agents.get('reviewer')
  */
 export function composeExtensions(input: ExtensionsInput = {}): Extensions {
-  if (Object.keys(input.tools ?? {}).length === 0 && (input.models ?? []).length === 0) return NO_EXTENSIONS
+  if (Object.keys(input.tools ?? {}).length === 0 && (input.models ?? []).length === 0 && Object.keys(input.agents ?? {}).length === 0) return NO_EXTENSIONS
   const tools = new Map<string, Tool>()
   for (const [name, tool] of Object.entries(input.tools ?? {})) {
     if (!TOOL_NAME.test(name)) {
@@ -72,5 +82,26 @@ export function composeExtensions(input: ExtensionsInput = {}): Extensions {
     }
     rows.push(row)
   }
-  return Object.freeze({ tools, rows })
+  return Object.freeze({ tools, rows, agents: checkAgents(input.agents ?? {}) })
+}
+
+/** The deployment's profiles, each name and profile checked as a config document's are. */
+function checkAgents(input: Record<string, unknown>): ReadonlyMap<string, AgentProfile> {
+  const entries = Object.entries(input)
+  if (entries.length > AGENT_LIMITS.count) {
+    throw new NeuronError('AGENTS_TOO_MANY', `a deployment defines at most ${AGENT_LIMITS.count} agent profiles, not ${entries.length}`, { status: 500, details: { count: entries.length } })
+  }
+  const agents = new Map<string, AgentProfile>()
+  for (const [name, profile] of entries) {
+    if (!AgentName.safeParse(name).success) {
+      throw new NeuronError('AGENT_NAME_INVALID', `agent ${JSON.stringify(name.slice(0, 80))}: a name is 1–64 of a-z, 0-9, _ and -, starting with a letter or digit`, { status: 500, details: { agent: name.slice(0, 200) } })
+    }
+    try {
+      agents.set(name, Object.freeze(parseOrThrow(AgentProfile, profile, 'AGENT_INVALID', 500)))
+    } catch (error) {
+      const { message, details } = error as NeuronError
+      throw new NeuronError('AGENT_INVALID', `agent ${name}: ${message}`, { status: 500, details: { agent: name, ...details } })
+    }
+  }
+  return agents
 }

@@ -39,7 +39,7 @@ export class AgentChannel {
   /** ASSIGN: the first prompt, which creates the agent's session. */
   assign(state: OrchState, pkgId: string): void {
     const pkg = state.packages.get(pkgId)!
-    this.create(state, pkg.agent!, pkg.id, promptId('declare', pkg.agent!, pkg.id), declarePrompt(state.goal, pkg.id, pkg.instructions))
+    this.create(state, pkg.agent!, pkg.id, promptId('declare', pkg.agent!, pkg.id), declarePrompt(state.goal, pkg.id, pkg.instructions), pkg.profile)
   }
 
   /** The planning turn's prompt to the planner agent. */
@@ -60,9 +60,10 @@ export class AgentChannel {
     if (token) this.send(token, 'orchestration.agent.cancel', { reason })
   }
 
-  private create(state: OrchState, token: string, pkg: string, messageId: string, text: string): void {
+  private create(state: OrchState, token: string, pkg: string, messageId: string, text: string, profile: string | null = null): void {
     const { owner, share, model } = state
-    this.send(token, 'orchestration.agent.assign', { orchestration: this.options.orchestration, package: pkg, owner, share, model, messageId, text })
+    const payload = { orchestration: this.options.orchestration, package: pkg, owner, share, model, messageId, text }
+    this.send(token, 'orchestration.agent.assign', profile ? { ...payload, agent: profile } : payload)
   }
 
   private send(token: string, type: string, payload: Json): void {

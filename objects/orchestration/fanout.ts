@@ -30,7 +30,9 @@ export type Placement = { inline: true; agent: string | null; reason: string } |
  * placement({ expect: { ms: 5 }, attempts: 0 }, null) // { inline: true, agent: null, reason: 'expected 5 ms < break-even 70 ms …' }
  * placement({ expect: { ms: 900 }, attempts: 0 }, 't1') // { inline: false, reason: 'expected 900 ms ≥ break-even 70 ms …' }
  */
-export function placement(pkg: Pick<PackageState, 'expect' | 'attempts'>, openAgent: string | null, tax: { wallMs: number } = COORDINATION_TAX): Placement {
+export function placement(pkg: Pick<PackageState, 'expect' | 'attempts'> & { profile?: string | null }, openAgent: string | null, tax: { wallMs: number } = COORDINATION_TAX): Placement {
+  // The shared inline agent runs `default`; a package naming a profile runs in a session of that profile.
+  if (pkg.profile) return { inline: false, reason: `it names the agent profile ${pkg.profile}: an agent of its own` }
   if (pkg.expect === null) return { inline: false, reason: 'no expected work stated' }
   // RECOVER hands a retried package a fresh agent of its own.
   if (pkg.attempts > 0) return { inline: false, reason: 'a retry gets a fresh agent of its own' }

@@ -4,6 +4,7 @@
  * is recorded. A plan with a duplicate package id, a dependency on a package that
  * is not in the plan, or a cycle is refused with a 400 that names the offender.
  */
+import { AgentName } from '../agents/profile.ts'
 import { z } from 'zod'
 import { NeuronError } from '../core/errors.ts'
 import { Identifier } from '../core/validate.ts'
@@ -30,6 +31,8 @@ export const PackageSchema = z.strictObject({
    * the package gets an agent of its own.
    */
   expect: z.strictObject({ ms: z.number().nonnegative().max(86_400_000) }).optional(),
+  /** The agent profile the package's session runs (`GET /v1/agents`); absent: `default`. Such a package gets an agent of its own. */
+  agent: AgentName.optional(),
 })
 export type PackageSpec = z.infer<typeof PackageSchema>
 

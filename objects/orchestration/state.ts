@@ -4,6 +4,7 @@
  * the same reducer to each decision it records and rebuilds it on every wake,
  * so replaying the ledger gives the same state.
  */
+import { DEFAULT_AGENT } from '../agents/profile.ts'
 import type { Stored } from '../ledger/envelope.ts'
 import type { Json } from '../ledger/json.ts'
 import { CLEARANCE_TIMEOUT_MS } from '../core/limits.ts'
@@ -25,6 +26,8 @@ export interface PackageState {
   budget: Budget
   /** The expected work the plan stated, which the fan-out rule weighs; null when it stated none. */
   expect: { ms: number } | null
+  /** The agent profile the package's session runs; null: `default`. */
+  profile: string | null
   /** Set when the fan-out rule ran the package inline: the shared agent and why. */
   inline: { agent: string; reason: string } | null
   beat: Beat
@@ -95,6 +98,7 @@ function packageOf(spec: PackageSpec): PackageState {
     clearance: spec.clearance,
     budget: spec.budget ?? {},
     expect: spec.expect ?? null,
+    profile: spec.agent ?? null,
     inline: null,
     beat: 'waiting',
     agent: null,
@@ -228,6 +232,8 @@ export interface OrchestrationView {
     beat: Beat
     agent: string | null
     session: string | null
+    /** The agent profile the package's session runs. */
+    profile: string
     /** Why the package ran inline in a shared agent (the fan-out rule), or null when it had its own. */
     inline: string | null
     attempts: number
@@ -260,6 +266,7 @@ export function viewOfOrchestration(id: string, state: OrchState): Orchestration
       beat: p.beat,
       agent: p.agent,
       session: p.agent ? agentSessionName(id, p.agent) : null,
+      profile: p.profile ?? DEFAULT_AGENT,
       inline: p.inline?.reason ?? null,
       attempts: p.attempts,
       declaration: p.declaration,

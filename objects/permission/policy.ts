@@ -91,8 +91,13 @@ export const DEFAULTS: Record<string, Action> = { read: 'allow', glob: 'allow', 
 
 const RANK: Record<Action, number> = { allow: 0, ask: 1, deny: 2 }
 
-/** A wildcard as an RE2 expression over the whole text: `*` is any characters, all else literal. */
-function wildcard(pattern: string): RE2JS {
+/**
+ * A wildcard as an RE2 expression over the whole text: `*` is any characters, all else literal.
+ *
+ * @example
+ * wildcard('mcp.github.*').testExact('mcp.github.issues') // true
+ */
+export function wildcard(pattern: string): RE2JS {
   return RE2JS.compile(pattern.split('*').map((part) => (part === '' ? '' : RE2JS.quote(part))).join('.*'), RE2JS.DOTALL)
 }
 

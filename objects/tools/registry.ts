@@ -24,6 +24,18 @@ export interface Registration {
  */
 export class ToolRegistry {
   private readonly stack: Registration[] = []
+  private offers: (name: string) => boolean = () => true
+
+  /**
+   * Narrows what `snapshot` offers, whatever registered it, to the names `offers` accepts: the
+   * session's agent profile (objects/session/wiring/toolset.ts sets it, once).
+   *
+   * @example
+   * tools.offerOnly((name) => name === 'calculator')
+   */
+  offerOnly(offers: (name: string) => boolean): void {
+    this.offers = offers
+  }
 
   register(name: string, tool: Tool, scope = 'location'): Registration {
     const stack = this.stack
@@ -53,10 +65,11 @@ export class ToolRegistry {
     return undefined
   }
 
-  /** What the model is shown this turn: one registration per name, the latest. */
+  /** What the model is shown this turn: one registration per name, the latest, of the names offered. */
   snapshot(): Map<string, Registration> {
     const visible = new Map<string, Registration>()
     for (const registration of this.stack) visible.set(registration.name, registration)
+    for (const name of visible.keys()) if (!this.offers(name)) visible.delete(name)
     return visible
   }
 }

@@ -12,7 +12,7 @@ describe('config documents', () => {
     expect(res.status).toBe(200)
     const schema = (await res.json()) as { $id: string; properties: Record<string, unknown>; additionalProperties: boolean }
     expect(schema.$id).toBe('/v1/config/schema.json')
-    expect(Object.keys(schema.properties).sort()).toEqual(['$schema', 'autoupdate', 'instructions', 'mcpServers', 'permission', 'references', 'shell', 'skills'])
+    expect(Object.keys(schema.properties).sort()).toEqual(['$schema', 'agents', 'autoupdate', 'instructions', 'mcpServers', 'permission', 'references', 'shell', 'skills'])
     expect(schema.additionalProperties).toBe(false)
   })
 

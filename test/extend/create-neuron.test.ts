@@ -1,6 +1,6 @@
 /**
- * `createNeuron` (worker/neuron.ts): a deployment's tools, catalog rows and stages, checked when the
- * Worker module is evaluated. A tool that would shadow a built-in, a name no vendor accepts, a value
+ * `createNeuron` (worker/neuron.ts): a deployment's tools, catalog rows, agent profiles and stages,
+ * checked when the Worker module is evaluated. A tool that would shadow a built-in, a name no vendor accepts, a value
  * not made with `Tool.make`, or a vendor row that repeats a bundled one is refused with a code; a
  * deployment that adds nothing gets Neuron's own classes. Every name a real session registers is in
  * `BUILTIN_TOOL_NAMES`, so the shadowing check cannot fall behind a new built-in.
@@ -38,6 +38,24 @@ describe('createNeuron', () => {
     expect(codeOf(() => createNeuron({ models: [{ ...CATALOG_SNAPSHOT[0]!, models: [] }] }))).toBe('PROVIDER_TAKEN')
   })
 
+  it('checks its agent profiles as the config document does: AGENT_NAME_INVALID, AGENT_INVALID naming the field, AGENTS_TOO_MANY', () => {
+    const neuron = createNeuron({ agents: { reviewer: { description: 'Reads only', tools: ['read', 'grep'], maxSteps: 4 } } })
+    expect(neuron.extensions.agents.get('reviewer')).toEqual({ description: 'Reads only', tools: ['read', 'grep'], maxSteps: 4 })
+    expect(Object.isFrozen(neuron.extensions.agents.get('reviewer'))).toBe(true)
+    expect(neuron.SessionObject.extensions.agents).toBe(neuron.extensions.agents)
+    for (const name of ['', 'Reviewer', 'has space', '-lead', 'x'.repeat(65)]) expect(codeOf(() => createNeuron({ agents: { [name]: {} } })), name).toBe('AGENT_NAME_INVALID')
+    let error: unknown
+    try {
+      createNeuron({ agents: { reviewer: { tools: ['read'], temprature: 0.2 } as never } })
+    } catch (caught) {
+      error = caught
+    }
+    expect(error).toMatchObject({ code: 'AGENT_INVALID', status: 500, details: { agent: 'reviewer', issues: [expect.objectContaining({ message: expect.stringContaining('temprature') })] } })
+    expect(codeOf(() => createNeuron({ agents: { reviewer: { maxSteps: 0 } } }))).toBe('AGENT_INVALID')
+    const many = Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`agent${i}`, {}]))
+    expect(codeOf(() => createNeuron({ agents: many }))).toBe('AGENTS_TOO_MANY')
+  })
+
   it('a deployment that adds nothing gets Neuron\'s own classes; one that adds gets subclasses over its extensions', () => {
     const plain = createNeuron()
     expect(plain.SessionObject).toBe(SessionObject)
@@ -73,7 +91,12 @@ describe('createNeuron', () => {
 
   it('every tool a session registers itself is a built-in name a deployment may not take', async () => {
     const { stub } = await newSession('builtin-names')
-    const names = await runInDurableObject(stub as unknown as DurableObjectStub<SessionObject>, (object: SessionObject) => [...(object as unknown as { tools: ToolRegistry }).tools.snapshot().keys()])
+    const names = await runInDurableObject(stub as unknown as DurableObjectStub<SessionObject>, async (object: SessionObject) => {
+      // What a session offers is read once its agent profile (`default`: every tool) is resolved, as before a drain.
+      const session = object as unknown as { tools: ToolRegistry; profile: { refresh(): Promise<void> } }
+      await session.profile.refresh()
+      return [...session.tools.snapshot().keys()]
+    })
     expect(names.length).toBeGreaterThan(0)
     expect(names.filter((name) => !BUILTIN_TOOL_NAMES.includes(name))).toEqual([])
   })

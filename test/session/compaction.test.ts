@@ -98,6 +98,26 @@ describe('context budget and compaction on local/echo-small (4k window)', () => 
       expect(session.state().epoch!.seq).toBeGreaterThan(0)
     }))
 
+  it("an agent profile's compaction model summarises; the session's own model answers the turns", () =>
+    withLedger(uniqueName('compaction-model'), async (ledger) => {
+      const requests: LlmRequest[] = []
+      const session = scriptedSession(
+        ledger,
+        'session.compaction-model',
+        async function* (request) {
+          requests.push(request)
+          yield reply(isCompaction(request) ? 'SUMMARY: short' : 'x'.repeat(600))
+        },
+        { limits: { context: 1000, output: 100 }, compactionModel: { provider: 'local', model: 'summariser-1' } },
+      )
+      for (let i = 0; i < 8; i++) session.host.record('session.next.admitted', { messageId: `m${i}`, delivery: 'queue', text: `go ${i}`, digest: 'd' })
+      await session.runner.wake()
+      const compactions = requests.filter(isCompaction)
+      expect(compactions.length).toBeGreaterThan(0)
+      expect(compactions.every((r) => r.provider === 'local' && r.model === 'summariser-1')).toBe(true)
+      expect(requests.filter((r) => !isCompaction(r)).every((r) => r.provider === 'test' && r.model === 'scripted')).toBe(true)
+    }))
+
   it('a failed compaction is invisible: the epoch and what the model is shown do not change', () =>
     withLedger(uniqueName('invisible'), async (ledger) => {
       const requests: LlmRequest[] = []

@@ -21,7 +21,7 @@ describe('waking the runner', () => {
       let synced = false
       const storage = { sync: () => ctx.storage.sync().then(() => void (synced = true)) }
       const { starts, runner } = recordingRunner(() => synced)
-      const wakeup = new Wakeup({ storage, watchdog: watchdogAt(ctx.storage, start), toolsets: { refresh: async () => {} }, runner, hasWork: () => true })
+      const wakeup = new Wakeup({ storage, watchdog: watchdogAt(ctx.storage, start), toolsets: { refresh: async () => {} }, profile: { refresh: async () => {} }, runner, hasWork: () => true })
       ctx.storage.kv.put('admitted', 1)
       wakeup.afterCommit()
       // Nothing has started within the admitting step; the alarm was written in it.
@@ -39,7 +39,7 @@ describe('waking the runner', () => {
       const start = Date.now() + 3_600_000
       let work = true
       const { starts, runner } = recordingRunner(() => true)
-      const wakeup = new Wakeup({ storage: ctx.storage, watchdog: watchdogAt(ctx.storage, start), toolsets: { refresh: async () => {} }, runner, hasWork: () => work })
+      const wakeup = new Wakeup({ storage: ctx.storage, watchdog: watchdogAt(ctx.storage, start), toolsets: { refresh: async () => {} }, profile: { refresh: async () => {} }, runner, hasWork: () => work })
       runner.busy = true
       await wakeup.alarm()
       expect(starts).toEqual([])

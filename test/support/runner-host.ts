@@ -34,7 +34,7 @@ export function scriptedSession(
   ledger: Ledger,
   topic: string,
   stream: (request: LlmRequest, signal: AbortSignal) => AsyncIterable<LlmEvent[]>,
-  options: { existing?: boolean; permission?: PermissionLayers; now?: () => number; tools?: ToolRegistry; maxTurns?: number; prompt?: string; limits?: { context: number; output: number }; sources?: () => Record<string, SourceValue> } = {},
+  options: { existing?: boolean; permission?: PermissionLayers; now?: () => number; tools?: ToolRegistry; maxTurns?: number; prompt?: string; limits?: { context: number; output: number }; sources?: () => Record<string, SourceValue>; compactionModel?: { provider: string; model: string } } = {},
 ): ScriptedSession {
   // `existing`: the session's log is already on `topic` (a second incarnation after a restart).
   let state = options.existing ? ledger.fold(topic, reduceSession, emptySession()).state : emptySession()
@@ -51,6 +51,7 @@ export function scriptedSession(
     sessionId: topic,
     tools: options.tools ?? new ToolRegistry(),
     ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
+    ...(options.compactionModel ? { compactionModel: () => options.compactionModel! } : {}),
     state: () => state,
     record: (type, payload) => {
       const { envelope } = ledger.append({ topic, type, author: 'test', parent: state.lastId, payload })

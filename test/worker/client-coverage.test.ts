@@ -36,6 +36,7 @@ type Call = (neuron: NeuronClient) => Promise<unknown>
 /** One call of the client per operation it covers; ids are placeholders, the fetch below answers everything. */
 const CALLS: Record<string, Call> = {
   getMe: (n) => n.me(),
+  listAgents: (n) => n.agents(),
   getConfig: (n) => n.config.get(),
   putConfig: (n) => n.config.put({}),
   getConfigSchema: (n) => n.config.schema(),

@@ -14,6 +14,7 @@
  * connection (every request builds the same server), and a stateless server has no
  * stream to notify on, so `tools.listChanged` is not advertised.
  */
+import type { AgentProfile } from '../../objects/agents/profile.ts'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker'
 import { z } from 'zod'
@@ -74,23 +75,23 @@ const outputSchemas = () => ({
 
 /**
  * @example
- * const server = neuronMcpServer(c.env, callerOf(c))
+ * const server = neuronMcpServer(c.env, callerOf(c), c.get('extensions').agents)
  * await server.connect(transport)
  */
-export function neuronMcpServer(env: Env, caller: Caller): McpServer {
+export function neuronMcpServer(env: Env, caller: Caller, agents: ReadonlyMap<string, AgentProfile>): McpServer {
   const OUTPUTS = (outputs ??= outputSchemas())
   const server = new McpServer({ name: 'neuron', version: '1' }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() })
   server.registerTool(
     'session_create',
     {
-      description: 'Create a session you own (optionally with a chosen id, a model as provider/model, a title and a system prompt).',
+      description: 'Create a session you own (optionally with a chosen id, a model as provider/model, a title, a system prompt and the agent profile it runs).',
       inputSchema: CreateSessionSchema.shape,
       outputSchema: OUTPUTS.session_create,
     },
     (input) =>
       answer(async () => {
         refuseAgentClaims(caller.claims)
-        return createSession(env, caller, input)
+        return createSession(env, caller, input, agents)
       }),
   )
   server.registerTool(

@@ -84,13 +84,14 @@ export const SessionListings: Schema = {
 
 export const SessionView: Schema = {
   type: 'object',
-  required: ['id', 'title', 'owner', 'share', 'model', 'status', 'step', 'createdAt', 'pending', 'counts', 'lastSequence'],
+  required: ['id', 'title', 'owner', 'share', 'model', 'agent', 'status', 'step', 'createdAt', 'pending', 'counts', 'lastSequence'],
   properties: {
     id: str,
     title: { type: ['string', 'null'] },
     owner: str,
     share: strings,
     model: str,
+    agent: { ...str, description: 'the agent profile the session runs (GET /v1/agents)' },
     status: { enum: ['idle', 'busy'] },
     step: { type: ['string', 'null'] },
     createdAt: int,
@@ -122,7 +123,7 @@ export const OrchestrationView: Schema = {
       type: 'array',
       items: {
         type: 'object',
-        required: ['id', 'needs', 'added', 'beat', 'agent', 'session', 'inline', 'attempts', 'declaration', 'burn', 'result', 'reason'],
+        required: ['id', 'needs', 'added', 'beat', 'agent', 'session', 'profile', 'inline', 'attempts', 'declaration', 'burn', 'result', 'reason'],
         properties: {
           id: str,
           needs: { ...strings, description: 'dependencies, including edges clearance added' },
@@ -130,6 +131,7 @@ export const OrchestrationView: Schema = {
           beat: { enum: beats },
           agent: { type: ['string', 'null'], description: 'the current agent token' },
           session: { type: ['string', 'null'], description: "the agent's session name, orchestration.{id}.agent.{token}" },
+          profile: { ...str, description: "the agent profile the package's session runs (the plan's `agent`, or default)" },
           inline: { type: ['string', 'null'], description: 'why the fan-out rule ran the package inline in a shared agent, or null when it had its own' },
           attempts: int,
           declaration: { type: ['object', 'null'], properties: { reads: strings, writes: strings } },
@@ -286,3 +288,24 @@ export const Recalls: Schema = { type: 'object', required: ['items'], properties
 export const Forgotten: Schema = { type: 'object', required: ['forgotten', 'replacement'], properties: { forgotten: GraphEdge, replacement: nullable(Recalled) } }
 
 export const Truncated: Schema = { type: 'object', required: ['head', 'truncated'], properties: { head: str, truncated: { ...int, description: 'the sequence of the truncated event' } } }
+
+/** `GET /v1/agents`: the agent profiles the caller sees (objects/agents/resolve.ts). */
+export const AgentListings: Schema = {
+  type: 'object',
+  required: ['items'],
+  properties: {
+    items: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['name', 'source', 'layers', 'profile'],
+        properties: {
+          name: str,
+          source: { enum: ['builtin', 'deployment', 'config'], description: 'the layer that gave the profile last (its fields win)' },
+          layers: { type: 'array', items: { enum: ['builtin', 'deployment', 'config'] }, description: 'every layer that gives it, lowest first' },
+          profile: { type: 'object', description: 'the merged fields, as the config document’s `agents` entries (/v1/config/schema.json)' },
+        },
+      },
+    },
+  },
+}

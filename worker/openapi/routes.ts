@@ -4,6 +4,7 @@
  * gathers the areas' declarations. Tests hold the collection to the routes Hono serves, the limits
  * they enforce, the codes they answer, and the limits docs/api.md states.
  */
+import { AGENT_ROUTES } from '../routes/agents.ts'
 import { APP_ROUTES } from '../routes/apps.ts'
 import { CONFIG_ROUTES } from '../routes/config.ts'
 import { DEV_ROUTES } from '../routes/dev.ts'
@@ -36,6 +37,7 @@ export const ROUTES: readonly Route[] = [
   ...DEV_ROUTES,
   ...ME_ROUTES,
   ...CONFIG_ROUTES,
+  ...AGENT_ROUTES,
   ...OAUTH_ROUTES,
   ...MCP_ROUTES,
   ...SESSION_ROUTES,

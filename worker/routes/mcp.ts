@@ -42,7 +42,7 @@ export const MCP_ROUTES = [
     },
     handler: async (c) => {
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
-      await neuronMcpServer(c.env, callerOf(c)).connect(transport)
+      await neuronMcpServer(c.env, callerOf(c), c.get('extensions').agents).connect(transport)
       return transport.handleRequest(c.req.raw)
     },
   }),

@@ -10,6 +10,8 @@ import type { Context } from 'hono'
 import { z } from 'zod'
 import { MAX_BODY_BYTES } from '../../objects/core/limits.ts'
 import { checkPlan } from '../../objects/orchestration/plan.ts'
+import { requireAgents } from '../../objects/agents/resolve.ts'
+import { configOf } from '../../objects/config/current.ts'
 import { orchestrationNotFound } from '../../objects/orchestration/orchestration-object.ts'
 import { CancelSchema, ClearanceSchema, CreateOrchestrationSchema } from '../../objects/orchestration/schemas.ts'
 import { settled } from '../../objects/core/rpc.ts'
@@ -51,14 +53,17 @@ export const ORCHESTRATION_ROUTES = [
     maxBodyBytes: MAX_BODY_BYTES,
     ok: { 201: 'created', 200: 'the same orchestration already existed' },
     response: R.OrchestrationView,
-    errors: [...BODY_ERRORS, 'INVALID_REQUEST', 'INVALID_PLAN', 'UNKNOWN_MODEL', 'PROVIDER_NOT_CONFIGURED', 'ORCHESTRATION_EXISTS', 'SPAWN_REFUSED'],
+    errors: [...BODY_ERRORS, 'INVALID_REQUEST', 'INVALID_PLAN', 'UNKNOWN_AGENT', 'UNKNOWN_MODEL', 'PROVIDER_NOT_CONFIGURED', 'ORCHESTRATION_EXISTS', 'SPAWN_REFUSED'],
     handler: async (c) => {
       const body = await readJson(c.req.raw)
       const requested = (body as { id?: unknown } | null)?.id
       const id = requested === undefined ? crypto.randomUUID() : parseOrThrow(Identifier, requested, 'INVALID_REQUEST')
-      // Checked here, then registered before the object writes: a bad plan writes nothing.
+      // Checked here, then registered before the object writes: a bad plan writes nothing, nor
+      // one naming an agent profile the caller does not see.
       const { plan } = parseOrThrow(CreateOrchestrationSchema, body, 'INVALID_REQUEST')
       if (plan) checkPlan(plan)
+      const profiles = new Set((plan ?? []).flatMap((pkg) => (pkg.agent ? [pkg.agent] : [])))
+      if (profiles.size > 0) requireAgents(profiles, c.get('extensions').agents, await configOf(c.env, callerOf(c).id))
       await register(c.env, `orchestration:${id}`)
       const { orchestration, created } = await settled(c.env.ORCHESTRATIONS.getByName(id)).create(callerOf(c), body)
       return c.json(orchestration, created ? 201 : 200)

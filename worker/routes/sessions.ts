@@ -49,9 +49,9 @@ export const SESSION_ROUTES = [
     maxBodyBytes: MAX_BODY_BYTES,
     ok: { 201: 'created', 200: 'the same session already existed' },
     response: R.SessionView,
-    errors: [...BODY_ERRORS, 'INVALID_REQUEST', 'UNKNOWN_MODEL', 'PROVIDER_NOT_CONFIGURED', 'SESSION_EXISTS', 'SPAWN_REFUSED'],
+    errors: [...BODY_ERRORS, 'INVALID_REQUEST', 'UNKNOWN_MODEL', 'UNKNOWN_AGENT', 'PROVIDER_NOT_CONFIGURED', 'SESSION_EXISTS', 'SPAWN_REFUSED'],
     handler: async (c) => {
-      const { session, created } = await createSession(c.env, callerOf(c), await readJson(c.req.raw))
+      const { session, created } = await createSession(c.env, callerOf(c), await readJson(c.req.raw), c.get('extensions').agents)
       return c.json(session, created ? 201 : 200)
     },
   }),

@@ -3,6 +3,7 @@
  * `/tool weather {...}`, the model calls the tool, the tool calls the (loopback) weather API, and
  * the settled result is in the session's `/history`. An answer the tool's output schema refuses
  * fails that one call with `TOOL_OUTPUT_INVALID`, and the turn writes nothing a good call does not.
+ * A session of the starter's own agent profile (`forecaster`) is offered its one tool and told its instructions.
  */
 import { env, exports } from 'cloudflare:workers'
 import { sign } from 'hono/jwt'
@@ -11,6 +12,7 @@ import { ISSUER } from './keys.ts'
 
 interface Event {
   seq: number
+  topic: string
   type: string
   payload: Record<string, unknown>
 }
@@ -25,10 +27,10 @@ async function api(path: string, init: RequestInit = {}): Promise<Response> {
   return exports.default.fetch(`http://starter${path}`, { ...init, headers })
 }
 
-/** Creates a session, prompts it once, waits for the turn to end; answers the session's whole history. */
-async function turn(text: string): Promise<Event[]> {
+/** Creates a session (of `agent`, when given), prompts it once, waits for the turn to end; answers the session's whole history. */
+async function turn(text: string, agent?: string): Promise<Event[]> {
   const id = `starter-${crypto.randomUUID()}`
-  expect((await api('/v1/sessions', { method: 'POST', body: JSON.stringify({ id }) })).status).toBe(201)
+  expect((await api('/v1/sessions', { method: 'POST', body: JSON.stringify(agent ? { id, agent } : { id }) })).status).toBe(201)
   expect((await api(`/v1/sessions/${id}/prompt`, { method: 'POST', body: JSON.stringify({ text }) })).status).toBe(202)
   const deadline = Date.now() + 20_000
   for (;;) {
@@ -62,5 +64,20 @@ describe('the starter Worker', () => {
     expect(bad.some((e) => e.type === 'session.next.tool.succeeded')).toBe(false)
     // The same turn as a good call's, event for event, with the failure in the success's place.
     expect(bad.map((e) => tail(e.type))).toEqual(good.map((e) => tail(e.type)).map((t) => (t === 'tool.succeeded' ? 'tool.failed' : t)))
+  })
+
+  it('a session of the forecaster agent is told its instructions and offered the weather tool alone', async () => {
+    const agents = (await (await api('/v1/agents')).json()) as { items: { name: string; source: string }[] }
+    expect(agents.items.map(({ name, source }) => [name, source])).toEqual([['default', 'builtin'], ['forecaster', 'deployment']])
+    const events = await turn('/tool weather {"city":"Oslo"}', 'forecaster')
+    const id = (events[0]!.topic as string).replace(/^session\./, '')
+    expect(await (await api(`/v1/sessions/${id}`)).json()).toMatchObject({ agent: 'forecaster' })
+    const started = events.find((e) => e.type === 'session.next.step.started')!
+    const offered = (await (await api(`/v1/sessions/${id}/artifacts/${started.payload.tools as string}`)).json()) as { name: string }[]
+    expect(offered.map((spec) => spec.name)).toEqual(['weather'])
+    const epoch = events.find((e) => e.type === 'session.next.epoch.started')!
+    const baseline = (await (await api(`/v1/sessions/${id}/artifacts/${epoch.payload.baseline as string}`)).json()) as { sources: Record<string, unknown> }
+    expect(baseline.sources['agent.instructions']).toBe('Answer with the weather tool, naming the city.')
+    expect(events.some((e) => e.type === 'session.next.tool.succeeded')).toBe(true)
   })
 })

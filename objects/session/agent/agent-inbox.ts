@@ -6,7 +6,8 @@
  * envelope is answered as the first was (`duplicate`) and a crash cannot lose one. Each prompt is
  * admitted as the orchestration's (`principal: orchestration:{id}`), which is how the agent's
  * inputs later say whose prompt caused them (orchestration/cause.ts). The session's model is
- * resolved as any session's is, through its owner's stored keys (llm/owner-catalog.ts).
+ * resolved as any session's is, through its owner's stored keys (llm/owner-catalog.ts); the
+ * agent profile its package names (objects/agents/) is recorded in its `created` event.
  *
  * Its prompts and controls go through intake like a person's (the same receipts, the same
  * interrupt entry); it reads its slice of the session core (`AgentInboxHost`).
@@ -43,13 +44,14 @@ export async function receiveAgentMessage(host: AgentInboxHost, draft: BridgeDra
     return { duplicate: reply.duplicate === true, answer: { interrupted: reply.interrupted } }
   }
   if (message.type === 'orchestration.agent.assign' && !host.state().exists) {
-    const { owner, share, model, package: pkg, orchestration } = message.payload
+    const { owner, share, model, package: pkg, orchestration, agent: profile } = message.payload
     if (orchestration !== agent.orchestration) {
       throw new NeuronError('NOT_YOUR_AGENT', `agent ${host.name} belongs to orchestration ${agent.orchestration}`, { status: 403 })
     }
     const resolved = await host.models.resolve(owner, model)
     // After the only await: a redelivery of the same assign that created the session meanwhile finds it.
-    if (!host.state().exists) host.record(EVENT.created, { provider: resolved.provider.id, model: resolved.model.id, title: `agent for ${pkg}`, system: null, owner, share }, headers)
+    const created = { provider: resolved.provider.id, model: resolved.model.id, title: `agent for ${pkg}`, system: null, owner, share }
+    if (!host.state().exists) host.record(EVENT.created, profile ? { ...created, agent: profile } : created, headers)
   }
   if (!host.state().exists) throw new NeuronError('AGENT_NOT_ASSIGNED', `agent ${host.name} was never assigned`, { status: 409 })
   const { messageId, text } = message.payload

@@ -12,6 +12,7 @@
  * from its owner only (access.ts). The turn is kept in one storage row, rewritten in the same step
  * as each `prompted` event, so a wake mid-turn still names it.
  */
+import { AgentName } from '../../agents/profile.ts'
 import { z } from 'zod'
 import { current } from '../../ledger/headers.ts'
 import type { Json } from '../../ledger/json.ts'
@@ -74,6 +75,8 @@ export const AgentMessageSchema = z.discriminatedUnion('type', [
       model: z.string(),
       messageId: Identifier,
       text: z.string().min(1),
+      /** The agent profile the package names; absent: `default`. */
+      agent: AgentName.optional(),
     }),
   }),
   z.object({ type: z.literal('orchestration.agent.prompt'), payload: z.object({ messageId: Identifier, text: z.string().min(1) }) }),
@@ -147,6 +150,8 @@ export class AgentLink {
     readonly address: AgentAddress,
     private readonly send: (draft: BridgeDraft) => Promise<Json>,
     private readonly turns: AgentTurns,
+    /** Refuses (`UNKNOWN_AGENT`) a plan naming an agent profile its owner does not see. */
+    private readonly knownAgents: (names: string[]) => Promise<void> = async () => {},
   ) {
     this.declare = Tool.make({
       description: 'Declare the resources this work package will read and write (keys such as file:src/a.ts or doc:roadmap). Call it first, once.',
@@ -168,8 +173,12 @@ export class AgentLink {
           input: z.object({ packages: z.array(z.json()).min(1).max(200) }),
           output: Answer,
           require: 'owner',
-          // The orchestration checks the plan and answers why it is refused, so the model can fix it.
-          execute: (input, context) => this.send(this.draft(INPUT.plan, { packages: input.packages as Json, toolCallId: context.toolCallId })),
+          // The orchestration checks the plan and answers why it is refused, so the model can fix it;
+          // the agent profiles it names are checked here, where the owner's profiles are known.
+          execute: async (input, context) => {
+            await this.knownAgents(input.packages.flatMap((p) => (p && typeof p === 'object' && !Array.isArray(p) && typeof p.agent === 'string' ? [p.agent] : [])))
+            return this.send(this.draft(INPUT.plan, { packages: input.packages as Json, toolCallId: context.toolCallId }))
+          },
         })
       : null
   }
@@ -214,7 +223,13 @@ export class AgentLink {
  * @example
  * const agent = agentLinkOf(sessionName, env.ORCHESTRATIONS, (draft, error) => ledger.append(…), turns)
  */
-export function agentLinkOf(name: string, orchestrations: Env['ORCHESTRATIONS'], deadLetter: (draft: BridgeDraft, error: unknown) => void, turns: AgentTurns): AgentLink | null {
+export function agentLinkOf(
+  name: string,
+  orchestrations: Env['ORCHESTRATIONS'],
+  deadLetter: (draft: BridgeDraft, error: unknown) => void,
+  turns: AgentTurns,
+  knownAgents?: (names: string[]) => Promise<void>,
+): AgentLink | null {
   const address = agentAddressOf(name)
   if (!address) return null
   const orchestration = settled(orchestrations.getByName(address.orchestration))
@@ -227,5 +242,6 @@ export function agentLinkOf(name: string, orchestrations: Env['ORCHESTRATIONS'],
       return sent.answer.answer
     },
     turns,
+    knownAgents,
   )
 }

@@ -35,6 +35,7 @@ export const EVENT_SCHEMAS: { [K in EventType]: z.ZodType<EventPayloads[K]> } = 
     system: z.string().nullable(),
     owner: z.string(),
     share: z.array(z.string()),
+    agent: z.string().optional(),
   }),
   [EVENT.admitted]: z.strictObject({ messageId: z.string(), delivery: z.enum(['steer', 'queue']), text: z.string(), digest: z.string() }),
   [EVENT.prompted]: z.strictObject({

@@ -46,7 +46,8 @@ export type Delivery = 'steer' | 'queue'
 
 /** Payloads by event type. */
 export interface EventPayloads {
-  [EVENT.created]: { model: string; provider: string; title: string | null; system: string | null; owner: string; share: string[] }
+  /** `agent`: the profile the session runs (objects/agents/); absent in sessions older than profiles: `default`. */
+  [EVENT.created]: { model: string; provider: string; title: string | null; system: string | null; owner: string; share: string[]; agent?: string }
   [EVENT.admitted]: { messageId: string; delivery: Delivery; text: string; digest: string }
   /**
    * `by`: who the loop these prompts join acts for, from their admissions' gate headers (see

@@ -9,6 +9,7 @@
  * (one principal and the claims the gate let through, at most 64). Message texts stay
  * in the log; the message-id index lives in storage (receipts.ts).
  */
+import { DEFAULT_AGENT } from '../../agents/profile.ts'
 import type { Stored } from '../../ledger/envelope.ts'
 import type { PromptedBy } from '../turn/authority.ts'
 import { type Delivery, EVENT, isSessionEvent } from './events.ts'
@@ -35,6 +36,8 @@ export interface SessionState {
   /** Access policy: the creating principal, and the claims the owner shares the session with. */
   owner: string
   share: string[]
+  /** The agent profile the session runs (objects/agents/), from its `created` event. */
+  agent: string
   createdAt: number
   /** A drain claim without its end: the runner was working (or crashed while working). */
   run: string | null
@@ -104,6 +107,7 @@ export function emptySession(): SessionState {
     system: null,
     owner: '',
     share: [],
+    agent: DEFAULT_AGENT,
     createdAt: 0,
     run: null,
     loopOpen: false,
@@ -138,7 +142,7 @@ export function reduceSession(state: SessionState, envelope: Stored): SessionSta
   switch (envelope.type) {
     case EVENT.created: {
       const p = envelope.payload
-      return { ...next, exists: true, model: p.model, provider: p.provider, title: p.title, system: p.system, owner: p.owner, share: p.share, createdAt: envelope.time }
+      return { ...next, exists: true, model: p.model, provider: p.provider, title: p.title, system: p.system, owner: p.owner, share: p.share, agent: p.agent ?? DEFAULT_AGENT, createdAt: envelope.time }
     }
     case EVENT.admitted: {
       const p = envelope.payload
@@ -239,6 +243,8 @@ export interface SessionView {
   owner: string
   share: string[]
   model: string
+  /** The agent profile it runs. */
+  agent: string
   status: 'idle' | 'busy'
   /** The running provider turn (or compaction), which an interrupt may name as its target. */
   step: string | null
@@ -256,6 +262,7 @@ export function viewOf(id: string, state: SessionState): SessionView {
     owner: state.owner,
     share: state.share,
     model: `${state.provider}/${state.model}`,
+    agent: state.agent,
     status: state.run !== null || state.loopOpen || state.pending.length > 0 ? 'busy' : 'idle',
     step: state.step ?? state.compaction,
     createdAt: state.createdAt,

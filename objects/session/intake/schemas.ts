@@ -6,6 +6,7 @@
  */
 import { z } from 'zod'
 import { Identifier } from '../../core/validate.ts'
+import { AgentName } from '../../agents/profile.ts'
 
 /** The body of `POST /v1/sessions`. */
 export const CreateSessionSchema = z.strictObject({
@@ -13,6 +14,8 @@ export const CreateSessionSchema = z.strictObject({
   model: z.string().regex(/^[^/\s]+\/[^\s]+$/, 'must be provider/model, e.g. local/echo-1').optional(),
   title: z.string().max(512).optional(),
   system: z.string().max(64 * 1024).optional(),
+  /** The agent profile the session runs (`GET /v1/agents`); absent: `default`. */
+  agent: AgentName.optional(),
   /** Claims that grant access besides ownership, e.g. ["org:acme"]. */
   share: z.array(z.string().min(1).max(256)).max(16).default([]),
 })

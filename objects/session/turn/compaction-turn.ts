@@ -1,5 +1,5 @@
 /**
- * The compaction turn: summarise the epoch's head with the session's model,
+ * The compaction turn: summarise the epoch's head with the session's model (or its agent profile's `compactionModel`),
  * keep its tail, and start a new context epoch from the result. Hidden events
  * frame it (`compaction.started` / `compaction.ended`); only a completed one
  * is followed by `epoch.started`, so a failed, interrupted or crashed
@@ -37,7 +37,7 @@ export async function compactionTurn(
   try {
     const { head, tail } = splitForCompaction(host.history(), tokens.charsFor(input / 4))
     const summaryTokens = Math.max(16, Math.min(budget?.output ?? input, Math.ceil(input / 8)))
-    const request = compactionRequest(state, head, tokens.charsFor(input) - 1024, summaryTokens)
+    const request = compactionRequest(host.compactionModel?.() ?? state, head, tokens.charsFor(input) - 1024, summaryTokens)
     let summary = ''
     let usage: Usage | null = null
     for await (const batch of host.stream(request, signal)) {

@@ -45,5 +45,8 @@ export interface RunnerHost extends Pick<SessionCore, 'state' | 'record' | 'air'
   calledAfter(seq: number): Iterable<{ toolCallId: string; name: string; input: Json }>
   /** The permission gate of one call (objects/permission/approvals.ts): a parked call waits in it. */
   permission(call: { step: string; toolCallId: string; signal: AbortSignal }): PermissionGate
-  readonly maxTurns?: number
+  /** Provider turns one promotion may use (the agent profile's `maxSteps`); undefined: `MAX_TURNS`. */
+  readonly maxTurns?: number | undefined
+  /** The model compactions run on (the agent profile's `compactionModel`); null or absent: the session's. */
+  compactionModel?(): { provider: string; model: string } | null
 }

@@ -22,6 +22,7 @@ import { admittedAt, type History } from './history.ts'
 import type { OwnerCatalog } from '../../llm/owner-catalog.ts'
 import { Runner } from './runner.ts'
 import { Truncations } from '../lineage/truncation.ts'
+import type { SessionProfile } from '../wiring/session-profile.ts'
 import type { SessionCore } from '../wiring/session-core.ts'
 
 /** The session object's parts the runner is wired to. */
@@ -35,6 +36,8 @@ export interface SessionRunnerParts extends Pick<SessionCore, 'name' | 'topic' |
   readonly approvals: Approvals
   /** The session's policy and creator, which the turn authority is decided against (authority.ts). */
   grant(): SessionGrant
+  /** The agent profile the session runs: its step limit and compaction model (session-profile.ts). */
+  readonly profile: Pick<SessionProfile, 'maxSteps' | 'compactionModel'>
 }
 
 /** A runner over the session's parts (see the header for what each host member is). */
@@ -78,6 +81,10 @@ export function sessionRunner(parts: SessionRunnerParts): Runner {
     tools: parts.tools,
     calledAfter: (seq) => calledAfter(parts.ledger, seq),
     permission: (call) => parts.approvals.gate(call),
+    get maxTurns() {
+      return parts.profile.maxSteps()
+    },
+    compactionModel: () => parts.profile.compactionModel(),
   })
 }
 

@@ -21,6 +21,8 @@ export interface WakeupHost {
   readonly watchdog: Watchdog
   /** The layered tool lists (MCP servers', uploaded modules'): each bounded in time, never throwing. */
   readonly toolsets: { refresh(): Promise<void> }
+  /** The agent profile the session runs, resolved again; never throws (session-profile.ts). */
+  readonly profile: { refresh(): Promise<void> }
   readonly runner: { wake(): Promise<void>; readonly busy: boolean }
   /** Whether prompts wait or a loop is open. */
   hasWork(): boolean
@@ -40,6 +42,7 @@ export class Wakeup {
     // Armed before the first await: in the same commit as whatever woke the runner.
     await this.host.watchdog.arm()
     await this.host.toolsets.refresh()
+    await this.host.profile.refresh()
     await this.host.runner.wake()
   }
 

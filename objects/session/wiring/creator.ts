@@ -2,8 +2,10 @@
  * The session's `created` event: writing it once, and who it says created the session.
  *
  * Creating is idempotent: the same request again is a no-op, a different one `SESSION_EXISTS`.
- * The model is resolved before anything is decided (the one await), so two creates cannot
- * interleave. The creator becomes the owner, and the event carries the gate's principal and the
+ * The agent profile (`UNKNOWN_AGENT` when no layer defines it) and the model (the request's, else
+ * the profile's, else the catalog's default) are resolved before anything is decided, so two
+ * creates cannot interleave. The event names the profile, so the session runs it after a restart
+ * and its forks inherit it. The creator becomes the owner, and the event carries the gate's principal and the
  * claims it held in its headers. Two readers need those: the conversation chain's graph writes as
  * the owner with the claims they held then (chain-writer.ts), and the turn authority tells the
  * owner's own prompts from those of the principal that created the session for the owner, an
@@ -25,10 +27,15 @@ import { EVENT } from '../events/events.ts'
 import { sessionExists } from '../lineage/lineage.ts'
 import { type SessionView, viewOf } from '../events/projection.ts'
 import { CreateSessionSchema } from '../intake/schemas.ts'
+import { DEFAULT_AGENT } from '../../agents/profile.ts'
+import type { SessionProfile } from './session-profile.ts'
 import type { SessionCore } from './session-core.ts'
 
 /** What reading the creator needs of the session object. */
-export type CreatorHost = Pick<SessionCore, 'ledger' | 'topic' | 'name' | 'state' | 'models' | 'record'>
+export interface CreatorHost extends Pick<SessionCore, 'ledger' | 'topic' | 'name' | 'state' | 'models' | 'record'> {
+  /** The agent profiles the owner sees (session-profile.ts). */
+  profile: Pick<SessionProfile, 'lookup'>
+}
 
 export class Creator {
   private created: Stored | null = null
@@ -38,13 +45,17 @@ export class Creator {
   /** Creates the session owned by `caller`; the same request again is a no-op, a different one a conflict. */
   async create(caller: Caller, input: unknown): Promise<{ session: SessionView; created: boolean }> {
     const body = parseOrThrow(CreateSessionSchema, input, 'INVALID_REQUEST')
-    // The only await: everything after it runs as one step, so two creates cannot interleave.
-    const resolved = body.model ? await this.host.models.resolve(caller.id, body.model) : this.host.models.default()
-    const wanted = { provider: resolved.provider.id, model: resolved.model.id, title: body.title ?? null, system: body.system ?? null }
+    // The only awaits: everything after them runs as one step, so two creates cannot interleave.
+    const agent = body.agent ?? DEFAULT_AGENT
+    const { profile } = await this.host.profile.lookup(caller.id, agent)
+    const ref = body.model ?? profile.model
+    const resolved = ref ? await this.host.models.resolve(caller.id, ref) : this.host.models.default()
+    const wanted = { provider: resolved.provider.id, model: resolved.model.id, title: body.title ?? null, system: body.system ?? null, agent }
     const state = this.host.state()
     if (state.exists) {
       const { provider, model, title, system, owner, share } = state
-      const same = owner === caller.id && provider === wanted.provider && model === wanted.model && title === wanted.title && system === wanted.system && share.join('\n') === body.share.join('\n')
+      const same =
+        owner === caller.id && provider === wanted.provider && model === wanted.model && title === wanted.title && system === wanted.system && state.agent === agent && share.join('\n') === body.share.join('\n')
       if (!same) throw sessionExists(this.host.name)
       return { session: viewOf(this.host.name, state), created: false }
     }

@@ -24,6 +24,8 @@ export class SessionConfig {
     /** The session's owner, the one author the overrides take. */
     private readonly owner: () => string,
     private readonly ownerDocument: () => Promise<JsonObject>,
+    /** The permission section of the agent profile the session runs (session-profile.ts). */
+    private readonly profile: () => PermissionSection | undefined = () => undefined,
   ) {
     this.topic = `${topic}.config`
   }
@@ -49,14 +51,15 @@ export class SessionConfig {
   }
 
   /**
-   * The permission policy's layers: the owner's document (the principal) and these overrides (the
-   * session); the innermost `askTimeoutSeconds` wins.
+   * The permission policy's layers: the owner's document (the principal), the agent profile the
+   * session runs (the profile) and these overrides (the session); the innermost `askTimeoutSeconds` wins.
    */
   async permissionLayers(): Promise<PermissionLayers> {
     const principal = sectionOf(await this.ownerDocument())
+    const profile = this.profile() ?? {}
     const session = sectionOf(this.current().document)
-    const askTimeoutSeconds = session.askTimeoutSeconds ?? principal.askTimeoutSeconds
-    return { principal: principal.rules, session: session.rules, ...(askTimeoutSeconds === undefined ? {} : { askTimeoutSeconds }) }
+    const askTimeoutSeconds = session.askTimeoutSeconds ?? profile.askTimeoutSeconds ?? principal.askTimeoutSeconds
+    return { principal: principal.rules, profile: profile.rules, session: session.rules, ...(askTimeoutSeconds === undefined ? {} : { askTimeoutSeconds }) }
   }
 
   /**

@@ -31,7 +31,7 @@ import { LEDGER_TABLES } from '../../ledger/tables.ts'
 import type { Page } from '../../ledger/page.ts'
 import type { Catalog } from '../../llm/catalog.ts'
 import { composeCatalog, type EnvVars } from '../../llm/compose.ts'
-import { answerFailures, settled } from '../../core/rpc.ts'
+import { answerFailures } from '../../core/rpc.ts'
 import { ToolRegistry } from '../../tools/registry.ts'
 import type { McpServerStatus, McpToolset } from '../../tools/mcp/toolset.ts'
 import { parseOrThrow } from '../../core/validate.ts'
@@ -44,6 +44,8 @@ import { defaultSources } from '../turn/context-sources.ts'
 import { OwnerCatalog } from '../../llm/owner-catalog.ts'
 import { contextMemory } from '../turn/authority.ts'
 import { Creator } from './creator.ts'
+import { SessionProfile } from './session-profile.ts'
+import { configOf } from '../../config/current.ts'
 import { FollowUps } from './follow-ups.ts'
 import { SessionConfig } from './session-config.ts'
 import type { ConfigVersion } from '../../config/versions.ts'
@@ -104,6 +106,8 @@ export class SessionObject extends DurableObject<Env> {
   protected readonly chain: ChainWriter
   /** Who created the session, from its `created` event (creator.ts). */
   private readonly creator: Creator
+  /** The agent profile the session runs (session-profile.ts). */
+  private readonly profile: SessionProfile
   /** What recording an event sets off: metering, the chain, host calls, the orchestration (follow-ups.ts). */
   private readonly followUps: FollowUps
   /** What the model is shown, folded as events are recorded (see history.ts). */
@@ -190,7 +194,14 @@ export class SessionObject extends DurableObject<Env> {
       workspace: this.workspace,
     })
     this.transcript = new History(this.ledger, this.topic)
-    this.creator = new Creator(core)
+    this.profile = new SessionProfile({
+      name: () => this.state.agent,
+      owner: () => this.state.owner,
+      deployment: extensions.agents,
+      documentOf: (owner) => configOf(env, owner),
+    })
+    const { ledger, topic, name, state, models, record } = core
+    this.creator = new Creator({ ledger, topic, name, state, models, record, profile: this.profile })
     this.access = new SessionAccess(this.ledger, `${this.topic}.denials`, () => this.name, agentAddressOf(this.name) !== null)
     this.subscribers = new Subscribers(ctx, this.ledger, this.topic, () => this.state.lastSeq, new OpenStep())
     this.bus.subscribe(on(this.topic), (envelope) => this.subscribers.broadcast({ kind: 'event', envelope: envelope as Stored }))
@@ -216,9 +227,16 @@ export class SessionObject extends DurableObject<Env> {
       tools: this.tools,
       approvals: this.approvals,
       grant: () => this.creator.grant(),
+      profile: this.profile,
     })
     // The owner's document with this session's overrides laid over it (session-config.ts).
-    this.overrides = new SessionConfig(this.ledger, this.topic, () => this.state.owner, async () => (await settled(this.env.CONFIGS.getByName(this.state.owner)).current()).document)
+    this.overrides = new SessionConfig(
+      this.ledger,
+      this.topic,
+      () => this.state.owner,
+      () => this.profile.documentOf(this.state.owner),
+      () => this.profile.permission(),
+    )
     const composed = composeToolset({
       env,
       name: this.name,
@@ -233,11 +251,12 @@ export class SessionObject extends DurableObject<Env> {
         void this.ledger.append({ topic: `${this.topic}.dead`, type: 'orchestration.dead-letter', author: 'stage:bridge', payload: { draft, error } }),
       agentTurns: agentTurns(ctx.storage.kv, this.receipts, this.ledger, this.topic),
       workspace: this.workspace,
+      profile: this.profile,
     })
     this.mcp = composed.mcp
     this.agent = composed.agent
     const toolsets = { refresh: async () => void (await Promise.all([composed.mcp.refresh(), composed.modules.refresh()])) }
-    this.wakeup = new Wakeup({ storage: ctx.storage, watchdog: new Watchdog(this.timers), toolsets, runner: this.runner, hasWork: () => this.hasWork() })
+    this.wakeup = new Wakeup({ storage: ctx.storage, watchdog: new Watchdog(this.timers), toolsets, profile: this.profile, runner: this.runner, hasWork: () => this.hasWork() })
     this.chain = new ChainWriter({ ledger: this.ledger, storage: ctx.storage, env, topic: this.topic, session: () => this.name, owner: () => this.creator.owner() })
     this.hostTools = new HostTools({
       ctx,

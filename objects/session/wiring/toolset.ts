@@ -4,6 +4,9 @@
  * MCP servers the effective config lists and of the owner's uploaded tool modules (each layered
  * over the built-ins, refreshed before each drain), the built-in tools (the work tools over the session's workspace among them), the deployment's own tools, and an orchestration agent's tools when the session is one.
  * Registration order is the order the model is offered them, so it does not change here.
+ * The agent profile the session runs narrows the whole offer here, once: every source's tools,
+ * registered now or later (MCP, host tools), pass its `tools` filter; it adds its instructions
+ * (`agent.instructions`) and its skills.
  *
  * @example
  * const { mcp, modules, agent } = composeToolset({ env, name, tools, sources, config: () => overrides.effective(), … })
@@ -32,6 +35,7 @@ import type { ToolRegistry } from '../../tools/registry.ts'
 import type { Tool } from '../../tools/tool.ts'
 import { type AgentLink, agentLinkOf, type AgentTurns } from '../agent/agent.ts'
 import type { ContextSources } from '../turn/context-sources.ts'
+import type { SessionProfile } from './session-profile.ts'
 import type { SessionCore } from './session-core.ts'
 
 /** What the toolset needs of its session. */
@@ -52,6 +56,8 @@ export interface ToolsetHost extends Pick<SessionCore, 'env' | 'name' | 'owner'>
   agentTurns: AgentTurns
   /** The session's workspace, which the work tools act on (workspace.ts). */
   workspace: WorkspaceAccess
+  /** The agent profile the session runs (session-profile.ts). */
+  profile: Pick<SessionProfile, 'offers' | 'instructions' | 'skills' | 'known'>
 }
 
 /** Registers the session's sources and tools; returns the MCP toolset, the modules' toolset and the agent link (or null). */
@@ -59,10 +65,18 @@ export function composeToolset(host: ToolsetHost): { mcp: McpToolset; modules: M
   const { env, tools, sources, config, owner } = host
   // Every URL from the config is fetched under the one outbound policy (objects/outbound).
   const policy = { development: env.NEURON_ENV === 'development' }
+  // Whatever registers a tool, now or later, the model is offered it only if the profile does; an
+  // orchestration agent's own tools (declare, report, plan) are how it does its package: always offered.
+  const agent = agentLinkOf(host.name, env.ORCHESTRATIONS, host.deadLetter, host.agentTurns, (names) => host.profile.known(names))
+  const linked = new Set((agent?.tools() ?? []).map(([name]) => name))
+  tools.offerOnly((name) => linked.has(name) || host.profile.offers(name))
   // The owner's config instructions, read from its config object; slow or failing never blocks a turn.
   sources.register('config.instructions', async () => instructionsOf(await config(), policy))
-  sources.register('skills.index', async () => skillIndex(await skillsOf(await config(), policy)))
-  tools.register('skill', skillTool(async () => skillsOf(await config(), policy)))
+  sources.register('agent.instructions', () => host.profile.instructions())
+  // The config's skills, then the profile's.
+  const skills = async () => [...(await skillsOf(await config(), policy)), ...host.profile.skills()]
+  sources.register('skills.index', async () => skillIndex(await skills()))
+  tools.register('skill', skillTool(skills))
   const mcp = new McpToolset({
     registry: tools,
     servers: async () => mcpServersOf(await config()),
@@ -94,7 +108,6 @@ export function composeToolset(host: ToolsetHost): { mcp: McpToolset; modules: M
   tools.register('apply_patch', applyPatchTool(host.workspace))
   tools.register('bash', bashTool(host.workspace, embeddedExecutor))
   for (const [name, tool] of host.custom) tools.register(name, tool, 'deployment')
-  const agent = agentLinkOf(host.name, env.ORCHESTRATIONS, host.deadLetter, host.agentTurns)
   for (const [name, tool] of agent?.tools() ?? []) tools.register(name, tool)
   // The owner's uploaded tool modules, after every other tool so none is shadowed (objects/modules/).
   const shelf = () => settled(env.APP_SHELVES.getByName(owner()))
