@@ -119,6 +119,8 @@ describe('a refused request writes nothing', () => {
     ['post', () => `/v1/ledgers/${ctx.ledger}/envelopes`, { topic: 'a.b', type: 't', schema: 's@1', payload: {} }, 'SCHEMA_VIOLATION', () => [ledger()]],
     ['put', () => `/v1/ledgers/${ctx.ledger}/schemas/s@1`, { type: 'object' }, 'SCHEMA_CONFLICT', () => [ledger()]],
     // Apps
+    ['post', () => '/v1/modules', { module: 'probe', code: 'export const probe = () => 1', tools: [{ name: 'calculator', description: 'x', input: { type: 'object' }, output: { type: 'object' } }] }, 'TOOL_NAME_TAKEN', () => [shelf()]],
+    ['delete', () => '/v1/modules/absent', undefined, 'MODULE_NOT_FOUND', () => [shelf()]],
     ['post', () => '/v1/apps/packages', { ...COUNTER, manifest: { ...COUNTER.manifest, entry: 'x.html' } }, 'MISSING_ENTRY', () => [shelf()]],
     ['post', () => '/v1/apps/installs', { package: '0'.repeat(64) }, 'PACKAGE_NOT_FOUND', () => [shelf()]],
     ['put', () => '/v1/apps/installs/counter', { package: '0'.repeat(64) }, 'PACKAGE_NOT_FOUND', () => [shelf(), counter()]],
