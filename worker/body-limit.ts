@@ -30,11 +30,7 @@ export function limitBody(maxBytes: number): MiddlewareHandler {
     const body = c.req.raw.body
     if (!body) return next()
     const reader = body.getReader()
-    const declared = c.req.raw.headers.has('transfer-encoding') ? null : c.req.raw.headers.get('content-length')
-    if (declared !== null && Number(declared) > maxBytes) {
-      await drain(reader)
-      throw tooLarge(maxBytes)
-    }
+    await refuseDeclared(c.req.raw.headers, reader, maxBytes)
     let size = 0
     let buffer = new Uint8Array(0)
     for (;;) {
@@ -73,11 +69,7 @@ export function limitStream(maxBytes: number): MiddlewareHandler {
     const body = c.req.raw.body
     if (!body) return next()
     const reader = body.getReader()
-    const declared = c.req.raw.headers.has('transfer-encoding') ? null : c.req.raw.headers.get('content-length')
-    if (declared !== null && Number(declared) > maxBytes) {
-      await drain(reader)
-      throw tooLarge(maxBytes)
-    }
+    await refuseDeclared(c.req.raw.headers, reader, maxBytes)
     let size = 0
     let over = false
     let finished = () => {}
@@ -128,4 +120,13 @@ async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<v
 
 function tooLarge(maxBytes: number): NeuronError {
   return new NeuronError('PAYLOAD_TOO_LARGE', `request body exceeds ${maxBytes} bytes`, { status: 413, details: { maxBytes } })
+}
+
+/** A body whose declared length is over the limit is refused before any of it is read (drained first, so the answer reaches the client). */
+async function refuseDeclared(headers: Headers, reader: ReadableStreamDefaultReader<Uint8Array>, maxBytes: number): Promise<void> {
+  const declared = headers.has('transfer-encoding') ? null : headers.get('content-length')
+  if (declared !== null && Number(declared) > maxBytes) {
+    await drain(reader)
+    throw tooLarge(maxBytes)
+  }
 }
