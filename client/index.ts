@@ -16,7 +16,7 @@ import { type ClientOptions, Http } from './http.ts'
 import { OrchestrationHandle } from './orchestration.ts'
 import { SessionHandle } from './session.ts'
 import { SessionSocket, type SocketOptions } from './socket.ts'
-import type { AgentListing, CreateOrchestrationInput, CreateSessionInput, OrchestrationView, SessionListing, SessionView } from './types.ts'
+import type { AgentListing, CreateOrchestrationInput, CreateSessionInput, ListedSession, OrchestrationView, SessionListOptions, SessionView } from './types.ts'
 
 export { NeuronApiError } from './errors.ts'
 export { EVENT, EVENT_TYPES, type EventOf, type EventPayloads, type EventType, isEvent, isSessionEvent, type SessionEvent } from '../objects/session/events/events.ts'
@@ -63,9 +63,21 @@ export class NeuronClient {
     return Object.assign(new SessionHandle(this.#http, view.id), { created: view })
   }
 
-  /** One page of the caller's own sessions, oldest first (what each was created with). */
-  sessions(page: { after?: number; limit?: number } = {}): Promise<{ items: SessionListing[]; next: number | null }> {
+  /**
+   * One page of the caller's own sessions (oldest first unless `order: 'newest'`), each with its
+   * latest title and archive state; `q` searches titles, `archived: true` lists the archived ones,
+   * `live: true` adds each one's status, last activity and pending approvals (pages of at most 50).
+   * A search may answer fewer than `limit` items with a `next` to continue from.
+   *
+   * @example
+   * const { items, next } = await neuron.sessions({ order: 'newest', live: true, limit: 50, q: 'release' })
+   */
+  sessions(page: SessionListOptions = {}): Promise<{ items: ListedSession[]; next: number | null }> {
     const query = new URLSearchParams({ after: String(page.after ?? 0), limit: String(page.limit ?? 100) })
+    if (page.q !== undefined) query.set('q', page.q)
+    if (page.archived !== undefined) query.set('archived', String(page.archived))
+    if (page.order !== undefined) query.set('order', page.order)
+    if (page.live !== undefined) query.set('live', String(page.live))
     return this.#http.json('GET', `/v1/sessions?${query}`)
   }
 
@@ -75,7 +87,7 @@ export class NeuronClient {
    * @example
    * for await (const listed of neuron.allSessions()) console.log(listed.id, listed.title)
    */
-  async *allSessions(): AsyncGenerator<SessionListing> {
+  async *allSessions(): AsyncGenerator<ListedSession> {
     for (let after: number | null = 0; after !== null; ) {
       const page = await this.sessions({ after, limit: 500 })
       yield* page.items

@@ -9,7 +9,7 @@ import { backoffMs, type Http, sleep } from './http.ts'
 import type { InterruptTarget } from './shown-turn.ts'
 import { Turn } from './turn.ts'
 import { WorkspaceHandle } from './workspace.ts'
-import type { FollowOptions, InterruptResult, Page, PendingPermission, PermissionAnswer, PermissionAnswered, PromptInput, Receipt, SessionFrame, SessionMcpServer, SessionView, Stored } from './types.ts'
+import type { FollowOptions, ForkInput, InterruptResult, SessionMarkInput, SessionMarks, Page, PendingPermission, PermissionAnswer, PermissionAnswered, PromptInput, Receipt, SessionFrame, SessionMcpServer, SessionView, Stored } from './types.ts'
 
 
 export class SessionHandle {
@@ -30,6 +30,28 @@ export class SessionHandle {
   /** The session's projection: status, model, pending, counts, lastSequence. */
   view(): Promise<SessionView> {
     return this.#http.json('GET', this.#path)
+  }
+
+  /**
+   * The owner renames it, archives or restores it in their listing (`PATCH /v1/sessions/{id}`):
+   * a title over 200 characters is `TITLE_TOO_LONG`, and nothing is written.
+   *
+   * @example
+   * await session.mark({ title: 'Release notes' })  // { id, title: 'Release notes', archived: false }
+   * await session.mark({ archived: true })
+   */
+  mark(change: SessionMarkInput): Promise<SessionMarks> {
+    return this.#http.json('PATCH', this.#path, change)
+  }
+
+  /**
+   * A new session whose history is this one's up to event `at` (a turn boundary); this one is untouched.
+   *
+   * @example
+   * const fork = await session.fork({ at: view.lastSequence })  // a SessionView of the new session
+   */
+  fork(input: ForkInput): Promise<SessionView> {
+    return this.#http.json('POST', `${this.#path}/fork`, input)
   }
 
   /**

@@ -14,7 +14,9 @@ import type { CreateSessionSchema, PromptSchema } from '../objects/session/intak
 import type { InterruptReply } from '../objects/session/intake/control.ts'
 import type { ConfigSchema } from '../objects/config/schema.ts'
 import type { ConfigVersion, CredentialInfo, McpHeaderInfo, McpOAuthInfo } from '../objects/config/views.ts'
-import type { SessionListing } from '../objects/directory/listing.ts'
+import type { LiveListedSession, SessionListing, SessionMarks } from '../objects/directory/listing.ts'
+import type { SessionSummary } from '../objects/session/events/summary.ts'
+import type { SessionMarkSchema } from '../objects/directory/inputs.ts'
 import type { EdgeView, NodeState, NodeView } from '../objects/graph/node-state.ts'
 import type { Forgotten, Linked, NodeFold, Paged, PutNode, Reached, Recalled } from '../objects/graph/views.ts'
 import type { EdgeBody, FoldQuery, ForgetBody, NeighbourQuery, NodeBody, PathQuery, RecallBody, RememberBody } from '../objects/graph/inputs.ts'
@@ -33,6 +35,24 @@ import type { AgentListing } from '../objects/agents/resolve.ts'
 export type CreateSessionInput = z.input<typeof CreateSessionSchema>
 export type PromptInput = z.input<typeof PromptSchema>
 export type { AgentListing, ConfigVersion, OrchestrationView, Page, Receipt, SessionListing, SessionView, Stored }
+/** A session as `sessions()` lists it: its latest title and archive state, and with `live` its status, last activity and approvals. */
+export type ListedSession = LiveListedSession
+export type { SessionMarks, SessionSummary }
+export type SessionMarkInput = z.input<typeof SessionMarkSchema>
+/** `POST /v1/sessions/{id}/fork` (objects/session/lineage/fork.ts ForkSchema, whose module is the object's): the event to fork at, and the new id. */
+export interface ForkInput {
+  at: number
+  id?: string
+}
+/** Which page of `sessions()`: the cursor and size, a title search, archived ones, newest first, live state. */
+export interface SessionListOptions {
+  after?: number
+  limit?: number
+  q?: string
+  archived?: boolean
+  order?: 'oldest' | 'newest'
+  live?: boolean
+}
 
 export type CreateOrchestrationInput = z.input<typeof CreateOrchestrationSchema>
 export type CancelInput = z.input<typeof CancelSchema>

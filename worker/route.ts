@@ -18,7 +18,7 @@ export type ResponseBody = Record<string, unknown> | { mediaType: string; schema
 
 /** What the document says of a route: everything a declaration holds but its handler. */
 export interface RouteDoc {
-  method: 'get' | 'post' | 'put' | 'delete'
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete'
   /** The documented path, parameters in braces (`/v1/sessions/{id}`). */
   path: string
   /** Unique, stable name of the operation (what generated clients call it). */

@@ -7,7 +7,7 @@
  * session is created with is looked up first, so an unknown one (`UNKNOWN_AGENT`) writes nothing.
  */
 import type { Caller } from '../objects/access/authorize.ts'
-import type { SessionListing } from '../objects/directory/listing.ts'
+import type { LiveListedSession, ListingFilter, SessionListing, SessionMarks } from '../objects/directory/listing.ts'
 import type { Env } from '../objects/core/env.ts'
 import { settled } from '../objects/core/rpc.ts'
 import { notFound } from '../objects/session/wiring/access.ts'
@@ -15,7 +15,10 @@ import { refuseReservedId } from '../objects/session/agent/agent.ts'
 import type { SessionView } from '../objects/session/events/projection.ts'
 import { CreateSessionSchema } from '../objects/session/intake/schemas.ts'
 import { Identifier, parseOrThrow } from '../objects/core/validate.ts'
-import { exists, listSession, register, sessionsOf } from '../objects/directory/keys.ts'
+import { exists, listSession, markSession, register, sessionsOf } from '../objects/directory/keys.ts'
+import type { SessionMark } from '../objects/directory/inputs.ts'
+import { NeuronError } from '../objects/core/errors.ts'
+import { SESSION_TITLE_LIMITS } from '../objects/core/limits.ts'
 import type { AgentProfile } from '../objects/agents/profile.ts'
 import { resolveAgent } from '../objects/agents/resolve.ts'
 import { configOf } from '../objects/config/current.ts'
@@ -52,13 +55,23 @@ export async function createSession(env: Env, caller: Caller, body: unknown, dep
 }
 
 /**
- * One page of the sessions `caller` owns, oldest first.
+ * One page of the sessions `caller` owns, each with its latest title and archive state; `live` also
+ * reads each listed session's status, last activity and approvals (one call per session shown, at
+ * most `SESSION_TITLE_LIMITS.livePage`), and a session still untitled shows its first prompt's title.
  *
  * @example
- * await listSessions(c.env, callerOf(c), { after: 0, limit: 50 }) // { items: [{ id: 'demo', … }], next: null }
+ * await listSessions(c.env, callerOf(c), { after: 0, limit: 50, live: true }, { order: 'newest' }) // { items: [{ id: 'demo', live: { status: 'idle', … } }], next: null }
  */
-export function listSessions(env: Env, caller: Caller, page: { after?: number | undefined; limit?: number | undefined }) {
-  return sessionsOf(env, caller.id, page)
+export async function listSessions(env: Env, caller: Caller, page: { after?: number | undefined; limit?: number | undefined; live?: boolean }, filter: ListingFilter = {}): Promise<{ items: LiveListedSession[]; next: number | null }> {
+  const listed = await sessionsOf(env, caller.id, { from: page.after, limit: page.limit }, filter)
+  if (!page.live) return listed
+  const shown = listed.items.slice(0, SESSION_TITLE_LIMITS.livePage)
+  const items = await Promise.all(shown.map(async (item): Promise<LiveListedSession> => {
+    // A session that does not answer is still listed, without its live state.
+    const live = await settled(env.SESSIONS.getByName(item.id)).summary(caller).catch(() => null)
+    return { ...item, title: item.title ?? live?.promptTitle ?? null, agent: item.agent ?? live?.agent, live }
+  }))
+  return { items, next: listed.next }
 }
 
 /**
@@ -68,5 +81,25 @@ export function listSessions(env: Env, caller: Caller, page: { after?: number | 
  * await listSession(env, fork.owner, { ...listingOf(fork), forkedFrom: 'origin' })
  */
 export function listingOf(view: SessionView): SessionListing {
-  return { id: view.id, title: view.title, model: view.model, createdAt: view.createdAt }
+  return { id: view.id, title: view.title, model: view.model, createdAt: view.createdAt, agent: view.agent }
+}
+
+/**
+ * The owner's change to a session in their listing (anyone else it is shared with: 403
+ * `SESSION_LISTING_OWNER_ONLY`, nothing written); answers the listing as it is now.
+ *
+ * @example
+ * await markOwnSession(c.env, callerOf(c), view, { title: 'Release notes' })
+ */
+export async function markOwnSession(env: Env, caller: Caller, view: SessionView, mark: SessionMark): Promise<SessionMarks> {
+  if (view.owner !== caller.id) throw new NeuronError('SESSION_LISTING_OWNER_ONLY', 'only the owner renames or archives a session', { status: 403, details: { session: view.id } })
+  const now = await markSession(env, caller.id, view.id, mark)
+  return { id: view.id, title: now.title ?? view.title, archived: now.archived }
+}
+
+/** A fork carries the title its copied first prompt gives it (unless it has one). */
+export async function titleFork(env: Env, caller: Caller, fork: SessionView): Promise<void> {
+  if (fork.title !== null) return
+  const { promptTitle } = await settled(env.SESSIONS.getByName(fork.id)).summary(caller)
+  if (promptTitle) await markSession(env, fork.owner, fork.id, { promptTitle })
 }

@@ -259,3 +259,12 @@ export const TIMER_RETRY_MAX_MS = 10 * 60_000
  * step limit (provider turns per prompt), as the runner's own default does (runner.ts).
  */
 export const AGENT_LIMITS = { count: 32, bytes: 64 * 1024, tools: 128, instructions: 16, maxSteps: 64 } as const
+
+/**
+ * A session's title in its owner's listing (objects/directory/marks.ts): one set by its owner is at
+ * most `chars` characters; one taken from the first prompt is its first line cut to `fromPrompt`.
+ * A search of the listing is at most `query` characters and reads at most `scan` listings per page
+ * (a sparse match answers fewer items and a cursor). A page read live from each listed session
+ * (status, activity, approvals) lists at most `livePage`: one call per session shown.
+ */
+export const SESSION_TITLE_LIMITS = { chars: 200, fromPrompt: 80, query: 200, scan: 500, livePage: 50 } as const

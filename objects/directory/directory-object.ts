@@ -12,7 +12,8 @@
  * The directory also lists each principal's sessions: one envelope per session
  * on a topic of the principal's, in the shard its principal hashes to, so a
  * listing is one indexed page read. Its content is the session's listing, which
- * never changes, so listing a session again is a duplicate no-op too.
+ * never changes, so listing a session again is a duplicate no-op too. What its owner changes later
+ * (title, archive) are events of their own, folded over the listing as it is read (marks.ts).
  */
 import { DurableObject } from 'cloudflare:workers'
 import type { Env } from '../core/env.ts'
@@ -23,7 +24,9 @@ import type { Json } from '../ledger/json.ts'
 import { Ledger } from '../ledger/ledger.ts'
 import { migrate, tables } from '../core/migrations.ts'
 import { LEDGER_BY_SEQ_TABLES } from '../ledger/tables.ts'
-import type { SessionListing } from './listing.ts'
+import type { ListedSession, ListingFilter, SessionListing } from './listing.ts'
+import { archivedMark, currentTitle, isArchived, titled } from './marks.ts'
+import { SESSION_TITLE_LIMITS } from '../core/limits.ts'
 import legacy from '../../migrations/legacy/directory/migrations.js'
 
 const TOPIC = 'directory.entries'
@@ -69,10 +72,62 @@ export class DirectoryObject extends DurableObject<Env> {
     this.ledger.append({ topic: listingTopic(owner), type: 'directory.session', author: 'object:directory', time: session.createdAt, payload: session as unknown as Json })
   }
 
-  /** `owner`'s sessions, oldest first, one page after `after` (a sequence of this shard). */
-  sessionsOf(owner: string, after = 0, limit = 50): { items: SessionListing[]; next: number | null } {
-    const page = this.ledger.byTopic(listingTopic(owner), { after, limit })
-    return { items: page.items.map((envelope) => envelope.payload as unknown as SessionListing), next: page.next }
+  /**
+   * A page of `owner`'s sessions in `filter.order` (oldest first by default) after the cursor `from`
+   * (0: the start), each with its latest title and archive state. A search or an archive filter reads
+   * at most `SESSION_TITLE_LIMITS.scan` listings per page, so a sparse match answers fewer items and
+   * a `next` to continue from.
+   */
+  sessionsOf(owner: string, from = 0, limit = 50, filter: ListingFilter = {}): { items: ListedSession[]; next: number | null } {
+    const topic = listingTopic(owner)
+    const wantArchived = filter.archived ?? false
+    const needle = filter.q?.toLocaleLowerCase()
+    const items: ListedSession[] = []
+    let cursor = from
+    let scanned = 0
+    while (items.length < limit && scanned < SESSION_TITLE_LIMITS.scan) {
+      const take = Math.min(limit - items.length, SESSION_TITLE_LIMITS.scan - scanned)
+      const page = filter.order === 'newest'
+        ? this.ledger.byTopicNewest(topic, { before: cursor === 0 ? undefined : cursor, limit: take })
+        : this.ledger.byTopic(topic, { after: cursor, limit: take })
+      for (const envelope of page.items) {
+        const listed = this.current(owner, envelope.payload as unknown as SessionListing)
+        const title = listed.title ?? ''
+        if (listed.archived === wantArchived && (needle === undefined || title.toLocaleLowerCase().includes(needle) || listed.id.toLocaleLowerCase().includes(needle))) items.push(listed)
+      }
+      scanned += page.items.length
+      if (page.next === null) return { items, next: null }
+      cursor = page.next
+    }
+    return { items, next: cursor }
+  }
+
+  /**
+   * An owner's change to a session's listing, in one call: the title its first prompt gives it
+   * (only while it has none), a rename, archive or restore. A change to what is already so writes
+   * nothing. Answers the title (undefined: none recorded) and archive state now.
+   */
+  mark(owner: string, id: string, mark: { title?: string | undefined; archived?: boolean | undefined; promptTitle?: string | undefined }): { title: string | undefined; archived: boolean } {
+    let title = currentTitle(this.ledger, owner, id)
+    let archived = isArchived(this.ledger, owner, id)
+    if (mark.promptTitle !== undefined && title === undefined) {
+      this.ledger.append(titled(owner, id, mark.promptTitle, 'prompt', 0))
+      title = mark.promptTitle
+    }
+    if (mark.title !== undefined && mark.title !== title) {
+      this.ledger.append(titled(owner, id, mark.title, 'owner', Date.now()))
+      title = mark.title
+    }
+    if (mark.archived !== undefined && mark.archived !== archived) {
+      this.ledger.append(archivedMark(owner, id, mark.archived, Date.now()))
+      archived = mark.archived
+    }
+    return { title, archived }
+  }
+
+  /** A listing with its owner's changes folded over it. */
+  private current(owner: string, listing: SessionListing): ListedSession {
+    return { ...listing, title: currentTitle(this.ledger, owner, listing.id) ?? listing.title, archived: isArchived(this.ledger, owner, listing.id) }
   }
 }
 
@@ -82,4 +137,4 @@ function listingTopic(owner: string): string {
 }
 
 // Expected failures are answers, not uncaught errors (objects/core/rpc.ts); keys.ts calls through `settled`.
-answerFailures(DirectoryObject, ['add', 'has', 'listSession', 'sessionsOf'])
+answerFailures(DirectoryObject, ['add', 'has', 'listSession', 'sessionsOf', 'mark'])

@@ -5,7 +5,7 @@
  * the files a flood of unknown ids can touch are bounded by `DIRECTORY_SHARDS`), and each
  * isolate remembers the keys it has seen exist (entries are never removed).
  */
-import type { SessionListing } from './listing.ts'
+import type { ListedSession, ListingFilter, SessionListing } from './listing.ts'
 import { sha256Hex } from '../ledger/hash.ts'
 import { DIRECTORY_SHARDS } from '../core/limits.ts'
 import type { Env } from '../core/env.ts'
@@ -60,11 +60,25 @@ export async function listSession(env: Env, owner: string, session: SessionListi
 }
 
 /**
- * One page of `owner`'s sessions, oldest first.
+ * One page of `owner`'s sessions (oldest first unless `filter.order` is `newest`), each with its
+ * latest title and archive state; `from` is the cursor the previous page gave (0: the start).
  *
  * @example
- * const { items, next } = await sessionsOf(c.env, caller.id, { after: 0, limit: 50 })
+ * const { items, next } = await sessionsOf(c.env, caller.id, { from: 0, limit: 50 }, { q: 'release', order: 'newest' })
  */
-export function sessionsOf(env: Env, owner: string, page: { after?: number | undefined; limit?: number | undefined }): Promise<{ items: SessionListing[]; next: number | null }> {
-  return shardOf(env, `owner:${owner}`).sessionsOf(owner, page.after, page.limit)
+export function sessionsOf(env: Env, owner: string, page: { from?: number | undefined; limit?: number | undefined }, filter: ListingFilter = {}): Promise<{ items: ListedSession[]; next: number | null }> {
+  return shardOf(env, `owner:${owner}`).sessionsOf(owner, page.from, page.limit, filter)
+}
+
+/**
+ * What an owner changes about a session in their listing: a rename, archive or restore, or the
+ * title its first prompt gives it (written only while it has none). Each is an event folded latest
+ * wins (objects/directory/marks.ts); no change writes nothing. Answers the marks as they are now.
+ *
+ * @example
+ * await markSession(env, owner, 'demo', { title: 'Release notes' })
+ * await markSession(env, owner, 'demo', { archived: true })
+ */
+export function markSession(env: Env, owner: string, id: string, mark: { title?: string | undefined; archived?: boolean | undefined; promptTitle?: string | undefined }): Promise<{ title: string | undefined; archived: boolean }> {
+  return shardOf(env, `owner:${owner}`).mark(owner, id, mark)
 }

@@ -204,6 +204,16 @@ export class Ledger {
     return this.bySeq('topic = ?', [topic], options)
   }
 
+  /**
+   * Query verb 1, newest first: envelopes of one topic before a sequence (none: from the newest);
+   * `next` is the cursor to pass as `before`.
+   */
+  byTopicNewest(topic: string, options: { before?: number | undefined; limit?: number | undefined } = {}): Page {
+    const limit = clampLimit(options.limit)
+    const rows = this.rows(`select ${LOG_COLUMNS} from log where topic = ? and seq < ? order by seq desc limit ?`, topic, options.before ?? Number.MAX_SAFE_INTEGER, limit + 1)
+    return this.pageOf(rows, limit, (item) => item.seq)
+  }
+
   /** Query verb 2: envelopes of one type, across topics. */
   byType(type: string, options: PageOptions = {}): Page {
     return this.bySeq('type = ?', [type], options)

@@ -50,12 +50,14 @@ describe('query plans', () => {
       for (const { verb, plan } of plans) expect(plan, verb).not.toMatch(scan)
     }))
 
-  it('a directory shard serves append, by topic, get and head through an index', () =>
+  it('a directory shard serves append, by topic (both ways), latest, get and head through an index', () =>
     runInDurableObject(env.DIRECTORY.getByName(uniqueName('plans')), (_object, ctx) => {
       const { id } = seed(ctx.storage)
       const plans = ledgerPlans(ctx.storage, {
         'append': (l) => l.append({ topic: 'directory.sessions.a', type: 'note', author: 'object:directory', time: 1, payload: 'x' }),
         'by topic': (l) => l.byTopic('session.s1', { after: 10, limit: 5 }),
+        'by topic, newest first': (l) => l.byTopicNewest('session.s1', { before: 10, limit: 5 }),
+        'latest': (l) => l.latest('directory.title.a'),
         'get': (l) => l.get(id),
         'head': (l) => l.head(),
       })

@@ -87,6 +87,8 @@ describe('a refused request writes nothing', () => {
     ['post', () => '/v1/sessions', () => ({ id: ctx.session, title: 'another title' }), 'SESSION_EXISTS', () => [session(), sessions]],
     ['post', () => '/v1/sessions', () => ({ id: ctx.ghost, model: 'local/no-such-model' }), 'UNKNOWN_MODEL', () => [env.SESSIONS.getByName(ctx.ghost), sessions]],
     ['post', () => `/v1/sessions/${ctx.session}/prompt`, { id: 'p1', text: 'not the same text' }, 'PROMPT_CONFLICT', () => [session()]],
+    ['patch', () => `/v1/sessions/${ctx.session}`, { title: 'x'.repeat(201) }, 'TITLE_TOO_LONG', () => [session(), sessions]],
+    ['patch', () => `/v1/sessions/${ctx.ghost}`, { archived: true }, 'SESSION_NOT_FOUND', () => [env.SESSIONS.getByName(ctx.ghost), sessions]],
     ['post', () => `/v1/sessions/${ctx.session}/interrupt`, { step: 3 }, 'INVALID_REQUEST', () => [session()]],
     ['put', () => `/v1/sessions/${ctx.session}/config`, { instructions: ['x'] }, 'CONFIG_VERSION_MISMATCH', () => [session()], { 'if-match': '"v99"' }],
     ['post', () => `/v1/sessions/${ctx.session}/permissions`, { toolCallId: 'call_none', reply: 'once' }, 'PERMISSION_UNKNOWN', () => [session()]],

@@ -74,12 +74,43 @@ export const SessionListings: Schema = {
       type: 'array',
       items: {
         type: 'object',
-        required: ['id', 'title', 'model', 'createdAt'],
-        properties: { id: str, title: { type: ['string', 'null'] }, model: str, createdAt: int, forkedFrom: { ...str, description: 'the session it was forked from' } },
+        required: ['id', 'title', 'model', 'createdAt', 'archived'],
+        properties: {
+          id: str,
+          title: { type: ['string', 'null'], description: "the owner's title, else the one it was created with, else (live) its first prompt's" },
+          model: str,
+          createdAt: int,
+          forkedFrom: { ...str, description: 'the session it was forked from' },
+          agent: { ...str, description: 'the agent profile it was created with' },
+          archived: { type: 'boolean' },
+          live: {
+            description: 'with `live=true`: read from the session now (null: it did not answer)',
+            oneOf: [
+              { type: 'null' },
+              {
+                type: 'object',
+                required: ['status', 'lastActivityAt', 'approvals', 'agent', 'promptTitle'],
+                properties: {
+                  status: { enum: ['idle', 'running', 'waiting', 'halted'], description: 'waiting: a permission request waits for the owner' },
+                  lastActivityAt: int,
+                  approvals: { ...int, description: 'permission requests waiting for the owner' },
+                  agent: str,
+                  promptTitle: { type: ['string', 'null'] },
+                },
+              },
+            ],
+          },
+        },
       },
     },
-    next: { type: ['integer', 'null'], description: 'pass as `after` for the next page' },
+    next: { type: ['integer', 'null'], description: 'pass as `after` for the next page (in the same order)' },
   },
+}
+
+export const SessionListed: Schema = {
+  type: 'object',
+  required: ['id', 'title', 'archived'],
+  properties: { id: str, title: { type: ['string', 'null'] }, archived: { type: 'boolean' } },
 }
 
 export const SessionView: Schema = {

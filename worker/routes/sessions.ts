@@ -1,5 +1,5 @@
 /**
- * `/v1/sessions`: create, list the caller's own, read, prompt, interrupt, permission requests and answers, history, denials, artifacts, config overrides, stream
+ * `/v1/sessions`: create, list the caller's own (rename, archive), read, prompt, interrupt, permission requests and answers, history, denials, artifacts, config overrides, stream
  * tickets, and the two live streams (SSE and WebSocket). Each call carries the
  * authenticated caller to the session's Durable Object, which authorizes it
  * against the session's policy. Only sessions the directory knows are
@@ -20,7 +20,8 @@ import { MAX_BODY_BYTES } from '../../objects/core/limits.ts'
 import { ConfigSchema } from '../../objects/config/schema.ts'
 import { callerOf } from '../caller.ts'
 import { listSession, register } from '../../objects/directory/keys.ts'
-import { createSession, listingOf, listSessions, sessionStub } from '../session-calls.ts'
+import { createSession, listingOf, listSessions, markOwnSession, sessionStub, titleFork } from '../session-calls.ts'
+import { parseMark, SessionListQuery, SessionMarkSchema } from '../../objects/directory/inputs.ts'
 import type { AppEnv } from '../env.ts'
 import { authenticatorFor } from '../gate/authenticate.ts'
 import { BODY_ERRORS, REQUEST_ERRORS } from '../openapi/body-errors.ts'
@@ -59,13 +60,34 @@ export const SESSION_ROUTES = [
     method: 'get',
     path: '/v1/sessions',
     operationId: 'listSessions',
-    summary: "The caller's own sessions, oldest first, paged (live state: each session's view)",
+    summary: "The caller's own sessions, paged: oldest first or newest first, archived or not, searched by title; `live` adds each listed session's status, last activity and pending approvals",
     auth: 'bearer',
-    query: PageQuery,
+    query: SessionListQuery,
     ok: { 200: 'a page of listings' },
     response: R.SessionListings,
     errors: ['INVALID_QUERY'],
-    handler: async (c) => c.json(await listSessions(c.env, callerOf(c), parseOrThrow(PageQuery, c.req.query(), 'INVALID_QUERY'))),
+    handler: async (c) => {
+      const { q, archived, order, ...page } = parseOrThrow(SessionListQuery, c.req.query(), 'INVALID_QUERY')
+      return c.json(await listSessions(c.env, callerOf(c), page, { q, archived, order }))
+    },
+  }),
+  route({
+    method: 'patch',
+    path: '/v1/sessions/{id}',
+    operationId: 'markSession',
+    summary: "The owner renames, archives or restores a session in their listing (events folded latest wins; no change writes nothing)",
+    auth: 'bearer',
+    body: SessionMarkSchema,
+    maxBodyBytes: MAX_BODY_BYTES,
+    ok: { 200: 'the listing as it is now' },
+    response: R.SessionListed,
+    errors: [...SESSION_ERRORS, ...BODY_ERRORS, 'INVALID_REQUEST', 'TITLE_TOO_LONG', 'SESSION_LISTING_OWNER_ONLY'],
+    handler: async (c) => {
+      const body = await readJson(c.req.raw)
+      const mark = parseMark(body)
+      const view = await (await sessionStub(c.env, c.req.param('id'))).view(callerOf(c))
+      return c.json(await markOwnSession(c.env, callerOf(c), view, mark))
+    },
   }),
   route({
     method: 'get',
@@ -285,6 +307,7 @@ export const SESSION_ROUTES = [
       await register(c.env, `session:${refuseReservedId(id)}`)
       const fork = await settled(c.env.SESSIONS.getByName(id)).forkFrom(callerOf(c), c.req.param('id'), body)
       await listSession(c.env, fork.owner, { ...listingOf(fork), forkedFrom: c.req.param('id') })
+      await titleFork(c.env, callerOf(c), fork)
       return c.json(fork, 201)
     },
   }),

@@ -13,6 +13,7 @@ import { DEFAULT_AGENT } from '../../agents/profile.ts'
 import type { Stored } from '../../ledger/envelope.ts'
 import type { PromptedBy } from '../turn/authority.ts'
 import { type Delivery, EVENT, isSessionEvent } from './events.ts'
+import { titleFromPrompt } from './titles.ts'
 
 /** An admitted prompt waiting for promotion (its text stays in the log). */
 export interface InboxRow {
@@ -74,6 +75,12 @@ export interface SessionState {
   lastSeq: number
   /** The last event's id: every new event names it as its causal parent. */
   lastId: string | null
+  /** When the last event was recorded (ms since the epoch): the session's last activity. */
+  lastAt?: number
+  /** The title its first prompt gives (titles.ts); null before any prompt. Absent in older snapshots. */
+  promptTitle?: string | null
+  /** The loop halted (a turn limit, a failed step, an overflow) and no prompt was promoted since. */
+  halted?: boolean
 }
 
 /** A permission request waiting for its answer (its `permission.requested` event, with `seq`). */
@@ -127,6 +134,9 @@ export function emptySession(): SessionState {
     counts: { events: 0, prompts: 0, steps: 0, toolCalls: 0 },
     lastSeq: 0,
     lastId: null,
+    lastAt: 0,
+    promptTitle: null,
+    halted: false,
   }
 }
 
@@ -137,6 +147,7 @@ export function reduceSession(state: SessionState, envelope: Stored): SessionSta
     counts: { ...state.counts, events: state.counts.events + 1 },
     lastSeq: envelope.seq,
     lastId: envelope.id,
+    lastAt: envelope.time,
   }
   if (!isSessionEvent(envelope)) return next
   switch (envelope.type) {
@@ -149,6 +160,7 @@ export function reduceSession(state: SessionState, envelope: Stored): SessionSta
       return {
         ...next,
         pending: [...state.pending, { messageId: p.messageId, seq: envelope.seq, delivery: p.delivery }],
+        promptTitle: state.promptTitle ?? titleFromPrompt(p.text),
       }
     }
     case EVENT.prompted: {
@@ -157,6 +169,7 @@ export function reduceSession(state: SessionState, envelope: Stored): SessionSta
       return {
         ...next,
         loopOpen: true,
+        halted: false,
         by: p.by ?? null,
         abandoned: 0,
         pending: state.pending.filter((row) => !ids.has(row.messageId)),
@@ -217,7 +230,7 @@ export function reduceSession(state: SessionState, envelope: Stored): SessionSta
       return { ...next, step: null, compaction: null, loopOpen: false, interrupt: honoured }
     }
     case EVENT.halted:
-      return { ...next, step: null, loopOpen: false }
+      return { ...next, step: null, loopOpen: false, halted: true }
     default:
       return next
   }

@@ -35,6 +35,7 @@ import { answerFailures } from '../../core/rpc.ts'
 import { ToolRegistry } from '../../tools/registry.ts'
 import type { McpServerStatus, McpToolset } from '../../tools/mcp/toolset.ts'
 import { parseOrThrow } from '../../core/validate.ts'
+import { type SessionSummary, summaryOf } from '../events/summary.ts'
 import { SessionAccess } from './access.ts'
 import type { Receipt } from '../intake/admission.ts'
 import { admitPrompt, requestInterrupt } from '../intake/intake.ts'
@@ -324,6 +325,12 @@ export class SessionObject extends DurableObject<Env> {
     return viewOf(this.name, this.state)
   }
 
+  /** What a session list shows of its live state (events/summary.ts), for a caller the policy allows. */
+  summary(caller: Caller): SessionSummary {
+    this.access.check(this.state, caller, 'read')
+    return summaryOf(this.state)
+  }
+
   /** Admits a prompt durably and wakes the runner; never waits for execution. */
   prompt(caller: Caller, input: unknown): { receipt: Receipt; duplicate: boolean } {
     const headers = this.access.promptHeaders(this.state, caller)
@@ -526,4 +533,4 @@ export class SessionObject extends DurableObject<Env> {
 
 // Expected failures of the RPC surface are answers, not uncaught errors (objects/core/rpc.ts);
 // a call to one of these from inside the object goes through `settle`.
-answerFailures(SessionObject, ['create', 'view', 'mcpServers', 'config', 'putConfig', 'prompt', 'interrupt', 'history', 'denials', 'forkFrom', 'truncate', 'writeChain', 'readArtifact', 'receive', 'permissions', 'answerPermission', 'workspaceList', 'workspaceRead', 'workspaceUpload', 'workspaceUploadTar', 'workspaceTar', 'workspaceDiff', 'workspaceBlob'])
+answerFailures(SessionObject, ['create', 'view', 'summary', 'mcpServers', 'config', 'putConfig', 'prompt', 'interrupt', 'history', 'denials', 'forkFrom', 'truncate', 'writeChain', 'readArtifact', 'receive', 'permissions', 'answerPermission', 'workspaceList', 'workspaceRead', 'workspaceUpload', 'workspaceUploadTar', 'workspaceTar', 'workspaceDiff', 'workspaceBlob'])
