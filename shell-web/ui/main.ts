@@ -1,6 +1,7 @@
 /**
- * The trusted shell page: the kernel plus the UI that draws workspaces, the
- * tray, grants, installs and the audit log. `window.neutron` is the devtools
+ * The trusted shell page: the kernel plus the frame (frame.ts: navigation, panes, the Developer
+ * drawer) and the views mounted into it (view.ts), the workspaces of app tiles, the tray, grants,
+ * installs and the audit log. `window.neutron` is the devtools
  * handle to the kernel; app frames are cross-origin (opaque) and cannot reach it.
  *
  * Whose apps run: signed out, the built-in demo apps only (unless `?demo=0`: tests and
@@ -26,6 +27,23 @@ import { Workspaces } from './workspace.ts'
 import { Connection } from '../agent/connection.ts'
 import { DEMO_APPS } from '../apps/registry.ts'
 import { Kernel } from '../kernel/kernel.ts'
+import { Frame } from './frame.ts'
+import type { ViewModule, ViewName } from './view.ts'
+
+/**
+ * The views mounted into the frame's panes when the person signs in (view.ts: each module exports
+ * `mount(container, deps)`). One line each, e.g. `sessions: () => import('./sessions/index.ts'),`;
+ * a pane without one says what to do next.
+ */
+const VIEWS: Partial<Record<ViewName, ViewModule | undefined>> = {
+  sessions: undefined,
+
+  conversation: undefined,
+
+  orchestrations: undefined,
+
+  memory: undefined,
+}
 
 const $ = <T extends HTMLElement>(selector: string) => document.querySelector<T>(selector)!
 const demos = new URLSearchParams(location.search).get('demo') !== '0'
@@ -118,9 +136,11 @@ async function runPersonInstalls() {
   }, skipped)
 }
 
+let frame: Frame | undefined
 panel = new AgentPanel(kernel, $('#agent-panel'), {
-  onSignIn: () => runPersonInstalls(),
+  onSignIn: (connection) => (frame?.signedIn(connection.client, connection.me), runPersonInstalls()),
   onSignOut(reason) {
+    frame?.signedOut()
     kernel.agentMode.clear(reason ? `the sign-in ended: ${reason.code}` : 'signed out')
     kernel.backendConsent.clear()
     person = undefined
@@ -130,7 +150,8 @@ panel = new AgentPanel(kernel, $('#agent-panel'), {
   },
   onRestoreFailed: () => runBuiltIns(),
 })
+frame = new Frame(document, VIEWS, panel.events)
 if (!Connection.remembered()) runBuiltIns()
 renderChrome()
 
-Object.assign(globalThis, { neutron: { kernel, workspaces, tray, install, upgrade, uninstall, panel, installs: () => person } })
+Object.assign(globalThis, { neutron: { kernel, workspaces, tray, install, upgrade, uninstall, panel, frame, installs: () => person } })
