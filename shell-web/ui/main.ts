@@ -36,7 +36,7 @@ import type { ViewModule, ViewName } from './view.ts'
  * a pane without one says what to do next.
  */
 const VIEWS: Partial<Record<ViewName, ViewModule | undefined>> = {
-  sessions: undefined,
+  sessions: () => import('./sessions/index.ts'),
 
   conversation: undefined,
 

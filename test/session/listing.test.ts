@@ -12,7 +12,7 @@ import { bearer } from '../support/auth.ts'
 import { uniqueName } from '../support/ledger.ts'
 import { waitIdle } from '../support/session.ts'
 
-type Live = { status: string; lastActivityAt: number; approvals: number; agent: string; promptTitle: string | null }
+type Live = { status: string; lastActivityAt: number; approvals: number; agent: string; promptTitle: string | null; lastSequence: number }
 type Listing = { id: string; title: string | null; model: string; createdAt: number; forkedFrom?: string; agent?: string; archived: boolean; live?: Live | null }
 type Page = { items: Listing[]; next: number | null }
 
@@ -111,7 +111,7 @@ describe("the caller's session listing", () => {
     const put = await api(`/v1/sessions/${id}/config`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ permission: { rules: [{ tool: 'bash', action: 'allow' }, { tool: 'bash', match: 'rm *', action: 'ask' }] } }) }, who)
     expect(put.status).toBe(200)
     const before = (await list(who, '?live=true')).items[0]!.live!
-    expect(before).toEqual({ status: 'idle', lastActivityAt: expect.any(Number), approvals: 0, agent: 'default', promptTitle: null })
+    expect(before).toEqual({ status: 'idle', lastActivityAt: expect.any(Number), approvals: 0, agent: 'default', promptTitle: null, lastSequence: expect.any(Number) })
     expect((await postJson(`/v1/sessions/${id}/prompt`, { text: `/tool bash ${JSON.stringify({ command: 'rm notes.txt' })}` }, who)).status).toBe(202)
     await expect.poll(async () => (await list(who, '?live=true')).items[0]!.live, { timeout: 20_000 }).toMatchObject({ status: 'waiting', approvals: 1 })
     const shown = (await list(who, '?live=true')).items[0]!

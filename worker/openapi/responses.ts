@@ -89,13 +89,14 @@ export const SessionListings: Schema = {
               { type: 'null' },
               {
                 type: 'object',
-                required: ['status', 'lastActivityAt', 'approvals', 'agent', 'promptTitle'],
+                required: ['status', 'lastActivityAt', 'approvals', 'agent', 'promptTitle', 'lastSequence'],
                 properties: {
                   status: { enum: ['idle', 'running', 'waiting', 'halted'], description: 'waiting: a permission request waits for the owner' },
                   lastActivityAt: int,
                   approvals: { ...int, description: 'permission requests waiting for the owner' },
                   agent: str,
                   promptTitle: { type: ['string', 'null'] },
+                  lastSequence: { ...int, description: 'the last event folded: later stream events move it on' },
                 },
               },
             ],

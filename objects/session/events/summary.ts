@@ -5,7 +5,7 @@
  * writes nothing for the list.
  *
  * @example
- * summaryOf(state) // { status: 'waiting', lastActivityAt: 1764680000000, approvals: 1, agent: 'default', promptTitle: 'Fix the login bug' }
+ * summaryOf(state) // { status: 'waiting', lastActivityAt: 1764680000000, approvals: 1, agent: 'default', promptTitle: 'Fix the login bug', lastSequence: 42 }
  */
 import type { SessionState } from './projection.ts'
 
@@ -18,11 +18,13 @@ export interface SessionSummary {
   approvals: number
   agent: string
   promptTitle: string | null
+  /** The last event this summary folds: a stream's later events move it on. */
+  lastSequence: number
 }
 
 export function summaryOf(state: SessionState): SessionSummary {
   const approvals = Object.keys(state.asks ?? {}).length
   const busy = state.run !== null || state.loopOpen || state.pending.length > 0
   const status: SessionStatus = approvals > 0 ? 'waiting' : busy ? 'running' : state.halted ? 'halted' : 'idle'
-  return { status, lastActivityAt: state.lastAt || state.createdAt, approvals, agent: state.agent, promptTitle: state.promptTitle ?? null }
+  return { status, lastActivityAt: state.lastAt || state.createdAt, approvals, agent: state.agent, promptTitle: state.promptTitle ?? null, lastSequence: state.lastSeq }
 }
