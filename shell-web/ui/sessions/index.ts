@@ -133,8 +133,15 @@ export const mount: MountView = (container, deps) => {
     if (frame.kind === 'event') apply(eventSeen(state, session, frame.envelope))
   })
   void restart()
+  let shownOnce = false
 
   return {
+    // Coming back to the pane reads the list again, so sessions made elsewhere since are listed
+    // (the frame shows the pane once right after mounting it, which has just read it).
+    show: () => {
+      if (shownOnce) void restart()
+      shownOnce = true
+    },
     unmount() {
       observer.disconnect()
       stop()
