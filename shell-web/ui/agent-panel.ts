@@ -196,13 +196,17 @@ export class AgentPanel {
   }
 
   #signedOut() {
-    const token = h('textarea', { name: 'token', rows: 3, placeholder: 'Paste a bearer JWT from your identity provider' })
+    const token = h('textarea', { name: 'token', rows: 3, placeholder: 'Paste a bearer JWT from your identity provider', 'aria-label': 'Bearer token' })
+    const remember = h('input', { type: 'checkbox', name: 'remember', checked: true })
+    const options = () => ({ remember: remember.checked })
     return [
       h('h2', {}, 'Agent'),
       h('p', { class: 'muted' }, 'Sign in to talk to sessions and let them use the apps you enable.'),
-      h('button', { class: 'primary', 'data-action': 'dev-sign-in', onclick: () => void this.#signIn(() => Connection.devSignIn(location.origin, this.#ended)) }, 'Sign in (local dev identity)'),
+      h('button', { class: 'primary', 'data-action': 'dev-sign-in', onclick: () => void this.#signIn(() => Connection.devSignIn(location.origin, this.#ended, options())) }, 'Sign in (local dev identity)'),
       token,
-      h('button', { 'data-action': 'token-sign-in', onclick: () => void this.#signIn(() => Connection.withToken(location.origin, token.value, this.#ended)) }, 'Use token'),
+      h('div', { class: 'row' },
+        h('button', { 'data-action': 'token-sign-in', onclick: () => void this.#signIn(() => Connection.withToken(location.origin, token.value, this.#ended, options())) }, 'Use token'),
+        h('label', { class: 'remember' }, remember, ' Keep me signed in on this browser')),
       this.#error ? h('p', { class: 'error', role: 'alert' }, this.#error) : null,
     ]
   }
