@@ -94,7 +94,7 @@ export class AgentPanel {
           ...this.sessions.map((s) => h('option', { value: s.id, selected: s.id === open?.id }, s.title ? `${s.title} · ${s.id.slice(0, 8)}` : s.id))),
         h('button', { 'data-action': 'new-session', onclick: () => void this.newSession() }, 'New session')),
       this.#error ? h('p', { class: 'error', role: 'alert' }, this.#error) : '',
-      open ? open.view.root : h('p', { class: 'muted' }, 'No session open.'),
+      open ? open.view.root : h('p', { class: 'muted empty' }, this.sessions.length ? 'No session open: choose one above, or start a New session.' : 'No sessions yet: press New session to start one.'),
     )
     if (open) this.#refresh(open)
   }
