@@ -14,7 +14,6 @@ import { openShell, type Shell } from './support/shell.ts'
 
 const COUNT = 1000
 let shell: Shell
-let token = ''
 let asking = ''
 
 const page = () => shell.page
@@ -22,8 +21,9 @@ const pane = () => page().locator('#pane-sessions')
 const rows = () => pane().locator('li.session-row')
 const row = (id: string) => pane().locator(`li.session-row[data-session="${id}"]`)
 
-/** One API call from the test process with the shell's token. */
+/** One API call from the test process with the shell's current access token (it renews its own). */
 async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const token = await page().evaluate(() => (window as any).neutron.panel.connection.authorization.token as string)
   const res = await fetch(`${shell.dev.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
   return { status: res.status, body: await res.json() }
 }
@@ -41,8 +41,7 @@ async function openList(): Promise<number> {
 beforeAll(async () => {
   shell = await openShell({ demo: false })
   await page().locator('#agent-panel [data-action=dev-sign-in]').click()
-  await page().waitForFunction(() => sessionStorage.getItem('neuron.shell.token'))
-  token = (await page().evaluate(() => sessionStorage.getItem('neuron.shell.token')))!
+  await page().waitForFunction(() => (window as any).neutron.panel.connection?.authorization.token)
   const made = Date.now()
   let next = 0
   const worker = async () => {
