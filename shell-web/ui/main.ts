@@ -23,6 +23,10 @@ import { OfferView } from './offer-view.ts'
 import { PersonInstalls } from './person-installs.ts'
 import { Tray } from './tray.ts'
 import { Workspaces } from './workspace.ts'
+import { mountMemory } from './memory/view.ts'
+import { mountOrchestrations } from './orchestrations/view.ts'
+import { SignedIn } from './signed-in.ts'
+import { viewSlot } from './view-slot.ts'
 import { Connection } from '../agent/connection.ts'
 import { DEMO_APPS } from '../apps/registry.ts'
 import { Kernel } from '../kernel/kernel.ts'
@@ -118,9 +122,16 @@ async function runPersonInstalls() {
   }, skipped)
 }
 
+/** The views that read the API as the signed-in person; a package or memory opens its session in the panel. */
+const signedIn = new SignedIn()
+const views = { signedIn, openSession: (id: string) => void panel!.openSession(id) }
+mountOrchestrations(viewSlot('orchestrations', 'Orchestrations'), views)
+mountMemory(viewSlot('memory', 'Memory'), views)
+
 panel = new AgentPanel(kernel, $('#agent-panel'), {
-  onSignIn: () => runPersonInstalls(),
+  onSignIn: (connection) => (signedIn.set(connection.client), runPersonInstalls()),
   onSignOut(reason) {
+    signedIn.set(undefined)
     kernel.agentMode.clear(reason ? `the sign-in ended: ${reason.code}` : 'signed out')
     kernel.backendConsent.clear()
     person = undefined
