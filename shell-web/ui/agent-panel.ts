@@ -14,7 +14,7 @@
  * new AgentPanel(kernel, document.querySelector('#agent-panel')!, { onSignIn: (c) => runInstallsOf(c), onSignOut: () => teardown(), onRestoreFailed: () => runBuiltIns() })
  */
 import { h, throttled } from './dom.ts'
-import { NeuronApiError, type SessionSocket } from '../../client/index.ts'
+import { NeuronApiError, type SessionSocket, type SocketFrame } from '../../client/index.ts'
 import type { EndedReason } from '../agent/authorization.ts'
 import { HostBridge } from '../agent/bridge.ts'
 import { Connection } from '../agent/connection.ts'
@@ -22,6 +22,7 @@ import { PermissionRequests } from '../agent/permissions.ts'
 import { Transcript } from '../agent/transcript.ts'
 import type { Kernel } from '../kernel/kernel.ts'
 import { PermissionCards } from './permission-cards.ts'
+import type { SessionEvents } from './view.ts'
 
 /** The session this tab shows, kept beside the token (connection.ts) so a reload reopens it. */
 const OPEN_KEY = 'neuron.shell.session'
@@ -53,6 +54,17 @@ export class AgentPanel {
   /** The identity's sessions, as last listed. */
   sessions: { id: string; title: string | null }[] = []
   #error = ''
+  #listeners = new Set<(session: string, frame: SocketFrame) => void>()
+  /** The open session and its frames, as the shell's views see them (view.ts). */
+  readonly events: SessionEvents = ((panel: AgentPanel) => ({
+    get current() {
+      return panel.open?.id ?? null
+    },
+    open: (session: string) => panel.openSession(session),
+    close: () => void panel.openSession(''),
+    subscribe: (listener: (session: string, frame: SocketFrame) => void) => (panel.#listeners.add(listener), () => void panel.#listeners.delete(listener)),
+    socket: () => panel.open?.socket,
+  }))(this)
   /** Frames arrive fast: redraw the open session at most every 30 ms, without rebuilding the panel. */
   #render = throttled(() => (this.open ? this.#refresh(this.open) : this.render()), 30)
 
@@ -121,6 +133,7 @@ export class AgentPanel {
       try {
         for await (const frame of socket.frames()) {
           if (this.open !== open) return
+          for (const listener of this.#listeners) listener(id, frame)
           if (frame.kind === 'open') open.state = 'connected'
           if (frame.kind === 'replay-end') open.state = 'live'
           if (open.bridge.handle(frame)) continue

@@ -1,6 +1,7 @@
 /**
- * The trusted shell page: the kernel plus the UI that draws workspaces, the
- * tray, grants, installs and the audit log. `window.neutron` is the devtools
+ * The trusted shell page: the kernel plus the frame (frame.ts: navigation, panes, the Developer
+ * drawer) and the views mounted into it (view.ts), the workspaces of app tiles, the tray, grants,
+ * installs and the audit log. `window.neutron` is the devtools
  * handle to the kernel; app frames are cross-origin (opaque) and cannot reach it.
  *
  * Whose apps run: signed out, the built-in demo apps only (unless `?demo=0`: tests and
@@ -23,13 +24,26 @@ import { OfferView } from './offer-view.ts'
 import { PersonInstalls } from './person-installs.ts'
 import { Tray } from './tray.ts'
 import { Workspaces } from './workspace.ts'
-import { mountMemory } from './memory/view.ts'
-import { mountOrchestrations } from './orchestrations/view.ts'
-import { SignedIn } from './signed-in.ts'
-import { viewSlot } from './view-slot.ts'
 import { Connection } from '../agent/connection.ts'
 import { DEMO_APPS } from '../apps/registry.ts'
 import { Kernel } from '../kernel/kernel.ts'
+import { Frame } from './frame.ts'
+import type { ViewModule, ViewName } from './view.ts'
+
+/**
+ * The views mounted into the frame's panes when the person signs in (view.ts: each module exports
+ * `mount(container, deps)`). One line each, e.g. `sessions: () => import('./sessions/index.ts'),`;
+ * a pane without one says what to do next.
+ */
+const VIEWS: Partial<Record<ViewName, ViewModule | undefined>> = {
+  sessions: undefined,
+
+  conversation: undefined,
+
+  orchestrations: () => import('./orchestrations/index.ts'),
+
+  memory: () => import('./memory/index.ts'),
+}
 
 const $ = <T extends HTMLElement>(selector: string) => document.querySelector<T>(selector)!
 const demos = new URLSearchParams(location.search).get('demo') !== '0'
@@ -122,16 +136,11 @@ async function runPersonInstalls() {
   }, skipped)
 }
 
-/** The views that read the API as the signed-in person; a package or memory opens its session in the panel. */
-const signedIn = new SignedIn()
-const views = { signedIn, openSession: (id: string) => void panel!.openSession(id) }
-mountOrchestrations(viewSlot('orchestrations', 'Orchestrations'), views)
-mountMemory(viewSlot('memory', 'Memory'), views)
-
+let frame: Frame | undefined
 panel = new AgentPanel(kernel, $('#agent-panel'), {
-  onSignIn: (connection) => (signedIn.set(connection.client), runPersonInstalls()),
+  onSignIn: (connection) => (frame?.signedIn(connection.client, connection.me), runPersonInstalls()),
   onSignOut(reason) {
-    signedIn.set(undefined)
+    frame?.signedOut()
     kernel.agentMode.clear(reason ? `the sign-in ended: ${reason.code}` : 'signed out')
     kernel.backendConsent.clear()
     person = undefined
@@ -141,7 +150,8 @@ panel = new AgentPanel(kernel, $('#agent-panel'), {
   },
   onRestoreFailed: () => runBuiltIns(),
 })
+frame = new Frame(document, VIEWS, panel.events)
 if (!Connection.remembered()) runBuiltIns()
 renderChrome()
 
-Object.assign(globalThis, { neutron: { kernel, workspaces, tray, install, upgrade, uninstall, panel, installs: () => person } })
+Object.assign(globalThis, { neutron: { kernel, workspaces, tray, install, upgrade, uninstall, panel, frame, installs: () => person } })

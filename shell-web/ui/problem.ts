@@ -1,6 +1,5 @@
 /**
- * The page a view shows instead of its content when it cannot show it: signed out, an unknown
- * id, a refusal. It says what happened and what to do, and offers no action that cannot work.
+ * The page a view shows instead of its content when it cannot show it: an unknown id, a refusal. It says what happened and what to do, and offers no action that cannot work.
  *
  * @example
  * root.replaceChildren(problemPage(problemOf(error, 'orchestration', id), h('a', { href: '#orchestrations' }, 'All orchestrations')))
@@ -14,9 +13,6 @@ export interface Problem {
   /** The server's code, when it answered one. */
   code?: string
 }
-
-/** Signed out: the views read the API as the signed-in person. */
-export const SIGNED_OUT: Problem = { title: 'Not signed in', text: 'Sign in (in the Agent panel) to see this.' }
 
 /** What an error reading `what` named `id` means to the person. */
 export function problemOf(error: unknown, what: string, id: string): Problem {

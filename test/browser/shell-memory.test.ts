@@ -8,6 +8,7 @@
 import { join, resolve } from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { devToken } from '../support/wrangler.ts'
 import { axeCheck } from './support/axe.ts'
 import { tabTo as tabToOn } from './support/keyboard.ts'
 import { openShell, type Shell } from './support/shell.ts'
@@ -18,7 +19,7 @@ let shell: Shell
 let page: Page
 let token: string
 const tabTo = (selector: string) => tabToOn(page, selector)
-const view = () => page.locator('#memory-view')
+const view = () => page.locator('#pane-memory')
 
 beforeAll(async () => {
   shell = await openShell({ demo: false })
@@ -37,12 +38,14 @@ const api = async (path: string, body?: unknown) =>
 
 describe('the memory view in the shell', () => {
   it('signed out says so; signed in, an empty memory says what to do', async () => {
-    await page.evaluate(() => (location.hash = '#memory'))
-    await view().locator('[data-problem]').waitFor()
+    await tabTo('#nav [data-nav=memory]')
+    await page.keyboard.press('Enter')
+    await expect.poll(() => view().textContent()).toContain('Sign in to browse what your agents remember')
     expect(await view().locator('button, input').count()).toBe(0)
     await page.click('[data-action="dev-sign-in"]')
     await page.waitForFunction(() => (window as any).neutron.panel.connection, undefined, { timeout: 30_000 })
-    token = (await page.evaluate(() => sessionStorage.getItem('neuron.shell.token')))!
+    // The shell's one-click identity is the dev person `npm run -s token` signs for.
+    token = await devToken('dev')
     await expect.poll(() => view().locator('[data-memory-status]').textContent()).toContain('No memories yet')
   })
 
@@ -53,27 +56,27 @@ describe('the memory view in the shell', () => {
     await api('/v1/sessions/monday/prompt', { text: '/tool memory_remember {"text":"the deploy window is Thursday 14:00 UTC"}' })
     await expect.poll(async () => ((await (await api('/v1/memory/recall', { query: 'deploy window' })).json()) as { items: unknown[] }).items.length, { timeout: 30_000 }).toBe(1)
 
-    await tabTo('#memory-view [data-action=browse]')
+    await tabTo('#pane-memory [data-action=browse]')
     await page.keyboard.press('Enter')
     await expect.poll(() => view().locator('li.memory').count()).toBe(3)
     const pinned = view().locator('li.memory[data-type=pins]')
     expect(await pinned.locator('.text').textContent()).toBe('Ada prefers metric units')
-    expect(await pinned.textContent()).toContain('Remembered through the API by')
+    expect(await pinned.textContent()).toContain('Remembered through the API by you')
     const agents = view().locator('li.memory', { hasText: 'deploy window' })
     expect(await agents.textContent()).toContain('Remembered by an agent in session monday')
     // Its source, the monday conversation, resolves to the session too.
     await agents.locator('[data-source="node.conversation.monday"] button[data-session=monday]').waitFor()
-    expect(await axeCheck(page, '#memory-view').then((r) => r.blocking)).toEqual([])
+    expect(await axeCheck(page, '#pane-memory').then((r) => r.blocking)).toEqual([])
     await page.screenshot({ path: join(DOCS, 'shell-memory.png') })
 
-    await tabTo('#memory-view li.memory button[data-action=open-session][data-session=monday]')
+    await tabTo('#pane-memory li.memory button[data-action=open-session][data-session=monday]')
     await page.keyboard.press('Enter')
-    await page.waitForFunction(() => (window as any).neutron.panel.open?.id === 'monday')
+    await page.waitForFunction(() => (window as any).neutron.panel.open?.id === 'monday' && location.hash === '#/conversation/monday')
   })
 
   it('recalls by words, best first', async () => {
-    await page.evaluate(() => (location.hash = '#memory'))
-    await tabTo('#memory-view input[type=search]')
+    await page.evaluate(() => (location.hash = '#/memory'))
+    await tabTo('#pane-memory input[type=search]')
     await page.keyboard.type('metric units')
     await page.keyboard.press('Enter')
     await expect.poll(() => view().locator('[data-memory-status]').textContent()).toContain('1 recalled for “metric units”')
@@ -86,11 +89,11 @@ describe('the memory view in the shell', () => {
   })
 
   it('forget asks for a reason first: kept, nothing changes; confirmed, recall no longer returns it', async () => {
-    await tabTo('#memory-view [data-action=browse]')
+    await tabTo('#pane-memory [data-action=browse]')
     await page.keyboard.press('Enter')
     await expect.poll(() => view().locator('li.memory').count()).toBe(3)
     const staging = 'button[data-action=forget][aria-label^="Forget: The staging database"]'
-    await tabTo(`#memory-view ${staging}`)
+    await tabTo(`#pane-memory ${staging}`)
     await page.keyboard.press('Enter')
     await page.locator('dialog.confirm[open]').waitFor()
     expect(await axeCheck(page, 'dialog.confirm').then((r) => r.blocking)).toEqual([])
@@ -99,7 +102,7 @@ describe('the memory view in the shell', () => {
     const memoryNode = async () => ((await (await api('/v1/graph/nodes/node.memory.main')).json()) as { history: { retired: { reason: string } | null }[] }).history
     expect((await memoryNode()).some((e) => e.retired)).toBe(false)
 
-    await tabTo(`#memory-view ${staging}`)
+    await tabTo(`#pane-memory ${staging}`)
     await page.keyboard.press('Enter')
     await page.locator('dialog.confirm[open] input[name=reason]').fill('the rebuild moved to Saturdays')
     await page.locator('dialog.confirm[open] [data-action=confirm]').focus()

@@ -22,7 +22,7 @@ let shell: Shell
 let page: Page
 let token: string
 const tabTo = (selector: string) => tabToOn(page, selector)
-const view = () => page.locator('#orchestrations-view')
+const view = () => page.locator('#pane-orchestrations')
 
 beforeAll(async () => {
   shell = await openShell({ demo: false })
@@ -39,22 +39,23 @@ const work = (name: string, slowMs: number) =>
   [`/beat declare /tool declare {"writes":["file:${name}"]}`, ...(slowMs ? [`/beat execute /slow ${slowMs}`, '/beat execute /tokens 200'] : []), `/beat execute /tool report {"result":"${name} done"}`].join('\n')
 
 async function expectNoBlockingViolations(): Promise<void> {
-  const report = await axeCheck(page, '#orchestrations-view')
+  const report = await axeCheck(page, '#pane-orchestrations')
   expect(report.blocking).toEqual([])
   expect(report.passes).toBeGreaterThan(0)
 }
 
 describe('the orchestrations view in the shell', () => {
   it('signed out says so and offers nothing; signed in, an empty list says what to do', async () => {
-    await tabTo('a.view-link[data-view=orchestrations]')
+    await tabTo('#nav [data-nav=orchestrations]')
     await page.keyboard.press('Enter')
-    await view().locator('[data-problem]').waitFor()
-    expect(await view().textContent()).toContain('Not signed in')
+    await page.waitForFunction(() => location.hash === '#/orchestrations')
+    await expect.poll(() => view().textContent()).toContain('Sign in to follow your orchestrations')
     expect(await view().locator('button, a').count()).toBe(0)
 
     await page.click('[data-action="dev-sign-in"]')
     await page.waitForFunction(() => (window as any).neutron.panel.connection, undefined, { timeout: 30_000 })
-    token = (await page.evaluate(() => sessionStorage.getItem('neuron.shell.token')))!
+    // The shell's one-click identity is the dev person `npm run -s token` signs for.
+    token = await devToken('dev')
     await view().locator('[data-empty=orchestrations]').waitFor()
     expect(await view().textContent()).toContain('npx neuron run docs/examples/plan.json')
     await expectNoBlockingViolations()
@@ -69,12 +70,12 @@ describe('the orchestrations view in the shell', () => {
 
     await tabTo('li[data-orchestration=example] a')
     await page.keyboard.press('Enter')
-    await page.waitForFunction(() => location.hash === '#orchestrations/example')
+    await page.waitForFunction(() => location.hash === '#/orchestrations/example')
     await view().locator('g.package[data-package=d]').waitFor()
     expect(await view().locator('g.package').count()).toBe(4)
     expect(await view().locator('line.edge').count()).toBe(4)
     // Live: the decision stream moves every package to reported without a reload.
-    await page.waitForSelector('#orchestrations-view [data-orchestration=status][data-status=completed]', { timeout: 60_000 })
+    await page.waitForSelector('#pane-orchestrations [data-orchestration=status][data-status=completed]', { timeout: 60_000 })
     await expect.poll(() => view().locator('g.package[data-beat=reported]').count(), { timeout: 30_000 }).toBe(4)
     expect(await view().locator('[data-action=cancel]').isDisabled()).toBe(true)
     // Polled: a rect replaced between the lookup and the evaluate is detached, whose style reads ''.
@@ -86,7 +87,7 @@ describe('the orchestrations view in the shell', () => {
     const agent = session.packages.find((p) => p.id === 'b')!.session!
     await tabTo(`tr[data-package=b] button[data-action=open-session]`)
     await page.keyboard.press('Enter')
-    await page.waitForFunction((id) => (window as any).neutron.panel.open?.id === id, agent)
+    await page.waitForFunction((id) => (window as any).neutron.panel.open?.id === id && location.hash === `#/conversation/${id}`, agent)
     await page.locator(`#agent-panel [data-session="${agent}"] li.line`).first().waitFor({ timeout: 30_000 })
   })
 
@@ -98,14 +99,14 @@ describe('the orchestrations view in the shell', () => {
       { id: 'd', needs: ['b', 'c'], instructions: work('d', 0) },
     ]
     expect((await api('/v1/orchestrations', { method: 'POST', body: JSON.stringify({ id: 'view-demo', goal: 'Draw me', plan }) })).status).toBe(201)
-    await page.evaluate(() => (location.hash = '#orchestrations/view-demo'))
-    await page.waitForSelector('#orchestrations-view g.package[data-package=b][data-beat=executing]', { timeout: 30_000 })
+    await page.evaluate(() => (location.hash = '#/orchestrations/view-demo'))
+    await page.waitForSelector('#pane-orchestrations g.package[data-package=b][data-beat=executing]', { timeout: 30_000 })
     await expect.poll(() => view().locator('[data-orchestration=burn]').textContent()).toMatch(/^[1-9]\d* tokens/)
     await expectNoBlockingViolations()
     await page.screenshot({ path: join(DOCS, 'shell-orchestrations.png') })
     const control = async () => ((await (await api('/v1/orchestrations/view-demo/history?address=control')).json()) as { items: { payload: { reason: string } }[] }).items
 
-    await tabTo('#orchestrations-view [data-action=cancel]')
+    await tabTo('#pane-orchestrations [data-action=cancel]')
     await page.keyboard.press('Enter')
     await page.locator('dialog.confirm[open]').waitFor()
     // The safe answer has the focus: Enter keeps the run going.
@@ -114,12 +115,12 @@ describe('the orchestrations view in the shell', () => {
     expect(await control()).toEqual([])
     expect(await view().locator('[data-orchestration=status]').getAttribute('data-status')).toBe('running')
 
-    await tabTo('#orchestrations-view [data-action=cancel]')
+    await tabTo('#pane-orchestrations [data-action=cancel]')
     await page.keyboard.press('Enter')
     await page.locator('dialog.confirm[open]').waitFor()
     await page.keyboard.press('Shift+Tab')
     await page.keyboard.press('Enter')
-    await page.waitForSelector('#orchestrations-view [data-orchestration=status][data-status=cancelled]', { timeout: 30_000 })
+    await page.waitForSelector('#pane-orchestrations [data-orchestration=status][data-status=cancelled]', { timeout: 30_000 })
     await expect.poll(() => view().locator('g.package[data-beat=cancelled]').count()).toBe(3)
     expect(await view().locator('[data-action=cancel]').isDisabled()).toBe(true)
     expect((await control()).map((e) => e.payload.reason)).toEqual(['cancelled from the shell'])
@@ -130,15 +131,15 @@ describe('the orchestrations view in the shell', () => {
     const stranger = await devToken('stranger')
     expect((await api('/v1/orchestrations', { method: 'POST', body: JSON.stringify({ id: 'not-yours', ...EXAMPLE_PLAN }) }, stranger)).status).toBe(201)
     for (const id of ['no-such-run', 'not-yours']) {
-      await page.evaluate((id) => (location.hash = `#orchestrations/${id}`), id)
+      await page.evaluate((id) => (location.hash = `#/orchestrations/${id}`), id)
       await view().locator('[data-problem=ORCHESTRATION_NOT_FOUND]').waitFor()
       expect(await view().textContent()).toContain(`No orchestration “${id}”`)
       expect(await view().locator('button').count()).toBe(0)
-      expect(await view().locator('a').getAttribute('href')).toBe('#orchestrations')
+      expect(await view().locator('a').getAttribute('href')).toBe('#/orchestrations')
     }
     await expectNoBlockingViolations()
     // Nobody else's orchestration is listed.
-    await page.evaluate(() => (location.hash = '#orchestrations'))
+    await page.evaluate(() => (location.hash = '#/orchestrations'))
     await view().locator('li[data-orchestration=view-demo]').waitFor()
     expect(await view().locator('li[data-orchestration=not-yours]').count()).toBe(0)
     expect(shell.errors).toEqual([])

@@ -4,7 +4,7 @@
  * asks for a reason first.
  *
  * @example
- * list.append(memoryCard(memory, { client, openSession, forget: (m) => forgetFlow(m) }))
+ * list.append(memoryCard(memory, { client, me: deps.me.id, openSession, forget: (m) => forgetFlow(m) }))
  */
 import type { NeuronClient } from '../../../client/index.ts'
 import { h } from '../dom.ts'
@@ -12,6 +12,8 @@ import { conversationSession, type Memory, sessionOf } from './memories.ts'
 
 export interface CardDeps {
   client: NeuronClient
+  /** The signed-in person's id: their own memories say "you". */
+  me: string
   openSession(id: string): void
   forget(memory: Memory): void
 }
@@ -23,7 +25,7 @@ export function memoryCard(memory: Memory, deps: CardDeps): HTMLElement {
   const pinned = memory.edge.type === 'pins'
   const session = sessionOf(memory)
   const sources = h('ul', { class: 'sources', 'aria-label': 'Where it came from' },
-    session ? h('li', {}, 'Remembered by an agent in ', sessionButton(session, deps)) : h('li', {}, `Remembered through the API by ${memory.edge.author}`),
+    session ? h('li', {}, 'Remembered by an agent in ', sessionButton(session, deps)) : h('li', {}, `Remembered through the API by ${memory.edge.author === deps.me ? 'you' : memory.edge.author}`),
     ...memory.sources.map((address, i) => source(address, i < RESOLVED_SOURCES, deps)))
   return h('li', { class: 'memory', 'data-memory': memory.address, 'data-type': memory.edge.type },
     h('p', { class: 'text' }, memory.text),

@@ -1,5 +1,5 @@
 /**
- * One orchestration inside the shell (`#orchestrations/<id>`): its DAG coloured by beat with live
+ * One orchestration inside the shell (`#/orchestrations/<id>`): its DAG coloured by beat with live
  * burn, a table of its packages (each with a session opens its agent's conversation), and cancel,
  * which asks first. It redraws from the orchestration's view whenever its decision stream says
  * something happened: the view is the fold, so a reconnect shows what a never-disconnected page
@@ -10,10 +10,11 @@
  */
 import type { NeuronClient, OrchestrationView } from '../../../client/index.ts'
 import { h } from '../dom.ts'
+import { hashOf } from '../frame.ts'
 import { confirmDialog, problemOf, problemPage } from '../problem.ts'
 import { drawGraph, graphElement } from './graph.ts'
 
-const back = () => h('a', { href: '#orchestrations', class: 'back' }, '← All orchestrations')
+const back = () => h('a', { href: hashOf({ view: 'orchestrations' }), class: 'back' }, '← All orchestrations')
 
 /** Shows orchestration `id` in `root` and follows it; returns the function that stops following. */
 export function showOrchestration(root: HTMLElement, client: NeuronClient, id: string, openSession: (session: string) => void): () => void {
@@ -55,7 +56,7 @@ export function showOrchestration(root: HTMLElement, client: NeuronClient, id: s
         h('td', {}, pkg.attempts > 1 ? `${pkg.beat} (attempt ${pkg.attempts})` : pkg.beat, pkg.reason ? h('span', { class: 'muted' }, ` — ${pkg.reason}`) : null),
         h('td', {}, pkg.burn.tokens),
         h('td', {}, pkg.session
-          ? h('button', { 'data-action': 'open-session', 'data-session': pkg.session, 'aria-label': `Open the session of package ${pkg.id}`, onclick: () => open(pkg) }, pkg.profile === 'default' ? 'Open session' : `Open ${pkg.profile} session`)
+          ? h('button', { 'data-action': 'open-session', 'data-session': pkg.session, onclick: () => open(pkg) }, pkg.profile === 'default' ? 'Open session' : `Open ${pkg.profile} session`)
           : h('span', { class: 'muted' }, pkg.inline ? `inline: ${pkg.inline}` : 'not started')))))
   }
   /** A failure before anything was drawn replaces the page; later ones (a dropped stream) are retried by `follow`. */

@@ -1,5 +1,5 @@
 /**
- * The person's orchestrations (`#orchestrations`): a page at a time from `GET /v1/orchestrations`,
+ * The person's orchestrations (`#/orchestrations`): a page at a time from `GET /v1/orchestrations`,
  * each with its live status, package count and burn read from its view, and a link to its DAG.
  *
  * @example
@@ -7,6 +7,7 @@
  */
 import type { NeuronClient, OrchestrationListing, OrchestrationView } from '../../../client/index.ts'
 import { h } from '../dom.ts'
+import { hashOf } from '../frame.ts'
 import { problemOf, problemPage } from '../problem.ts'
 
 /** Listings shown per page (each reads one view). */
@@ -38,7 +39,7 @@ export async function showOrchestrationList(root: HTMLElement, client: NeuronCli
 function row(listed: OrchestrationListing, view: OrchestrationView | undefined): HTMLElement {
   const status = view?.status ?? 'unknown'
   return h('li', { 'data-orchestration': listed.id },
-    h('a', { href: `#orchestrations/${encodeURIComponent(listed.id)}` }, listed.goal || listed.id),
+    h('a', { href: hashOf({ view: 'orchestrations', orchestration: listed.id }) }, listed.goal || listed.id),
     h('span', { class: 'status', 'data-status': status }, status),
     h('span', { class: 'muted' }, view ? `${view.packages.length} packages · ${view.burn.tokens} tokens · ` : '', new Date(listed.createdAt).toLocaleString()))
 }

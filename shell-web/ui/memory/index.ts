@@ -1,46 +1,29 @@
 /**
- * The memory view (`#memory`): the signed-in person's memories, a page at a time, a recall search,
- * and Forget with a reason (asked for in a confirmation; the graph's history keeps the memory and
- * the reason, recall never returns it again). Signed out it says so.
+ * The memory view (view.ts, `#/memory`): the signed-in person's memories, a page at a time, a
+ * recall search, and Forget with a reason (asked for in a confirmation; the graph's history keeps
+ * the memory and the reason, recall never returns it again). A memory's session opens in the
+ * conversation pane.
  *
  * @example
- * mountMemory(viewSlot('memory', 'Memory'), { signedIn, openSession })
+ * // main.ts, in VIEWS:  memory: () => import('./memory/index.ts'),
  */
 import type { NeuronClient } from '../../../client/index.ts'
 import { h } from '../dom.ts'
-import { confirmDialog, problemOf, problemPage, SIGNED_OUT } from '../problem.ts'
-import type { ViewDeps } from '../signed-in.ts'
-import { routeOf } from '../view-slot.ts'
+import { confirmDialog, problemOf, problemPage } from '../problem.ts'
+import type { MountView } from '../view.ts'
 import { memoryCard } from './card.ts'
 import { browseMemories, type Memory, recallMemories } from './memories.ts'
 
-export function mountMemory(container: HTMLElement, deps: ViewDeps): void {
-  let shown: NeuronClient | null | undefined = null
-  const render = () => {
-    if (routeOf('memory') === undefined) {
-      shown = null
-      return container.replaceChildren()
-    }
-    const client = deps.signedIn.client
-    if (client === shown) return
-    shown = client
-    if (!client) return container.replaceChildren(problemPage(SIGNED_OUT))
-    showMemory(container, client, deps.openSession)
-  }
-  addEventListener('hashchange', render)
-  deps.signedIn.watch(() => {
-    shown = null
-    render()
-  })
-  render()
+export const mount: MountView = (container, deps) => {
+  showMemory(container, deps.client, deps.me.id, (session) => deps.navigate({ view: 'conversation', session }))
 }
 
-function showMemory(root: HTMLElement, client: NeuronClient, openSession: (id: string) => void): void {
+function showMemory(root: HTMLElement, client: NeuronClient, me: string, openSession: (id: string) => void): void {
   const list = h('ul', { class: 'memories', 'aria-live': 'polite' })
   const more = h('button', { 'data-action': 'more', hidden: true }, 'Show more')
   const status = h('p', { class: 'muted', 'data-memory-status': '' })
   const query = h('input', { type: 'search', name: 'recall', 'aria-label': 'Recall memories about', placeholder: 'Recall memories about…' })
-  const cardDeps = { client, openSession, forget: (memory: Memory) => void forget(memory) }
+  const cardDeps = { client, me, openSession, forget: (memory: Memory) => void forget(memory) }
   let after = 0
   let mode: 'browse' | 'recall' = 'browse'
 
