@@ -130,9 +130,9 @@ describe('the orchestrations view in the shell', () => {
   it("an unknown id or someone else's orchestration is a page that says so, with no live buttons", async () => {
     const stranger = await devToken('stranger')
     expect((await api('/v1/orchestrations', { method: 'POST', body: JSON.stringify({ id: 'not-yours', ...EXAMPLE_PLAN }) }, stranger)).status).toBe(201)
-    for (const id of ['no-such-run', 'not-yours']) {
-      await page.evaluate((id) => (location.hash = `#/orchestrations/${id}`), id)
-      await view().locator('[data-problem=ORCHESTRATION_NOT_FOUND]').waitFor()
+    for (const [id, code] of [['no-such-run', 'ORCHESTRATION_NOT_FOUND'], ['not-yours', 'ORCHESTRATION_NOT_FOUND'], ['not valid!', 'INVALID_ORCHESTRATION_ID']] as const) {
+      await page.evaluate((id) => (location.hash = `#/orchestrations/${encodeURIComponent(id)}`), id)
+      await view().locator(`[data-problem=${code}]`).waitFor()
       expect(await view().textContent()).toContain(`No orchestration “${id}”`)
       expect(await view().locator('button').count()).toBe(0)
       expect(await view().locator('a').getAttribute('href')).toBe('#/orchestrations')
@@ -142,6 +142,13 @@ describe('the orchestrations view in the shell', () => {
     await page.evaluate(() => (location.hash = '#/orchestrations'))
     await view().locator('li[data-orchestration=view-demo]').waitFor()
     expect(await view().locator('li[data-orchestration=not-yours]').count()).toBe(0)
+    // At 360 px the page does not scroll sideways: a wide plan scrolls inside its own box.
+    await page.setViewportSize({ width: 360, height: 740 })
+    await page.evaluate(() => (location.hash = '#/orchestrations/view-demo'))
+    await view().locator('g.package[data-package=d]').waitFor()
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360)
+    await page.screenshot({ path: join(ARTIFACTS, 'shell-orchestration-360.png') })
+    await page.setViewportSize({ width: 1400, height: 900 })
     expect(shell.errors).toEqual([])
   })
 })
