@@ -7,8 +7,8 @@
  * the tools of apps the person enabled in Agent Mode. Signing out — by the
  * person, or on its own when the token expires or the server refuses it —
  * closes the socket and tears every app down (`onSignOut`); the panel then says why.
- * A reload in this tab signs back in and reopens the session it showed, whose replay brings back
- * its transcript and the permission requests still waiting.
+ * A reload signs back in from the lasting sign-in (connection.ts) and reopens the session this tab
+ * showed, whose replay brings back its transcript and the permission requests still waiting.
  *
  * @example
  * new AgentPanel(kernel, document.querySelector('#agent-panel')!, { onSignIn: (c) => runInstallsOf(c), onSignOut: () => teardown(), onRestoreFailed: () => runBuiltIns() })
@@ -74,8 +74,7 @@ export class AgentPanel {
     private readonly hooks: PanelHooks,
   ) {
     this.render()
-    const kept = Connection.remembered()
-    if (kept) void this.#signIn(() => Connection.withToken(location.origin, kept, this.#ended), true)
+    if (Connection.remembered()) void this.#signIn(() => Connection.restore(location.origin, this.#ended), true)
   }
 
   /** The sign-in ended on its own (the token expired, the server refused it): sign out, saying why. */
@@ -214,7 +213,7 @@ export class AgentPanel {
         this.connection = await connect()
       } catch (error) {
         if (restoring) {
-          Connection.forget()
+          Connection.forget({ revoke: false })
           this.hooks.onRestoreFailed()
         }
         throw error

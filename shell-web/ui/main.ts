@@ -22,6 +22,7 @@ import { demosInstalledFor, forgetStoredInstalls, markDemosInstalled } from './i
 import { InstallsView } from './installs-view.ts'
 import { OfferView } from './offer-view.ts'
 import { PersonInstalls } from './person-installs.ts'
+import { loadLayout, saveLayout } from './tile-layout.ts'
 import { Tray } from './tray.ts'
 import { Workspaces } from './workspace.ts'
 import { Connection } from '../agent/connection.ts'
@@ -132,7 +133,11 @@ async function runPersonInstalls() {
       await person!.installDemos()
       markDemosInstalled(localStorage, connection.me.id)
     }
-    openDemoTiles()
+    // The tiles the person had open here (a reload, a sign-in again), else the demo tiles.
+    const kept = loadLayout(localStorage, connection.me.id)
+    if (!kept || !workspaces!.restore(kept)) openDemoTiles()
+    workspaces!.onLayout = (layout) => saveLayout(localStorage, connection.me.id, layout)
+    saveLayout(localStorage, connection.me.id, workspaces!.layout())
   }, skipped)
 }
 
@@ -141,6 +146,7 @@ panel = new AgentPanel(kernel, $('#agent-panel'), {
   onSignIn: (connection) => (frame?.signedIn(connection.client, connection.me), runPersonInstalls()),
   onSignOut(reason) {
     frame?.signedOut()
+    workspaces!.onLayout = () => {}
     kernel.agentMode.clear(reason ? `the sign-in ended: ${reason.code}` : 'signed out')
     kernel.backendConsent.clear()
     person = undefined
