@@ -125,6 +125,10 @@ describe('the orchestrations view in the shell', () => {
     expect(await view().locator('[data-action=cancel]').isDisabled()).toBe(true)
     expect((await control()).map((e) => e.payload.reason)).toEqual(['cancelled from the shell'])
     await page.screenshot({ path: join(ARTIFACTS, 'shell-orchestration-cancelled.png') })
+    // A reload lands on the same orchestration, still signed in, with no token in the URL.
+    await page.reload()
+    await page.waitForSelector('#pane-orchestrations [data-orchestration=status][data-status=cancelled]', { timeout: 30_000 })
+    expect(page.url()).not.toContain('token')
   })
 
   it("an unknown id or someone else's orchestration is a page that says so, with no live buttons", async () => {
