@@ -19,6 +19,8 @@ let shell: Shell
 let page: Page
 let token: string
 const tabTo = (selector: string) => tabToOn(page, selector)
+/** The view reads several API calls per page: a loaded machine needs more than the default second. */
+const POLL = { timeout: 15_000 }
 const view = () => page.locator('#pane-memory')
 
 beforeAll(async () => {
@@ -40,13 +42,13 @@ describe('the memory view in the shell', () => {
   it('signed out says so; signed in, an empty memory says what to do', async () => {
     await tabTo('#nav [data-nav=memory]')
     await page.keyboard.press('Enter')
-    await expect.poll(() => view().textContent()).toContain('Sign in to browse what your agents remember')
+    await expect.poll(() => view().textContent(), POLL).toContain('Sign in to browse what your agents remember')
     expect(await view().locator('button, input').count()).toBe(0)
     await page.click('[data-action="dev-sign-in"]')
     await page.waitForFunction(() => (window as any).neutron.panel.connection, undefined, { timeout: 30_000 })
     // The shell's one-click identity is the dev person `npm run -s token` signs for.
     token = await devToken('dev')
-    await expect.poll(() => view().locator('[data-memory-status]').textContent()).toContain('No memories yet')
+    await expect.poll(() => view().locator('[data-memory-status]').textContent(), POLL).toContain('No memories yet')
   })
 
   it('browses memories with where each came from, and an agent memory opens its session', async () => {
@@ -58,7 +60,7 @@ describe('the memory view in the shell', () => {
 
     await tabTo('#pane-memory [data-action=browse]')
     await page.keyboard.press('Enter')
-    await expect.poll(() => view().locator('li.memory').count()).toBe(3)
+    await expect.poll(() => view().locator('li.memory').count(), POLL).toBe(3)
     const pinned = view().locator('li.memory[data-type=pins]')
     expect(await pinned.locator('.text').textContent()).toBe('Ada prefers metric units')
     expect(await pinned.textContent()).toContain('Remembered through the API by you')
@@ -79,19 +81,19 @@ describe('the memory view in the shell', () => {
     await tabTo('#pane-memory input[type=search]')
     await page.keyboard.type('metric units')
     await page.keyboard.press('Enter')
-    await expect.poll(() => view().locator('[data-memory-status]').textContent()).toContain('1 recalled for “metric units”')
+    await expect.poll(() => view().locator('[data-memory-status]').textContent(), POLL).toContain('1 recalled for “metric units”')
     expect(await view().locator('li.memory .text').allTextContents()).toEqual(['Ada prefers metric units'])
     await page.keyboard.press('Control+A')
     await page.keyboard.type('nothing like this')
     await page.keyboard.press('Enter')
-    await expect.poll(() => view().locator('[data-memory-status]').textContent()).toContain('Nothing recalled')
+    await expect.poll(() => view().locator('[data-memory-status]').textContent(), POLL).toContain('Nothing recalled')
     expect(await view().locator('li.memory').count()).toBe(0)
   })
 
   it('forget asks for a reason first: kept, nothing changes; confirmed, recall no longer returns it', async () => {
     await tabTo('#pane-memory [data-action=browse]')
     await page.keyboard.press('Enter')
-    await expect.poll(() => view().locator('li.memory').count()).toBe(3)
+    await expect.poll(() => view().locator('li.memory').count(), POLL).toBe(3)
     const staging = 'button[data-action=forget][aria-label^="Forget: The staging database"]'
     await tabTo(`#pane-memory ${staging}`)
     await page.keyboard.press('Enter')
@@ -107,10 +109,24 @@ describe('the memory view in the shell', () => {
     await page.locator('dialog.confirm[open] input[name=reason]').fill('the rebuild moved to Saturdays')
     await page.locator('dialog.confirm[open] [data-action=confirm]').focus()
     await page.keyboard.press('Enter')
-    await expect.poll(() => view().locator('li.memory').count()).toBe(2)
+    await expect.poll(() => view().locator('li.memory').count(), POLL).toBe(2)
     expect(await view().locator('li.memory:has-text("staging database")').count()).toBe(0)
     expect(((await (await api('/v1/memory/recall', { query: 'staging database' })).json()) as { items: unknown[] }).items).toEqual([])
     expect((await memoryNode()).flatMap((e) => (e.retired ? [e.retired.reason] : []))).toEqual(['the rebuild moved to Saturdays'])
+  })
+
+  it('pages: twenty at a time, and Show more brings the rest', async () => {
+    for (let i = 1; i <= 22; i++) expect((await api('/v1/memory/remember', { text: `fact number ${i} about paging` })).status).toBe(201)
+    await tabTo('#pane-memory [data-action=browse]')
+    await page.keyboard.press('Enter')
+    await expect.poll(() => view().locator('li.memory').count(), POLL).toBe(20)
+    expect(await view().locator('[data-memory-status]').textContent()).toBe('20 memories so far')
+    await tabTo('#pane-memory [data-action=more]')
+    await page.keyboard.press('Enter')
+    // The two left after the forget, and the 22 new ones.
+    await expect.poll(() => view().locator('li.memory').count(), POLL).toBe(24)
+    expect(await view().locator('[data-action=more]').isHidden()).toBe(true)
+    expect(await view().locator('li.memory .text').last().textContent()).toBe('fact number 22 about paging')
     expect(shell.errors).toEqual([])
   })
 })

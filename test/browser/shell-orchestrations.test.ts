@@ -22,6 +22,8 @@ let shell: Shell
 let page: Page
 let token: string
 const tabTo = (selector: string) => tabToOn(page, selector)
+/** The view reads several API calls per page: a loaded machine needs more than the default second. */
+const POLL = { timeout: 15_000 }
 const view = () => page.locator('#pane-orchestrations')
 
 beforeAll(async () => {
@@ -49,7 +51,7 @@ describe('the orchestrations view in the shell', () => {
     await tabTo('#nav [data-nav=orchestrations]')
     await page.keyboard.press('Enter')
     await page.waitForFunction(() => location.hash === '#/orchestrations')
-    await expect.poll(() => view().textContent()).toContain('Sign in to follow your orchestrations')
+    await expect.poll(() => view().textContent(), POLL).toContain('Sign in to follow your orchestrations')
     expect(await view().locator('button, a').count()).toBe(0)
 
     await page.click('[data-action="dev-sign-in"]')
@@ -80,7 +82,7 @@ describe('the orchestrations view in the shell', () => {
     expect(await view().locator('[data-action=cancel]').isDisabled()).toBe(true)
     // Polled: a rect replaced between the lookup and the evaluate is detached, whose style reads ''.
     await expect
-      .poll(() => view().locator('g.package[data-package=a] rect').evaluate((el) => (el.isConnected ? getComputedStyle(el).fill : 'detached')))
+      .poll(() => view().locator('g.package[data-package=a] rect').evaluate((el) => (el.isConnected ? getComputedStyle(el).fill : 'detached')), POLL)
       .toBe('rgb(211, 249, 216)')
 
     const session = (await (await api('/v1/orchestrations/example')).json()) as { packages: { id: string; session: string | null }[] }
@@ -101,7 +103,7 @@ describe('the orchestrations view in the shell', () => {
     expect((await api('/v1/orchestrations', { method: 'POST', body: JSON.stringify({ id: 'view-demo', goal: 'Draw me', plan }) })).status).toBe(201)
     await page.evaluate(() => (location.hash = '#/orchestrations/view-demo'))
     await page.waitForSelector('#pane-orchestrations g.package[data-package=b][data-beat=executing]', { timeout: 30_000 })
-    await expect.poll(() => view().locator('[data-orchestration=burn]').textContent()).toMatch(/^[1-9]\d* tokens/)
+    await expect.poll(() => view().locator('[data-orchestration=burn]').textContent(), POLL).toMatch(/^[1-9]\d* tokens/)
     await expectNoBlockingViolations()
     await page.screenshot({ path: join(DOCS, 'shell-orchestrations.png') })
     const control = async () => ((await (await api('/v1/orchestrations/view-demo/history?address=control')).json()) as { items: { payload: { reason: string } }[] }).items
@@ -121,7 +123,7 @@ describe('the orchestrations view in the shell', () => {
     await page.keyboard.press('Shift+Tab')
     await page.keyboard.press('Enter')
     await page.waitForSelector('#pane-orchestrations [data-orchestration=status][data-status=cancelled]', { timeout: 30_000 })
-    await expect.poll(() => view().locator('g.package[data-beat=cancelled]').count()).toBe(3)
+    await expect.poll(() => view().locator('g.package[data-beat=cancelled]').count(), POLL).toBe(3)
     expect(await view().locator('[data-action=cancel]').isDisabled()).toBe(true)
     expect((await control()).map((e) => e.payload.reason)).toEqual(['cancelled from the shell'])
     await page.screenshot({ path: join(ARTIFACTS, 'shell-orchestration-cancelled.png') })
