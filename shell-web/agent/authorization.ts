@@ -55,6 +55,11 @@ export class Authorization {
     this.#arm()
   }
 
+  /** The newest token (devtools and tests read it; app frames cannot reach the page). */
+  get token(): string {
+    return this.#token
+  }
+
   /** Why the sign-in ended, once it has. */
   get ended(): EndedReason | undefined {
     return this.#ended

@@ -56,19 +56,22 @@ export class Connection {
   ) {}
 
   /** The one-click local dev identity (only a loopback `wrangler dev` gives one: 403 DEV_LOGIN_REFUSED elsewhere). */
-  static async devSignIn(origin: string, onEnded: (reason: EndedReason) => void = () => {}): Promise<Connection> {
+  static async devSignIn(origin: string, onEnded: (reason: EndedReason) => void = () => {}, options: { remember?: boolean } = {}): Promise<Connection> {
     const res = await fetch(`${origin}/v1/dev/token`, { method: 'POST', headers: { 'x-neuron-dev-login': '1' } })
     const body = (await res.json()) as { token?: string; error?: { code: string; message: string } }
     if (!res.ok || !body.token) throw new Error(`${body.error?.code ?? res.status}: ${body.error?.message ?? 'sign-in refused'}`)
-    return Connection.withToken(origin, body.token, onEnded)
+    return Connection.withToken(origin, body.token, onEnded, options)
   }
 
   /**
-   * A bearer JWT the person pasted (or one kept from earlier in this tab), checked with GET /v1/me.
-   * `onEnded` is called once when the sign-in ends on its own: the token expires or is refused.
+   * A bearer JWT the person pasted, checked with GET /v1/me, then made lasting (unless
+   * `remember: false`). `onEnded` is called once when the sign-in ends on its own: the token (or,
+   * lasting, its renewal) expires or is refused.
    */
-  static async withToken(origin: string, token: string, onEnded: (reason: EndedReason) => void = () => {}): Promise<Connection> {
+  static async withToken(origin: string, token: string, onEnded: (reason: EndedReason) => void = () => {}, options: { remember?: boolean } = {}): Promise<Connection> {
     const connection = await Connection.#check(origin, token.trim(), onEnded)
+    // Not kept: the sign-in lasts as long as this page and this token.
+    if (options.remember === false) return connection
     await signingOut // a sign-out's cleared cookie must not land after the new one
     // The token is good: make the sign-in last past a reload. A server that cannot (no ticket secret) keeps it for this page.
     const res = await fetch(`${origin}/v1/auth/sign-in`, { method: 'POST', headers: { ...SHELL_HEADERS, authorization: `Bearer ${token.trim()}` }, credentials: 'same-origin' })

@@ -94,7 +94,7 @@ export class AgentPanel {
           ...this.sessions.map((s) => h('option', { value: s.id, selected: s.id === open?.id }, s.title ? `${s.title} · ${s.id.slice(0, 8)}` : s.id))),
         h('button', { 'data-action': 'new-session', onclick: () => void this.newSession() }, 'New session')),
       this.#error ? h('p', { class: 'error', role: 'alert' }, this.#error) : '',
-      open ? open.view.root : h('p', { class: 'muted' }, 'No session open.'),
+      open ? open.view.root : h('p', { class: 'muted empty' }, this.sessions.length ? 'No session open: choose one above, or start a New session.' : 'No sessions yet: press New session to start one.'),
     )
     if (open) this.#refresh(open)
   }
@@ -196,13 +196,17 @@ export class AgentPanel {
   }
 
   #signedOut() {
-    const token = h('textarea', { name: 'token', rows: 3, placeholder: 'Paste a bearer JWT from your identity provider' })
+    const token = h('textarea', { name: 'token', rows: 3, placeholder: 'Paste a bearer JWT from your identity provider', 'aria-label': 'Bearer token' })
+    const remember = h('input', { type: 'checkbox', name: 'remember', checked: true })
+    const options = () => ({ remember: remember.checked })
     return [
       h('h2', {}, 'Agent'),
       h('p', { class: 'muted' }, 'Sign in to talk to sessions and let them use the apps you enable.'),
-      h('button', { class: 'primary', 'data-action': 'dev-sign-in', onclick: () => void this.#signIn(() => Connection.devSignIn(location.origin, this.#ended)) }, 'Sign in (local dev identity)'),
+      h('button', { class: 'primary', 'data-action': 'dev-sign-in', onclick: () => void this.#signIn(() => Connection.devSignIn(location.origin, this.#ended, options())) }, 'Sign in (local dev identity)'),
       token,
-      h('button', { 'data-action': 'token-sign-in', onclick: () => void this.#signIn(() => Connection.withToken(location.origin, token.value, this.#ended)) }, 'Use token'),
+      h('div', { class: 'row' },
+        h('button', { 'data-action': 'token-sign-in', onclick: () => void this.#signIn(() => Connection.withToken(location.origin, token.value, this.#ended, options())) }, 'Use token'),
+        h('label', { class: 'remember' }, remember, ' Keep me signed in on this browser')),
       this.#error ? h('p', { class: 'error', role: 'alert' }, this.#error) : null,
     ]
   }
