@@ -14,7 +14,7 @@ import type { CreateSessionSchema, PromptSchema } from '../objects/session/intak
 import type { InterruptReply } from '../objects/session/intake/control.ts'
 import type { ConfigSchema } from '../objects/config/schema.ts'
 import type { ConfigVersion, CredentialInfo, McpHeaderInfo, McpOAuthInfo } from '../objects/config/views.ts'
-import type { LiveListedSession, SessionListing, SessionMarks } from '../objects/directory/listing.ts'
+import type { LiveListedSession, OrchestrationListing, SessionListing, SessionMarks } from '../objects/directory/listing.ts'
 import type { SessionSummary } from '../objects/session/events/summary.ts'
 import type { SessionMarkSchema } from '../objects/directory/inputs.ts'
 import type { EdgeView, NodeState, NodeView } from '../objects/graph/node-state.ts'
@@ -34,7 +34,7 @@ import type { AgentListing } from '../objects/agents/resolve.ts'
 
 export type CreateSessionInput = z.input<typeof CreateSessionSchema>
 export type PromptInput = z.input<typeof PromptSchema>
-export type { AgentListing, ConfigVersion, OrchestrationView, Page, Receipt, SessionListing, SessionView, Stored }
+export type { AgentListing, ConfigVersion, OrchestrationListing, OrchestrationView, Page, Receipt, SessionListing, SessionView, Stored }
 /** A session as `sessions()` lists it: its latest title and archive state, and with `live` its status, last activity and approvals. */
 export type ListedSession = LiveListedSession
 export type { SessionMarks, SessionSummary }

@@ -14,6 +14,7 @@
  * listing is one indexed page read. Its content is the session's listing, which
  * never changes, so listing a session again is a duplicate no-op too. What its owner changes later
  * (title, archive) are events of their own, folded over the listing as it is read (marks.ts).
+ * Orchestrations are listed the same way, on a second topic of the principal's.
  */
 import { DurableObject } from 'cloudflare:workers'
 import type { Env } from '../core/env.ts'
@@ -24,7 +25,7 @@ import type { Json } from '../ledger/json.ts'
 import { Ledger } from '../ledger/ledger.ts'
 import { migrate, tables } from '../core/migrations.ts'
 import { LEDGER_BY_SEQ_TABLES } from '../ledger/tables.ts'
-import type { ListedSession, ListingFilter, SessionListing } from './listing.ts'
+import type { ListedSession, ListingFilter, OrchestrationListing, SessionListing } from './listing.ts'
 import { archivedMark, currentTitle, isArchived, titled } from './marks.ts'
 import { SESSION_TITLE_LIMITS } from '../core/limits.ts'
 import legacy from '../../migrations/legacy/directory/migrations.js'
@@ -129,6 +130,22 @@ export class DirectoryObject extends DurableObject<Env> {
   private current(owner: string, listing: SessionListing): ListedSession {
     return { ...listing, title: currentTitle(this.ledger, owner, listing.id) ?? listing.title, archived: isArchived(this.ledger, owner, listing.id) }
   }
+
+  /** Lists `orchestration` among `owner`'s orchestrations; idempotent. */
+  listOrchestration(owner: string, orchestration: OrchestrationListing): void {
+    this.ledger.append({ topic: orchestrationTopic(owner), type: 'directory.orchestration', author: 'object:directory', time: orchestration.createdAt, payload: orchestration as unknown as Json })
+  }
+
+  /** `owner`'s orchestrations, oldest first, one page after `after` (a sequence of this shard). */
+  orchestrationsOf(owner: string, after = 0, limit = 50): { items: OrchestrationListing[]; next: number | null } {
+    const page = this.ledger.byTopic(orchestrationTopic(owner), { after, limit })
+    return { items: page.items.map((envelope) => envelope.payload as unknown as OrchestrationListing), next: page.next }
+  }
+}
+
+/** A principal's orchestration listing topic (a sibling of its sessions'). */
+function orchestrationTopic(owner: string): string {
+  return `directory.orchestrations.${sha256Hex(owner).slice(0, 32)}`
 }
 
 /** A principal's listing topic: principal ids may hold characters an address segment cannot. */
@@ -137,4 +154,4 @@ function listingTopic(owner: string): string {
 }
 
 // Expected failures are answers, not uncaught errors (objects/core/rpc.ts); keys.ts calls through `settled`.
-answerFailures(DirectoryObject, ['add', 'has', 'listSession', 'sessionsOf', 'mark'])
+answerFailures(DirectoryObject, ['add', 'has', 'listSession', 'sessionsOf', 'mark', 'listOrchestration', 'orchestrationsOf'])

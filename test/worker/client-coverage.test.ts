@@ -86,6 +86,7 @@ const CALLS: Record<string, Call> = {
   forget: (n) => n.memory().forget({ address: 'node.knowledge.k', reason: 'r' }),
   listPinned: (n) => n.memory().pinned(),
   createOrchestration: (n) => n.createOrchestration({ goal: 'g' }),
+  listOrchestrations: (n) => n.orchestrations(),
   getOrchestration: (n) => n.orchestration('o1').view(),
   getOrchestrationHistory: (n) => n.orchestration('o1').history(),
   cancelOrchestration: (n) => n.orchestration('o1').cancel(),
