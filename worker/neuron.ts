@@ -57,6 +57,7 @@ import { oauth } from './routes/oauth.ts'
 import { me } from './routes/me.ts'
 import { orchestrations } from './routes/orchestrations.ts'
 import { protectedResource } from './routes/protected-resource.ts'
+import { schedules } from './routes/schedules.ts'
 import { sessions } from './routes/sessions.ts'
 import { workspace } from './routes/workspace.ts'
 
@@ -126,6 +127,7 @@ export function createNeuron(options: NeuronOptions = {}): Neuron {
   app.route('/v1/ledgers', ledgers)
   app.route('/v1/sessions', sessions)
   app.route('/v1/sessions', workspace)
+  app.route('/v1/sessions', schedules)
   app.route('/v1/graph', graph)
   app.route('/v1/memory', memory)
   app.route('/v1/orchestrations', orchestrations)

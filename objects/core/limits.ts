@@ -259,3 +259,23 @@ export const TIMER_RETRY_MAX_MS = 10 * 60_000
  * step limit (provider turns per prompt), as the runner's own default does (runner.ts).
  */
 export const AGENT_LIMITS = { count: 32, bytes: 64 * 1024, tools: 128, instructions: 16, maxSteps: 64 } as const
+
+/**
+ * Schedules (docs/schedules.md): at most `perSession` live schedules in a session; a repeating
+ * schedule (`every`, `cron`) fires at most once per `minIntervalSeconds` (cron patterns have five
+ * fields, so a minute is also the finest they name); a missed-fire policy of `all` admits at most
+ * `catchUp` of the fires a pause missed; a fire more than `lateMs` past its time is a missed one.
+ * `idChars` keeps the message ids derived from a schedule's id (`schedule:{id}:{time}`) inside the
+ * id rule; `scanFires` bounds the fire times one catch-up walks. Each fire's event and its fold's
+ * memo is written `snapshotEvery` events, so a wake folds at most that many.
+ */
+export const SCHEDULE_LIMITS = {
+  perSession: 32,
+  minIntervalSeconds: 60,
+  catchUp: 10,
+  lateMs: 60_000,
+  idChars: 64,
+  scanFires: 10_000,
+  snapshotEvery: 32,
+  maxDelaySeconds: 366 * 24 * 3_600,
+} as const

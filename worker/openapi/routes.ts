@@ -16,6 +16,7 @@ import { MODULE_ROUTES } from '../routes/modules.ts'
 import { ME_ROUTES } from '../routes/me.ts'
 import { OAUTH_ROUTES } from '../routes/oauth.ts'
 import { ORCHESTRATION_ROUTES } from '../routes/orchestrations.ts'
+import { SCHEDULE_ROUTES } from '../routes/schedules.ts'
 import { SESSION_ROUTES } from '../routes/sessions.ts'
 import { WORKSPACE_ROUTES } from '../routes/workspace.ts'
 import { mount, type Route } from '../route.ts'
@@ -42,6 +43,7 @@ export const ROUTES: readonly Route[] = [
   ...MCP_ROUTES,
   ...SESSION_ROUTES,
   ...WORKSPACE_ROUTES,
+  ...SCHEDULE_ROUTES,
   ...GRAPH_ROUTES,
   ...MEMORY_ROUTES,
   ...ORCHESTRATION_ROUTES,

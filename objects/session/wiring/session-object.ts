@@ -78,6 +78,8 @@ import { SessionWorkspace } from '../workspace/workspace.ts'
 import { WORKSPACE_TABLES } from '../../workspace/tables.ts'
 import { WorkspaceCalls } from '../workspace/workspace-calls.ts'
 import { type Extensions, NO_EXTENSIONS } from '../../extend/extensions.ts'
+import { SessionSchedules } from '../schedules/schedules.ts'
+import type { Schedule } from '../../schedules/fold.ts'
 
 /** The session's tables: the embedded ledger's and its workspace's. */
 export const TABLES = tables([LEDGER_TABLES, WORKSPACE_TABLES])
@@ -124,13 +126,23 @@ export class SessionObject extends DurableObject<Env> {
    * The session's named timers over its one alarm (objects/core/timers.ts): a timer is one line
    * here. The wake-up and the watchdog are set again from the folded state on every wake, so
    * they live in the alarm only; a permission request's expiry is a deadline nothing else
-   * remembers once the isolate that parked the call is gone, so it is durable.
+   * remembers once the isolate that parked the call is gone, so it is durable; so is the earliest
+   * schedule's next fire (schedules.ts).
    */
-  protected readonly timers = new Timers(this.ctx.storage, {
-    wakeup: { keep: 'revival', run: () => this.wakeup.alarm() },
-    watchdog: { keep: 'revival', run: () => this.wakeup.alarm() },
-    permissions: { keep: 'durable', run: () => this.expirePermissions() },
-  })
+  protected readonly timers = new Timers(
+    this.ctx.storage,
+    {
+      wakeup: { keep: 'revival', run: () => this.wakeup.alarm() },
+      watchdog: { keep: 'revival', run: () => this.wakeup.alarm() },
+      permissions: { keep: 'durable', run: () => this.expirePermissions() },
+      schedules: { keep: 'durable', run: () => this.schedules.fire() },
+    },
+    () => this.clock(),
+  )
+  /** The clock the timers and the schedules read; a test sets its own. */
+  protected clock: () => number = Date.now
+  /** The session's schedules: prompts admitted at their times (schedules.ts). */
+  private readonly schedules: SessionSchedules
   /** What every session module reads of this object, built once (session-core.ts). */
   private readonly core: SessionCore
   /** What the stream fetch and the socket handlers use of this object (socket.ts, delivery/endpoint.ts). */
@@ -276,6 +288,13 @@ export class SessionObject extends DurableObject<Env> {
       interrupt: (caller, body) => this.interrupt(caller, body),
       answerPermission: (caller, answer) => this.answerPermission(caller, answer),
     })
+    this.schedules = new SessionSchedules({
+      ...core,
+      timers: this.timers,
+      now: () => this.clock(),
+      check: (caller, action) => void this.access.check(this.state, caller, action),
+      promptHeaders: (caller) => this.access.promptHeaders(this.state, caller),
+    })
     this.files = new WorkspaceCalls({ workspace: this.workspace, check: (caller, action) => void this.access.check(this.state, caller, action), owner: () => this.state.owner })
     void ctx.blockConcurrencyWhile(async () => {
       migrate(ctx.storage, TABLES)
@@ -404,6 +423,28 @@ export class SessionObject extends DurableObject<Env> {
     return { bytes, kind: kind ?? null }
   }
 
+  // ── Schedules (schedules.ts) ─────────────────────────────────────────────
+
+  /** The session's live schedules, oldest first. */
+  listSchedules(caller: Caller): { items: Schedule[] } {
+    return this.schedules.list(caller)
+  }
+
+  /** Creates a schedule (an exact retry of the same id: `created: false`); refused whole, nothing written, past a limit. */
+  createSchedule(caller: Caller, input: unknown): { schedule: Schedule; created: boolean } {
+    return this.schedules.create(caller, input)
+  }
+
+  /** Replaces a schedule's definition. */
+  changeSchedule(caller: Caller, id: string, input: unknown): { schedule: Schedule } {
+    return this.schedules.change(caller, id, input)
+  }
+
+  /** Deletes a schedule: it never fires again. */
+  deleteSchedule(caller: Caller, id: string): { deleted: string } {
+    return this.schedules.delete(caller, id)
+  }
+
   // ── The workspace (workspace-calls.ts) ─────────────────────────────────────
 
   /** A page of the workspace's files under a directory, as of a sequence. */
@@ -526,4 +567,4 @@ export class SessionObject extends DurableObject<Env> {
 
 // Expected failures of the RPC surface are answers, not uncaught errors (objects/core/rpc.ts);
 // a call to one of these from inside the object goes through `settle`.
-answerFailures(SessionObject, ['create', 'view', 'mcpServers', 'config', 'putConfig', 'prompt', 'interrupt', 'history', 'denials', 'forkFrom', 'truncate', 'writeChain', 'readArtifact', 'receive', 'permissions', 'answerPermission', 'workspaceList', 'workspaceRead', 'workspaceUpload', 'workspaceUploadTar', 'workspaceTar', 'workspaceDiff', 'workspaceBlob'])
+answerFailures(SessionObject, ['create', 'view', 'mcpServers', 'config', 'putConfig', 'prompt', 'interrupt', 'history', 'denials', 'forkFrom', 'truncate', 'writeChain', 'readArtifact', 'receive', 'permissions', 'answerPermission', 'workspaceList', 'workspaceRead', 'workspaceUpload', 'workspaceUploadTar', 'workspaceTar', 'workspaceDiff', 'workspaceBlob', 'listSchedules', 'createSchedule', 'changeSchedule', 'deleteSchedule'])
