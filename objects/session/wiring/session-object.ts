@@ -264,6 +264,11 @@ export class SessionObject extends DurableObject<Env> {
       agentTurns: agentTurns(ctx.storage.kv, this.receipts, this.ledger, this.topic),
       workspace: this.workspace,
       profile: this.profile,
+      schedules: {
+        list: () => this.schedules.list(this.ownerCaller()),
+        create: (input) => this.schedules.create(this.ownerCaller(), input),
+        delete: (id) => this.schedules.delete(this.ownerCaller(), id),
+      },
     })
     this.mcp = composed.mcp
     this.agent = composed.agent
@@ -558,6 +563,11 @@ export class SessionObject extends DurableObject<Env> {
   private async openConversation(graph: DurableObjectStub<GraphObject>, caller: Caller): Promise<string> {
     await graph.applyChain(caller, chainStep(emptyChain(), this.creator.event(), this.name, caller.id).ops)
     return conversationOf(this.name)
+  }
+
+  /** The session's owner as a caller: who the model's own schedules act for. */
+  private ownerCaller(): Caller {
+    return { id: this.state.owner, claims: [] }
   }
 
   private hasWork(): boolean {
