@@ -6,7 +6,7 @@
  * schedule follows its zone across a daylight-saving change; each missed-fire policy shows in its
  * event; a delete racing a fire leaves one outcome; refusals carry codes and write nothing.
  */
-import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test'
+import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
 import { SCHEDULE_LIMITS } from '../../objects/core/limits.ts'
 import type { Stored } from '../../objects/ledger/envelope.ts'
@@ -128,6 +128,31 @@ describe('session schedules', () => {
     const again = await api(`/v1/sessions/${id}/schedules/race`, { method: 'DELETE' })
     expect(again.status).toBe(404)
     expect(((await again.json()) as { error: { code: string } }).error.code).toBe('SCHEDULE_NOT_FOUND')
+    await waitIdle(id)
+  })
+
+  it('across an eviction the durable timer and the fold (its memo, then the events after it) carry on; a fire whose prompt was admitted already admits it no more', async () => {
+    const { id, stub, clock } = await clocked()
+    await create(id, { id: 'tick', when: { kind: 'every', seconds: 60 }, prompt: { text: 'tick' } })
+    const reclock = () => runInDurableObject(stub, (object: SessionObject) => void ((object as unknown as Clocked).clock = () => clock.now))
+    // Past the fold's memo (one every 32 events), then evicted: the new instance folds from the memo on.
+    for (let m = 1; m <= 34; m++) {
+      clock.now = T0 + m * MIN
+      await runDurableObjectAlarm(stub)
+    }
+    await evictDurableObject(stub)
+    const memo = await runInDurableObject(stub, (_o: SessionObject, ctx: DurableObjectState) => ctx.storage.kv.get<{ state: Record<string, { fired: number }>; cursor: number }>('schedules.fold'))
+    expect(memo?.state.tick?.fired).toBe(31)
+    await reclock()
+    expect((await list(id)).map((s) => [s.next, s.fired])).toEqual([[T0 + 35 * MIN, 34]])
+    // An attempt that admitted the 35th fire's prompt before it could record the fire (as a crash between the two would, were they not one step).
+    expect((await postJson(`/v1/sessions/${id}/prompt`, { id: `schedule:tick:${T0 + 35 * MIN}`, text: 'tick' })).status).toBe(202)
+    clock.now = T0 + 35 * MIN
+    expect(await runDurableObjectAlarm(stub)).toBe(true)
+    const ids = (await admitted(id)).map((a) => a.messageId)
+    expect(ids).toHaveLength(35)
+    expect(new Set(ids).size).toBe(35)
+    expect((await fired(stub)).at(-1)).toMatchObject({ fires: [T0 + 35 * MIN], next: T0 + 36 * MIN })
     await waitIdle(id)
   })
 
