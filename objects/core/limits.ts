@@ -279,3 +279,10 @@ export const SCHEDULE_LIMITS = {
   snapshotEvery: 32,
   maxDelaySeconds: 366 * 24 * 3_600,
 } as const
+
+/**
+ * Webhooks in (docs/schedules.md#webhooks-in): a delivery's body (JSON, checked against the depth
+ * limit too), its signature's timestamp at most `windowSeconds` from the clock either way, at most
+ * `perSession` hooks, a template of at most `templateChars`, delivery ids of at most `deliveryChars`.
+ */
+export const HOOK_LIMITS = { bodyBytes: 64 * 1024, windowSeconds: 300, perSession: 16, templateChars: 16 * 1024, deliveryChars: 64 } as const

@@ -95,6 +95,8 @@ describe('a refused request writes nothing', () => {
     ['post', () => `/v1/sessions/${ctx.session}/schedules`, { when: { kind: 'every', seconds: 1 }, prompt: { text: 'x' } }, 'SCHEDULE_INTERVAL_TOO_SHORT', () => [session()]],
     ['put', () => `/v1/sessions/${ctx.session}/schedules/none`, { when: { kind: 'after', seconds: 5 }, prompt: { text: 'x' } }, 'SCHEDULE_NOT_FOUND', () => [session()]],
     ['delete', () => `/v1/sessions/${ctx.session}/schedules/none`, undefined, 'SCHEDULE_NOT_FOUND', () => [session()]],
+    ['post', () => `/v1/sessions/${ctx.session}/hooks`, { name: 'ci', template: 'no placeholder' }, 'INVALID_HOOK', () => [session()]],
+    ['post', () => `/v1/hooks/${ctx.session}~ci`, { unsigned: true }, 'HOOK_UNSIGNED', () => [session()]],
     ['post', () => `/v1/sessions/${ctx.ghost}/tickets`, undefined, 'SESSION_NOT_FOUND', () => [env.SESSIONS.getByName(ctx.ghost)]],
     ['post', () => `/v1/sessions/${ctx.session}/fork`, () => ({ at: 9999, id: `${ctx.session}-f` }), 'UNKNOWN_SEQUENCE', () => [session(), env.SESSIONS.getByName(`${ctx.session}-f`), sessions]],
     ['post', () => `/v1/sessions/${ctx.session}/truncate`, () => ({ at: ctx.stepStarted }), 'NOT_A_TURN_BOUNDARY', () => [session(), graph()]],

@@ -79,6 +79,8 @@ import { WORKSPACE_TABLES } from '../../workspace/tables.ts'
 import { WorkspaceCalls } from '../workspace/workspace-calls.ts'
 import { type Extensions, NO_EXTENSIONS } from '../../extend/extensions.ts'
 import { SessionSchedules } from '../schedules/schedules.ts'
+import { SessionHooks } from '../hooks/hooks.ts'
+import type { DeliveryHeaders, Hook } from '../hooks/schema.ts'
 import type { Schedule } from '../../schedules/fold.ts'
 
 /** The session's tables: the embedded ledger's and its workspace's. */
@@ -143,6 +145,8 @@ export class SessionObject extends DurableObject<Env> {
   protected clock: () => number = Date.now
   /** The session's schedules: prompts admitted at their times (schedules.ts). */
   private readonly schedules: SessionSchedules
+  /** Outside senders' signed deliveries, admitted as prompts (hooks.ts). */
+  private readonly hooks: SessionHooks
   /** What every session module reads of this object, built once (session-core.ts). */
   private readonly core: SessionCore
   /** What the stream fetch and the socket handlers use of this object (socket.ts, delivery/endpoint.ts). */
@@ -300,6 +304,12 @@ export class SessionObject extends DurableObject<Env> {
       check: (caller, action) => void this.access.check(this.state, caller, action),
       promptHeaders: (caller) => this.access.promptHeaders(this.state, caller),
     })
+    this.hooks = new SessionHooks({
+      ...core,
+      secret: env.CREDENTIALS_SECRET,
+      now: () => this.clock(),
+      check: (caller, action) => void this.access.check(this.state, caller, action),
+    })
     this.files = new WorkspaceCalls({ workspace: this.workspace, check: (caller, action) => void this.access.check(this.state, caller, action), owner: () => this.state.owner })
     void ctx.blockConcurrencyWhile(async () => {
       migrate(ctx.storage, TABLES)
@@ -450,6 +460,21 @@ export class SessionObject extends DurableObject<Env> {
     return this.schedules.delete(caller, id)
   }
 
+  /** The session's hooks (never their secrets). */
+  listHooks(caller: Caller): { items: Hook[] } {
+    return this.hooks.list(caller)
+  }
+
+  /** Creates a hook (the owner only); its secret is in this answer only. */
+  createHook(caller: Caller, input: unknown): Promise<{ hook: Hook; secret: string }> {
+    return this.hooks.create(caller, input)
+  }
+
+  /** One signed delivery to hook `name`: verified, then admitted as a prompt (no caller: the signature is its credential). */
+  receiveHook(name: string, headers: DeliveryHeaders, body: string): Promise<{ receipt: Receipt; duplicate: boolean }> {
+    return this.hooks.receive(name, headers, body)
+  }
+
   // ── The workspace (workspace-calls.ts) ─────────────────────────────────────
 
   /** A page of the workspace's files under a directory, as of a sequence. */
@@ -577,4 +602,4 @@ export class SessionObject extends DurableObject<Env> {
 
 // Expected failures of the RPC surface are answers, not uncaught errors (objects/core/rpc.ts);
 // a call to one of these from inside the object goes through `settle`.
-answerFailures(SessionObject, ['create', 'view', 'mcpServers', 'config', 'putConfig', 'prompt', 'interrupt', 'history', 'denials', 'forkFrom', 'truncate', 'writeChain', 'readArtifact', 'receive', 'permissions', 'answerPermission', 'workspaceList', 'workspaceRead', 'workspaceUpload', 'workspaceUploadTar', 'workspaceTar', 'workspaceDiff', 'workspaceBlob', 'listSchedules', 'createSchedule', 'changeSchedule', 'deleteSchedule'])
+answerFailures(SessionObject, ['create', 'view', 'mcpServers', 'config', 'putConfig', 'prompt', 'interrupt', 'history', 'denials', 'forkFrom', 'truncate', 'writeChain', 'readArtifact', 'receive', 'permissions', 'answerPermission', 'workspaceList', 'workspaceRead', 'workspaceUpload', 'workspaceUploadTar', 'workspaceTar', 'workspaceDiff', 'workspaceBlob', 'listSchedules', 'createSchedule', 'changeSchedule', 'deleteSchedule', 'listHooks', 'createHook', 'receiveHook'])
