@@ -56,6 +56,7 @@ export const HOOK_ROUTES = [
     operationId: 'receiveHook',
     summary: 'A signed delivery (x-neuron-timestamp, x-neuron-delivery, x-neuron-signature: sha256=HMAC(secret, "{timestamp}.{delivery}.{body}")): admitted once per delivery id',
     auth: 'none',
+    rawBody: { mediaType: 'application/json', schema: { description: 'any JSON value the sender sends; placed into the hook template' } },
     maxBodyBytes: HOOK_LIMITS.bodyBytes,
     ok: { 202: 'admitted: the inbox receipt', 200: "the sender's retry of a delivery: the same receipt" },
     response: R.Receipt,
