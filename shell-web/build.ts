@@ -49,6 +49,14 @@ const HEADERS = `/
 /** The trusted orchestration view: same origin as the API, like the shell page. */
 const ORCHESTRATION_PAGE = `<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Orchestration</title>\n<link rel="icon" href="data:,">\n<link rel="stylesheet" href="/orchestration.css">\n<script src="/orchestration.js" defer></script>\n</head>\n<body></body>\n</html>\n`
 
+/** The trusted page's stylesheet: shell.css, then each view's own (`ui/<view>/*.css`, in path order). */
+function shellCss(): string {
+  const ui = join(SRC, 'ui')
+  const views = readdirSync(ui, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()
+  const sheets = views.flatMap((view) => readdirSync(join(ui, view)).filter((f) => f.endsWith('.css')).sort().map((f) => join(ui, view, f)))
+  return [join(SRC, 'shell.css'), ...sheets].map((path) => readFileSync(path, 'utf8')).join('\n')
+}
+
 const page = (title: string, script: string) => framePage(title, script, '/apps/app.css')
 
 function pages(folder: 'apps' | 'fixtures'): { entry: string; out: string; html: string }[] {
@@ -101,7 +109,7 @@ const result = await build({
 let changed = 0
 for (const file of result.outputFiles) changed += +put(file.path, file.contents)
 changed += +put(join(OUT, 'index.html'), readFileSync(join(SRC, 'index.html')))
-changed += +put(join(OUT, 'shell.css'), readFileSync(join(SRC, 'shell.css')))
+changed += +put(join(OUT, 'shell.css'), shellCss())
 changed += +put(join(OUT, 'orchestration.html'), ORCHESTRATION_PAGE)
 changed += +put(join(OUT, 'orchestration.css'), readFileSync(join(SRC, 'orchestration/orchestration.css')))
 changed += +put(join(OUT, 'apps/app.css'), readFileSync(join(SRC, 'apps/app.css')))
