@@ -12,7 +12,7 @@
 import { h } from '../dom.ts'
 import { FILE_CHANGERS } from './changes.ts'
 import type { Block } from './fold.ts'
-import { renderMarkdown } from './markdown.ts'
+import { MarkdownView } from './markdown.ts'
 
 export interface BlockDeps {
   /** The changes a file tool call made between two sequences. */
@@ -56,13 +56,19 @@ function signature(block: Block): string {
 export function drawBlock(block: Block, deps: BlockDeps): Drawn {
   const el = h(block.kind === 'turn' ? 'section' : 'div', { class: `block ${block.kind}`, 'data-block': block.kind, 'data-key': block.key })
   let drawn = ''
+  let markdown: MarkdownView | undefined
   const update = (next: Block) => {
     const sig = signature(next)
     if (sig === drawn) return
     drawn = sig
     if (next.kind === 'tool') return tool(el, next, deps)
+    if (next.kind === 'text') {
+      // The text keeps its Markdown view: a redraw parses only the blocks that grew.
+      if (!markdown) el.replaceChildren((markdown = new MarkdownView()).root)
+      markdown.set(next.text)
+      return void el.toggleAttribute('data-streaming', next.streaming)
+    }
     el.replaceChildren(...content(next))
-    if (next.kind === 'text') el.toggleAttribute('data-streaming', next.streaming)
   }
   update(block)
   return { el, update }
@@ -75,8 +81,6 @@ function content(block: Block): Node[] {
         ...block.prompts.map((p) => h('div', { class: 'prompt', 'data-delivery': p.delivery }, h('span', { class: 'who' }, 'You'), h('p', {}, p.text))),
         h('p', { class: 'turn-usage muted', 'data-turn-usage': true }, block.steps === 0 ? 'Turn started' : `Turn: ${block.steps} step${block.steps === 1 ? '' : 's'} · ${tokensText(block)} tokens · ${costText(block.cost)}`),
       ]
-    case 'text':
-      return [h('div', { class: 'markdown' }, renderMarkdown(block.text))]
     case 'reasoning':
       return [h('details', { class: 'reasoning' }, h('summary', {}, 'Thinking'), h('p', {}, cut(block.text)))]
     case 'usage':

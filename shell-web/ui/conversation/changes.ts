@@ -37,7 +37,7 @@ export async function changesOf(workspace: WorkspaceHandle, from: number, to: nu
 
 function fileDiff(title: string, lines: ReturnType<typeof withContext> | null): HTMLElement {
   if (lines === null) return h('section', { class: 'file-diff', 'data-file': title }, h('h4', {}, title), h('p', { class: 'muted' }, 'Too large to show as a diff.'))
-  const body = h('pre', { class: 'diff', 'aria-label': `Changes to ${title}` },
+  const body = h('pre', { class: 'diff', tabindex: 0 },
     ...lines.map((line) => line === null ? h('span', { class: 'gap' }, '…\n') : h(line.op === '+' ? 'ins' : line.op === '-' ? 'del' : 'span', { 'data-op': line.op }, `${line.op} ${line.text}\n`)))
   return h('section', { class: 'file-diff', 'data-file': title }, h('h4', {}, title), body)
 }

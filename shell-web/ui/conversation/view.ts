@@ -67,6 +67,8 @@ export class ConversationView {
   #paging: Promise<void> | null = null
   #extra = { inputTokens: 0, outputTokens: 0, cost: 0 }
   #live = false
+  /** Whether the log follows the newest end: the person has not scrolled up away from it. */
+  #following = true
   #render = throttled(() => this.render(), 60)
   #refreshFiles = throttled(() => void this.workspace.refresh(), 400)
 
@@ -163,7 +165,7 @@ export class ConversationView {
   }
 
   render(): void {
-    const atBottom = this.#nearBottom()
+    const atBottom = this.#following
     if (atBottom && this.fold.trim()) (this.#from = this.fold.first), (this.#atStart = false)
     const blocks = this.fold.blocks()
     const keys = new Set(blocks.map((b) => b.key))
@@ -226,6 +228,7 @@ export class ConversationView {
   }
 
   #scrolled() {
+    this.#following = this.#nearBottom()
     if (this.#log.scrollTop < NEAR_TOP) void this.loadEarlier()
   }
 

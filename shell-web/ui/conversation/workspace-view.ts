@@ -62,7 +62,7 @@ export class WorkspaceView {
       const { text, size } = await this.workspace.read(path, { offset: 0, length: MAX_VIEW_BYTES })
       this.#file.replaceChildren(
         h('h4', { 'data-path': path }, path, h('span', { class: 'muted' }, ` · ${size.toLocaleString()} bytes`)),
-        h('pre', { class: 'file-text', tabindex: 0, 'aria-label': `Contents of ${path}` }, text),
+        h('pre', { class: 'file-text', tabindex: 0 }, text),
         size > MAX_VIEW_BYTES ? h('p', { class: 'muted' }, `The first ${MAX_VIEW_BYTES / 1024} KiB are shown.`) : '')
     } catch (error) {
       this.#file.replaceChildren(h('p', { class: 'error', role: 'alert' }, `${path} was not read: ${(error as Error).message}`))
