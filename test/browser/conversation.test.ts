@@ -152,6 +152,25 @@ describe('the conversation view', () => {
     if (process.env.NEURON_UPDATE_SCREENSHOTS === '1') copyFileSync(resolve(ARTIFACTS, 'shell-workspace.png'), resolve(import.meta.dirname, '../../docs/shell-workspace.png'))
   })
 
+  it('a request still waiting from before the window the socket replays is shown, and answerable', async () => {
+    const id = await openNew()
+    await prompt('/tool write {"path":"old.txt","content":"x"}')
+    await conversation().locator('article.permission[data-state=pending]').waitFor({ timeout: 30_000 })
+    const session = client.session(id)
+    for (let i = 0; i < 320; i++) await session.prompt(`queued ${i}`) // 320 events after the request
+    await page().reload()
+    await page().locator('#agent-panel [data-connection=live]').waitFor({ timeout: 30_000 })
+    const first = (await session.history({ limit: 5 })).items.at(-1)!.seq
+    expect(await page().evaluate(() => (window as any).neutron.panel.open.conversation.fold.first)).toBeGreaterThan(first) // the request's event is not in the window
+    const card = conversation().locator('article.permission[data-state=pending]')
+    await card.waitFor({ timeout: 30_000 })
+    expect(await card.innerText()).toContain('old.txt')
+    // The queued prompts the window holds show (older ones page in with the history above).
+    expect(await conversation().locator('.queued li').count()).toBe(300)
+    await card.locator('[data-answer=reject]').click()
+    await conversation().locator('article.permission[data-state=reject]').waitFor({ timeout: 30_000 })
+  })
+
   it('the running indicator interrupts the step it shows; a queued prompt shows, then runs; a failed turn says what to do', async () => {
     const id = await openNew()
     await prompt('/tool wait {"ms":20000}')

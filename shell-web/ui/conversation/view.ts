@@ -75,11 +75,13 @@ export class ConversationView {
   /** Reads the session's view: where its socket should start, and its usage so far. */
   static async open(client: NeuronClient, id: string, me?: string): Promise<{ view: ConversationView; after: number; session: SessionHandle }> {
     const session = client.session(id)
-    const seen = await session.view()
+    // The requests still waiting may be older than the window the socket replays.
+    const [seen, pending] = await Promise.all([session.view(), session.permissions()])
     const after = Math.max(0, seen.lastSequence - INITIAL_EVENTS)
     const usage = seen.usage ?? { inputTokens: 0, outputTokens: 0, cost: 0 }
     const socket = { prompt: () => Promise.reject(new Error('not connected')), interrupt: () => Promise.reject(new Error('not connected')), answerPermission: () => Promise.reject(new Error('not connected')) }
     const view = new ConversationView({ session, socket, base: { seq: seen.lastSequence, ...usage }, after, ...(me ? { me } : {}) })
+    view.permissions.seed(pending)
     return { view, after, session }
   }
 
