@@ -148,6 +148,7 @@ describe('the conversation view', () => {
     await page().keyboard.press('Enter')
     await expect.poll(() => conversation().locator('[data-file-view] pre').innerText()).toBe('one\n2\nthree\nfour\n')
     expect((await axeCheck(page(), '#agent-panel')).blocking).toEqual([])
+    await second.scrollIntoViewIfNeeded()
     await conversation().screenshot({ path: resolve(ARTIFACTS, 'shell-workspace.png') })
     if (process.env.NEURON_UPDATE_SCREENSHOTS === '1') copyFileSync(resolve(ARTIFACTS, 'shell-workspace.png'), resolve(import.meta.dirname, '../../docs/shell-workspace.png'))
   })
@@ -292,6 +293,6 @@ describe('the conversation view', () => {
     const blocks = await conversation().locator('.blocks > *').count()
     console.log(`100 turns: heap after GC every 20 turns (MB) ${samples.map((b) => (b / 1e6).toFixed(1)).join(', ')}; window ${size} events, ${blocks} blocks`)
     expect(size).toBeLessThanOrEqual(1_500)
-    expect(samples.at(-1)! - samples[1]!).toBeLessThan(8e6) // past the window's fill, the heap does not grow with the turns
+    expect(samples.at(-1)! - samples[2]!).toBeLessThan(2e6) // once the window is full (by turn 60), the heap does not grow with the turns
   }, 400_000)
 })
