@@ -226,6 +226,12 @@ export const Ticket: Schema = { type: 'object', required: ['ticket', 'expiresAt'
 /** The one-click dev sign-in's answer. */
 export const DevToken: Schema = { type: 'object', required: ['token', 'expiresAt'], properties: { token: str, expiresAt: int } }
 
+export const SignedIn: Schema = { type: 'object', required: ['signedIn', 'expiresAt'], properties: { signedIn: { type: 'boolean' }, expiresAt: int } }
+
+export const Refreshed: Schema = { type: 'object', required: ['token', 'expiresAt', 'signInExpiresAt'], properties: { token: str, expiresAt: int, signInExpiresAt: int } }
+
+export const SignedOut: Schema = { type: 'object', required: ['revoked'], properties: { revoked: { type: 'boolean' } } }
+
 export const Me: Schema = { type: 'object', required: ['id', 'claims'], properties: { id: str, issuer: str, subject: str, claims: strings, via: str } }
 
 export const Usage: Schema = {
