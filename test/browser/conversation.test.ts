@@ -17,7 +17,6 @@ import { ARTIFACTS, openShell, type Shell, trackSockets } from './support/shell.
 
 let shell: Shell
 let client: NeuronClient
-let token: string
 
 const page = () => shell.page
 const conversation = (p: Page = page()) => p.locator('#agent-panel [data-conversation]')
@@ -36,15 +35,14 @@ async function openNew(p: Page = page()): Promise<string> {
   return id
 }
 const idle = (id: string, timeout = 60_000) => expect.poll(async () => (await client.session(id).view()).status, { timeout, interval: 200 }).toBe('idle')
-/** A second page signed in with the same token that opens `id` as a fresh load does. */
+/** A second page, in its own browser context, signed in as the same person, that opens `id` as a fresh load does. */
 async function freshPage(id: string): Promise<{ page: Page; context: BrowserContext }> {
   const context = await shell.browser.newContext({ viewport: { width: 1400, height: 900 } })
   const fresh = await context.newPage()
-  await fresh.addInitScript(([token, id]) => {
-    sessionStorage.setItem('neuron.shell.token', token)
-    sessionStorage.setItem('neuron.shell.session', id)
-  }, [token, id] as const)
   await fresh.goto(`${shell.dev.url}/?demo=0`)
+  await fresh.locator('[data-action=dev-sign-in]').click()
+  await fresh.locator('[data-action=sign-out]').waitFor({ timeout: 30_000 })
+  await fresh.evaluate((id) => (window as any).neutron.panel.openSession(id), id)
   await fresh.locator('#agent-panel [data-connection=live]').waitFor({ timeout: 30_000 })
   return { page: fresh, context }
 }
@@ -59,8 +57,9 @@ beforeAll(async () => {
   await trackSockets(page())
   await page().locator('[data-action=dev-sign-in]').click()
   await page().locator('[data-action=sign-out]').waitFor({ timeout: 30_000 })
-  token = (await page().evaluate(() => sessionStorage.getItem('neuron.shell.token')))!
-  client = new NeuronClient({ url: shell.dev.url, token })
+  // The test's own client signs in as the same local dev identity the page did.
+  const res = await fetch(`${shell.dev.url}/v1/dev/token`, { method: 'POST', headers: { 'x-neuron-dev-login': '1' } })
+  client = new NeuronClient({ url: shell.dev.url, token: ((await res.json()) as { token: string }).token })
 })
 afterAll(async () => {
   await shell?.close()
