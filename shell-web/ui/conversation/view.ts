@@ -23,6 +23,7 @@ import { PermissionCards } from '../permission-cards.ts'
 import { type Drawn, costText, drawBlock, tokensText } from './blocks.ts'
 import { changesOf, FILE_CHANGERS } from './changes.ts'
 import { ConversationFold } from './fold.ts'
+import type { MountView } from '../view.ts'
 import { WorkspaceView } from './workspace-view.ts'
 
 /** Events before the end a view opens with; older ones page in on scroll. */
@@ -244,16 +245,32 @@ export class ConversationView {
 }
 
 /**
- * Mounts a session's conversation in `container` with its own socket (the view convention:
- * `mount(container, deps)`); `close()` ends the socket and empties the container.
+ * The view convention (view.ts): mounted, it shows the session a route names, with a socket of its
+ * own (the agent panel, which holds the Agent Mode bridge, shows its open session the same way over
+ * its own socket); `unmount` ends the socket.
  *
  * @example
- * const shown = await mount(document.querySelector('#main')!, { client, session: id, me: me.id })
- * shown.close()
+ * const shown = mount(document.querySelector('#pane')!, deps)
+ * shown.show?.({ view: 'conversation', session: id })
  */
-export async function mount(container: HTMLElement, deps: { client: NeuronClient; session: string; me?: string }): Promise<{ view: ConversationView; close(): void }> {
-  const { view, after } = await ConversationView.open(deps.client, deps.session, deps.me)
-  const socket = deps.client.socket(deps.session, { after })
+export const mount: MountView = (container, deps) => {
+  let shown: { close(): void } | undefined
+  let asked = 0
+  return {
+    show(route) {
+      if (!route.session) return
+      const ask = ++asked
+      shown?.close()
+      void openConversation(container, deps.client, route.session, deps.me.id).then((opened) => (ask === asked ? (shown = opened) : opened.close()))
+    },
+    unmount: () => ((asked = -1), shown?.close()),
+  }
+}
+
+/** A session's conversation in `container`, over a socket of its own; `close()` ends it and empties the container. */
+async function openConversation(container: HTMLElement, client: NeuronClient, session: string, me: string): Promise<{ view: ConversationView; close(): void }> {
+  const { view, after } = await ConversationView.open(client, session, me)
+  const socket = client.socket(session, { after })
   view.attach(socket)
   container.replaceChildren(view.root)
   let open = true
