@@ -41,9 +41,9 @@ const VIEWS: Partial<Record<ViewName, ViewModule | undefined>> = {
 
   conversation: undefined,
 
-  orchestrations: undefined,
+  orchestrations: () => import('./orchestrations/index.ts'),
 
-  memory: undefined,
+  memory: () => import('./memory/index.ts'),
 }
 
 const $ = <T extends HTMLElement>(selector: string) => document.querySelector<T>(selector)!

@@ -82,6 +82,22 @@ export const SessionListings: Schema = {
   },
 }
 
+export const OrchestrationListings: Schema = {
+  type: 'object',
+  required: ['items', 'next'],
+  properties: {
+    items: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'goal', 'createdAt'],
+        properties: { id: str, goal: { ...str, description: "the goal's first line, at most 200 characters" }, createdAt: int },
+      },
+    },
+    next: { type: ['integer', 'null'], description: 'pass as `after` for the next page' },
+  },
+}
+
 export const SessionView: Schema = {
   type: 'object',
   required: ['id', 'title', 'owner', 'share', 'model', 'agent', 'status', 'step', 'createdAt', 'pending', 'counts', 'lastSequence'],
