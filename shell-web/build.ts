@@ -44,7 +44,7 @@ const HEADERS = `/
 `
 
 /** The shell's stylesheet: the page's, then each full view's (ui/<view>/<view>.css). */
-const VIEW_CSS = ['ui/views.css', 'ui/orchestrations/orchestrations.css', 'ui/memory/memory.css']
+const VIEW_CSS = ['ui/views.css', 'ui/orchestrations/orchestrations.css', 'ui/memory/memory.css', 'ui/conversation/conversation.css']
 
 const page = (title: string, script: string) => framePage(title, script, '/apps/app.css')
 

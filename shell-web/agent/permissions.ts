@@ -6,7 +6,8 @@
  * replays the session's history from the start, so after a reload the requests still waiting are
  * rebuilt from the events, never kept in memory. Events count once each, by sequence, so a
  * reconnect's replay changes nothing. Bounded: every pending request (the server parks at most the
- * calls of one step) and the newest settled ones.
+ * calls of one step) and the newest settled ones. A view that replays only the newest events seeds
+ * the requests still waiting from the API (`seed`).
  *
  * @example
  * const requests = new PermissionRequests()
@@ -64,6 +65,17 @@ export class PermissionRequests {
         return this.#settle(`${event.payload.step}:${event.payload.toolCallId}`, { state: 'cancelled' })
       default:
         return false
+    }
+  }
+
+  /**
+   * The requests the session says still wait (`GET …/permissions`), for a view whose socket starts
+   * after their events: each becomes a pending card unless one is kept; their answers still settle them.
+   */
+  seed(pending: PendingPermission[]): void {
+    for (const p of pending) {
+      const key = `${p.step}:${p.toolCallId}`
+      if (!this.#cards.has(key)) this.#cards.set(key, { ...p, key, state: 'pending' })
     }
   }
 

@@ -1,14 +1,14 @@
 /**
  * The agent panel: a trusted part of the shell page (not an iframe), where the
- * person signs in, lists and creates sessions, prompts, watches the answer
- * stream with its tool calls, progress and results, answers the permission
- * requests its tool calls make (permission-cards.ts), and interrupts. While a
+ * person signs in, lists and creates sessions, and opens one in the conversation
+ * view (conversation/view.ts: the answer streaming as Markdown, tool cards, the
+ * permission requests its calls make, the running turn and its Interrupt). While a
  * session is open here its socket is the bridge: the session's model may call
  * the tools of apps the person enabled in Agent Mode. Signing out — by the
  * person, or on its own when the token expires or the server refuses it —
  * closes the socket and tears every app down (`onSignOut`); the panel then says why.
  * A reload signs back in from the lasting sign-in (connection.ts) and reopens the session this tab
- * showed, whose replay brings back its transcript and the permission requests still waiting.
+ * showed, whose replay brings back its conversation and the permission requests still waiting.
  *
  * @example
  * new AgentPanel(kernel, document.querySelector('#agent-panel')!, { onSignIn: (c) => runInstallsOf(c), onSignOut: () => teardown(), onRestoreFailed: () => runBuiltIns() })
@@ -18,10 +18,8 @@ import { NeuronApiError, type SessionSocket, type SocketFrame } from '../../clie
 import type { EndedReason } from '../agent/authorization.ts'
 import { HostBridge } from '../agent/bridge.ts'
 import { Connection } from '../agent/connection.ts'
-import { PermissionRequests } from '../agent/permissions.ts'
-import { Transcript } from '../agent/transcript.ts'
 import type { Kernel } from '../kernel/kernel.ts'
-import { PermissionCards } from './permission-cards.ts'
+import { ConversationView } from './conversation/view.ts'
 import type { SessionEvents } from './view.ts'
 
 /** The session this tab shows, kept beside the token (connection.ts) so a reload reopens it. */
@@ -40,12 +38,11 @@ interface Open {
   id: string
   socket: SessionSocket
   bridge: HostBridge
-  transcript: Transcript
-  /** The session's permission requests, folded from the same frames as the transcript. */
-  permissions: PermissionRequests
+  /** The conversation, folded from the socket's frames (its permission requests too). */
+  conversation: ConversationView
   state: string
   /** Built once per open session, so typing is never interrupted by a re-render. */
-  view: { root: HTMLElement; status: HTMLElement; list: HTMLElement; cards: PermissionCards }
+  view: { root: HTMLElement; status: HTMLElement }
 }
 
 export class AgentPanel {
@@ -99,14 +96,11 @@ export class AgentPanel {
     if (open) this.#refresh(open)
   }
 
-  /** Redraws what changes while a session is open: its status line and transcript. */
+  /** Redraws what changes while a session is open beside its conversation (which draws itself): the status line. */
   #refresh(open: Open) {
     const offered = open.bridge.lastOffer?.tools ?? []
     open.view.status.dataset.connection = open.state
-    open.view.status.textContent = `${open.state} · after ${open.transcript.last} · offering ${offered.length ? offered.join(', ') : 'no app tools'}`
-    open.view.list.replaceChildren(...open.transcript.lines.map((l) => h('li', { class: `line ${l.kind}`, 'data-kind': l.kind }, l.text, l.progress ? h('span', { class: 'progress' }, ` ${l.progress}`) : null)))
-    open.view.list.scrollTop = open.view.list.scrollHeight
-    open.view.cards.sync(open.permissions.list())
+    open.view.status.textContent = `${open.state} · after ${open.conversation.fold.last} · offering ${offered.length ? offered.join(', ') : 'no app tools'}`
   }
 
   async newSession(): Promise<void> {
@@ -117,14 +111,19 @@ export class AgentPanel {
     })
   }
 
-  /** Opens a session's socket: replay from the start, then live; the bridge offers the enabled tools. */
+  /**
+   * Opens a session's socket: replay from the conversation's window (the newest events; older ones
+   * page in on scroll), then live; the bridge offers the enabled tools.
+   */
   async openSession(id: string): Promise<void> {
     this.#closeSession()
     if (id) sessionStorage.setItem(OPEN_KEY, id)
     else sessionStorage.removeItem(OPEN_KEY)
     if (!id || !this.connection) return this.render()
-    const socket = this.connection.client.socket(id)
-    const open = { id, socket, bridge: new HostBridge(this.kernel, socket, this.#render), transcript: new Transcript(), permissions: new PermissionRequests(), state: 'connecting' } as Open
+    const { view: conversation, after } = await ConversationView.open(this.connection.client, id, this.connection.me.id)
+    const socket = this.connection.client.socket(id, { after })
+    conversation.attach(socket)
+    const open = { id, socket, bridge: new HostBridge(this.kernel, socket, this.#render), conversation, state: 'connecting' } as Open
     open.view = this.#session(open)
     this.open = open
     this.render()
@@ -136,10 +135,7 @@ export class AgentPanel {
           if (frame.kind === 'open') open.state = 'connected'
           if (frame.kind === 'replay-end') open.state = 'live'
           if (open.bridge.handle(frame)) continue
-          if (frame.kind !== 'open' && frame.kind !== 'host' && frame.kind !== 'host-error') {
-            open.transcript.apply(frame)
-            open.permissions.apply(frame)
-          }
+          if (frame.kind !== 'open' && frame.kind !== 'host' && frame.kind !== 'host-error') open.conversation.apply(frame)
           this.#render()
         }
       } catch (error) {
@@ -165,34 +161,8 @@ export class AgentPanel {
   }
 
   #session(open: Open): Open['view'] {
-    const input = h('input', { name: 'prompt', placeholder: 'Prompt the session (the local model: /tool notes_search {"query":"…"})', autocomplete: 'off' })
     const status = h('p', { class: 'muted', 'data-connection': open.state })
-    const list = h('ol', { class: 'transcript' })
-    // The owner's answer goes over the session's socket; a refusal (already settled, …) is shown on its card.
-    const me = this.connection?.me.id
-    const cards = new PermissionCards(
-      async (card, reply, reason) => void (await open.socket.answerPermission({ toolCallId: card.toolCallId, reply, ...(reason ? { reason } : {}) })),
-      (by) => (by === me ? 'you' : by),
-    )
-    const root = h('div', { class: 'session', 'data-session': open.id },
-      status,
-      list,
-      cards.root,
-      h('form', { class: 'row', onsubmit: (e) => {
-        e.preventDefault()
-        const text = input.value.trim()
-        if (!text) return
-        input.value = ''
-        void this.#try(() => open.socket.prompt(text))
-      } }, input, h('button', { type: 'submit' }, 'Send'), h('button', { type: 'button', 'data-action': 'interrupt', onclick: () => void this.#try(() => this.#interrupt(open)) }, 'Interrupt')),
-    )
-    return { root, status, list, cards }
-  }
-
-  /** Interrupts the turn the transcript shows (the socket names it); says so when it had already ended. */
-  async #interrupt(open: Open) {
-    const reply = await open.socket.interrupt()
-    if (!reply.interrupted) open.transcript.note(reply.step === null ? 'nothing was running' : 'the interrupt arrived after the turn had ended')
+    return { root: h('div', { class: 'session', 'data-session': open.id }, status, open.conversation.root), status }
   }
 
   #signedOut() {

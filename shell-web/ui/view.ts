@@ -52,7 +52,7 @@ export interface Person {
 export interface SessionEvents {
   /** The id of the open session, or null. */
   readonly current: string | null
-  /** Opens `session` (closing the one open before): its socket replays from the start, then goes live. */
+  /** Opens `session` (closing the one open before): its socket replays its newest events (the conversation's window; older ones are read from `GET …/history`), then goes live. */
   open(session: string): Promise<void>
   /** Closes the open session's socket (nothing is shown). */
   close(): void

@@ -19,12 +19,23 @@ let session: string
 
 const page = () => shell.page
 const panel = () => page().locator('#agent-panel')
-const lines = (kind: string) => page().locator(`#agent-panel .line.${kind}`).allInnerTexts()
+/** What the conversation shows of one kind: prompts (`you`), tool calls (`name input`), results, failures, notes. */
+const lines = (kind: string): Promise<string[]> =>
+  page().evaluate((kind) => {
+    const root = document.querySelector('#agent-panel [data-conversation]')
+    if (!root) return []
+    const texts = (selector: string) => [...root.querySelectorAll<HTMLElement>(selector)].map((el) => el.innerText.trim())
+    if (kind === 'you') return texts('.block.turn .prompt p')
+    if (kind === 'tool') return [...root.querySelectorAll('[data-block=tool]')].map((el) => `${el.querySelector('.tool-name')!.textContent} ${JSON.stringify(JSON.parse(el.querySelector('.tool-input')!.textContent!))}`)
+    if (kind === 'result') return [...root.querySelectorAll('.tool-output.succeeded')].map((el) => el.textContent!)
+    if (kind === 'error') return [...root.querySelectorAll('.tool-output.failed, [data-notice=failed]')].map((el) => el.textContent!)
+    return [...root.querySelectorAll('.tool-output.cancelled, [data-notice], [data-conversation-note]')].map((el) => el.textContent!)
+  }, kind)
 const card = (state = 'pending') => panel().locator(`article.permission[data-state=${state}]`)
 
 async function prompt(text: string) {
-  await panel().locator('input[name=prompt]').fill(text)
-  await panel().locator('form button[type=submit]').click()
+  await panel().locator('[name=prompt]').fill(text)
+  await panel().locator('[data-action=send]').click()
 }
 /** Runs one bash line through the session's model: `/tool bash {"command": …}` (the local model's syntax). */
 const bash = (command: string) => prompt(`/tool bash ${JSON.stringify({ command })}`)

@@ -145,6 +145,7 @@ export const SessionView: Schema = {
     createdAt: int,
     pending: int,
     counts: { type: 'object', properties: { events: int, prompts: int, steps: int, toolCalls: int } },
+    usage: { type: 'object', description: "the steps' reported tokens and cost (USD), summed", properties: { inputTokens: int, outputTokens: int, cost: { type: 'number' } } },
     lastSequence: int,
   },
 }

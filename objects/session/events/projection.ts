@@ -72,6 +72,8 @@ export interface SessionState {
   settledAsks: SettledAsk[]
   pending: InboxRow[]
   counts: { events: number; prompts: number; steps: number; toolCalls: number }
+  /** What the session's steps reported using, summed: tokens in and out, and cost (USD, of the steps that priced it). */
+  usage: { inputTokens: number; outputTokens: number; cost: number }
   lastSeq: number
   /** The last event's id: every new event names it as its causal parent. */
   lastId: string | null
@@ -132,6 +134,7 @@ export function emptySession(): SessionState {
     settledAsks: [],
     pending: [],
     counts: { events: 0, prompts: 0, steps: 0, toolCalls: 0 },
+    usage: { inputTokens: 0, outputTokens: 0, cost: 0 },
     lastSeq: 0,
     lastId: null,
     lastAt: 0,
@@ -187,7 +190,8 @@ export function reduceSession(state: SessionState, envelope: Stored): SessionSta
     case EVENT.stepEnded: {
       const p = envelope.payload
       const anchor = p.usage && p.usage.inputTokens > 0 && state.sent !== null ? { chars: state.sent, tokens: p.usage.inputTokens } : state.anchor
-      return { ...next, step: null, loopOpen: p.finish === 'tool-calls', anchor, abandoned: 0 }
+      const usage = { inputTokens: state.usage.inputTokens + (p.usage?.inputTokens ?? 0), outputTokens: state.usage.outputTokens + (p.usage?.outputTokens ?? 0), cost: state.usage.cost + (p.cost ?? 0) }
+      return { ...next, step: null, loopOpen: p.finish === 'tool-calls', anchor, abandoned: 0, usage }
     }
     case EVENT.stepFailed:
       return { ...next, step: null, abandoned: state.abandoned + byRestart(envelope.payload.error) }
@@ -264,6 +268,8 @@ export interface SessionView {
   createdAt: number
   pending: number
   counts: SessionState['counts']
+  /** Tokens and cost summed over the session's steps, as of `lastSequence`. */
+  usage: SessionState['usage']
   lastSequence: number
 }
 
@@ -281,6 +287,7 @@ export function viewOf(id: string, state: SessionState): SessionView {
     createdAt: state.createdAt,
     pending: state.pending.length,
     counts: state.counts,
+    usage: state.usage,
     lastSequence: state.lastSeq,
   }
 }

@@ -18,7 +18,7 @@ import type { Receipts } from '../intake/receipts.ts'
 export const SNAPSHOT_EVERY = 256
 
 /** Bump whenever `SessionState` changes shape: older snapshots are then ignored and refolded. */
-export const SNAPSHOT_VERSION = 3
+export const SNAPSHOT_VERSION = 4
 
 const KEY = 'session.snapshot'
 
