@@ -17,7 +17,7 @@ import { ME_ROUTES } from '../routes/me.ts'
 import { OAUTH_ROUTES } from '../routes/oauth.ts'
 import { ORCHESTRATION_ROUTES } from '../routes/orchestrations.ts'
 import { SESSION_ROUTES } from '../routes/sessions.ts'
-import { WORKSPACE_ROUTES } from '../routes/workspace.ts'
+import { ORCHESTRATION_WORKSPACE_ROUTES, WORKSPACE_ROUTES } from '../routes/workspace.ts'
 import { mount, type Route } from '../route.ts'
 
 export type { Auth, ResponseBody, RouteDoc } from '../route.ts'
@@ -45,6 +45,7 @@ export const ROUTES: readonly Route[] = [
   ...GRAPH_ROUTES,
   ...MEMORY_ROUTES,
   ...ORCHESTRATION_ROUTES,
+  ...ORCHESTRATION_WORKSPACE_ROUTES,
   ...LEDGER_ROUTES,
   ...APP_ROUTES,
   ...MODULE_ROUTES,

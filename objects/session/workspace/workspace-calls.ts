@@ -24,7 +24,8 @@ import { DiffQuery, FileQuery, ListQuery, ReadQuery } from './workspace-schemas.
 
 /** What the calls need of the session. */
 export interface WorkspaceCallsHost {
-  workspace: SessionWorkspace
+  /** A session's workspace, or an orchestration's shared one (objects/orchestration/workspace.ts). */
+  workspace: Pick<SessionWorkspace, 'store' | 'bytesOf'>
   /** Authorizes `caller` for `action` on the session (access.ts), or throws. */
   check(caller: Caller, action: string): void
   owner(): string
