@@ -16,44 +16,19 @@
  * tool call (`by`). The owner reads the tree through the same calls as a session's workspace
  * (`WorkspaceCalls`: list, read, tar, diff); nobody uploads into it.
  */
-import { z } from 'zod'
 import type { Caller } from '../access/authorize.ts'
 import { NeuronError } from '../core/errors.ts'
-import { MAX_PAGE } from '../core/limits.ts'
 import { parseOrThrow } from '../core/validate.ts'
 import type { Ledger } from '../ledger/ledger.ts'
-import { WorkspaceCalls } from '../session/workspace/workspace-calls.ts'
+import { type PackageWorkspaceAnswer, PackageWorkspaceCall } from '../agent-link/workspace.ts'
+import { WorkspaceCalls } from '../workspace/calls.ts'
 import { compileGlob } from '../workspace/glob.ts'
 import { filePath, normalizePath } from '../workspace/paths.ts'
-import { type Committed, ledgerLog, type Listing, WorkspaceStore } from '../workspace/store.ts'
-import type { FileEntry } from '../workspace/tree.ts'
+import { ledgerLog, WorkspaceStore } from '../workspace/store.ts'
 import { agentCause } from './cause.ts'
 import { WORKSPACE_RESOURCE } from './clearance.ts'
 import { packageOfAgent } from './fanout.ts'
-import type { WorkspaceMode } from './plan.ts'
 import { FINAL_BEATS, type OrchState, type PackageState } from './state.ts'
-
-const Path = z.string().min(1).max(2048)
-/** The turn a package's call comes from: its prompt ids and their principals (agent.ts `AgentTurn`). */
-const Turn = { prompts: z.array(z.string().max(256)).max(16).default([]), principals: z.array(z.string().max(256)).max(16).default([]) }
-
-/** What a package's session asks of the shared workspace (objects/session/agent/shared-workspace.ts). */
-export const PackageWorkspaceCall = z.discriminatedUnion('op', [
-  z.object({ op: z.literal('mode') }),
-  z.object({ op: z.literal('entry'), path: Path, ...Turn }),
-  z.object({ op: z.literal('list'), dir: z.string().max(2048), after: z.string().max(2048).optional(), limit: z.number().int().min(1).max(MAX_PAGE).optional(), ...Turn }),
-  z.object({ op: z.literal('read'), paths: z.array(Path).max(1_000), ...Turn }),
-  z.object({
-    op: z.literal('commit'),
-    writes: z.array(z.object({ path: Path, bytes: z.custom<Uint8Array>((value) => value instanceof Uint8Array, "bytes").nullable() })).max(1_000),
-    by: z.string().min(1).max(256),
-    ...Turn,
-  }),
-])
-export type PackageWorkspaceCall = z.input<typeof PackageWorkspaceCall>
-
-/** What each call answers: the mode, an entry, a page, the files read (`[path, bytes | null]`), or what a commit did. */
-export type PackageWorkspaceAnswer = WorkspaceMode | FileEntry | null | Listing | [string, Uint8Array | null][] | Committed
 
 export interface SharedWorkspaceHost {
   /** The orchestration's id. */

@@ -9,11 +9,11 @@
  * share one (`/v1/orchestrations/{id}/workspace…`, read-only: only its packages' tools write it).
  */
 import { WORKSPACE_TAR_BYTES, WORKSPACE_UPLOAD_BYTES } from '../../objects/core/limits.ts'
-import { DiffQuery, FileQuery, ListQuery, ReadQuery } from '../../objects/session/workspace/workspace-schemas.ts'
+import { DiffQuery, FileQuery, ListQuery, ReadQuery } from '../../objects/workspace/queries.ts'
 import type { Context } from 'hono'
 import type { Caller } from '../../objects/access/authorize.ts'
 import type { Env } from '../../objects/core/env.ts'
-import type { FileRead } from '../../objects/session/workspace/workspace-calls.ts'
+import type { FileRead } from '../../objects/workspace/calls.ts'
 import { callerOf } from '../caller.ts'
 import type { AppEnv } from '../env.ts'
 import { sessionStub } from '../session-calls.ts'

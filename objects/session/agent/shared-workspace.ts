@@ -14,7 +14,7 @@ import { settled } from '../../core/rpc.ts'
 import type { WorkspaceHost } from '../../workspace/host.ts'
 import type { Committed, Listing } from '../../workspace/store.ts'
 import type { FileEntry } from '../../workspace/tree.ts'
-import type { PackageWorkspaceCall } from '../../orchestration/workspace.ts'
+import type { PackageWorkspaceCall } from '../../agent-link/workspace.ts'
 import type { AgentLink } from './agent.ts'
 
 /**
