@@ -25,6 +25,7 @@ import { WorkspaceCalls } from '../workspace/calls.ts'
 import { compileGlob } from '../workspace/glob.ts'
 import { filePath, normalizePath } from '../workspace/paths.ts'
 import { ledgerLog, WorkspaceStore } from '../workspace/store.ts'
+import type { FileEntry } from '../workspace/tree.ts'
 import { agentCause } from './cause.ts'
 import { WORKSPACE_RESOURCE } from './clearance.ts'
 import { packageOfAgent } from './fanout.ts'
@@ -48,22 +49,15 @@ export interface SharedWorkspaceHost {
 export class SharedWorkspace {
   /** The owner's reads (list, read, tar, diff), the same calls a session's workspace answers. */
   readonly calls: WorkspaceCalls
-  private readonly topic: string
-  private readonly reader: WorkspaceStore
+  private readonly store: WorkspaceStore
+  /** Who the commit under way writes for: its events' author and package. */
+  private writer = NOBODY
 
   constructor(private readonly host: SharedWorkspaceHost) {
-    this.topic = `orchestration.${host.name}.workspace`
-    this.reader = this.storeFor('object:orchestration', {})
-    const reader = this.reader
+    const topic = `orchestration.${host.name}.workspace`
+    this.store = new WorkspaceStore(host.storage, host.ledger.artifacts, ledgerLog(host.ledger, topic, () => this.writer.author, () => ({ package: this.writer.package })))
     this.calls = new WorkspaceCalls({
-      workspace: {
-        store: reader,
-        async bytesOf(entry) {
-          const bytes = reader.artifacts.get(entry.content)
-          if (bytes === null) throw new Error(`workspace blob ${entry.content} of ${entry.path} is missing`)
-          return bytes
-        },
-      },
+      workspace: { store: this.store, bytesOf: async (entry) => this.bytesOf(entry) },
       check: (caller, action) => {
         host.check(caller)
         if (action !== 'read') throw new NeuronError('WORKSPACE_PACKAGES_ONLY', "an orchestration's shared workspace is written by its packages' tools only", { status: 403 })
@@ -82,27 +76,35 @@ export class SharedWorkspace {
     const pkg = packageFor(state, this.host.name, token, call)
     switch (call.op) {
       case 'entry':
-        return this.reader.entry(filePath(call.path))
+        return this.store.entry(filePath(call.path))
       case 'list':
-        return this.reader.list(normalizePath(call.dir), { ...(call.after === undefined ? {} : { after: normalizePath(call.after) }), ...(call.limit === undefined ? {} : { limit: call.limit }) })
+        return this.store.list(normalizePath(call.dir), { ...(call.after === undefined ? {} : { after: normalizePath(call.after) }), ...(call.limit === undefined ? {} : { limit: call.limit }) })
       case 'read':
         return call.paths.map((path) => {
-          const entry = this.reader.entry(filePath(path))
-          return [path, entry && this.reader.artifacts.get(entry.content)]
+          const entry = this.store.entry(filePath(path))
+          return [path, entry && this.bytesOf(entry)]
         })
       case 'commit': {
         const writes = call.writes.map(({ path, bytes }) => ({ path: filePath(path), bytes }))
         for (const { path } of writes) assertDeclaredWrite(pkg, path)
-        return this.storeFor(`agent:${token}`, { package: pkg.id }).commit(writes, call.by)
+        this.writer = { author: `agent:${token}`, package: pkg.id }
+        try {
+          return this.store.commit(writes, call.by)
+        } finally {
+          this.writer = NOBODY
+        }
       }
     }
   }
 
-  /** A store whose changes are authored `author` and carry `also` (the package); all of them share the one index. */
-  private storeFor(author: string, also: Record<string, string>): WorkspaceStore {
-    return new WorkspaceStore(this.host.storage, this.host.ledger.artifacts, ledgerLog(this.host.ledger, this.topic, author, also))
+  private bytesOf(entry: FileEntry): Uint8Array {
+    const bytes = this.store.artifacts.get(entry.content)
+    if (bytes === null) throw new Error(`workspace blob ${entry.content} of ${entry.path} is missing`)
+    return bytes
   }
 }
+
+const NOBODY = { author: 'object:orchestration', package: '' }
 
 /**
  * The package a call acts for: the token's package in the turn the call names, under way, in an
