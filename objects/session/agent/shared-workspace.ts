@@ -15,6 +15,7 @@ import type { WorkspaceHost } from '../../workspace/host.ts'
 import type { Committed, Listing } from '../../workspace/store.ts'
 import type { FileEntry } from '../../workspace/tree.ts'
 import type { PackageWorkspaceCall } from '../../agent-link/workspace.ts'
+import { PACKAGE_WORKSPACE_CALL } from '../../core/limits.ts'
 import type { AgentLink } from './agent.ts'
 
 /**
@@ -43,7 +44,10 @@ export function packageWorkspace(agent: Pick<AgentLink, 'address' | 'currentTurn
     readMany: async (paths) => {
       if (!(await shared())) return own.readMany(paths)
       const unique = [...new Set(paths)]
-      return new Map(unique.length === 0 ? [] : await call<[string, Uint8Array | null][]>({ op: 'read', paths: unique }))
+      const out = new Map<string, Uint8Array | null>()
+      const per = PACKAGE_WORKSPACE_CALL.readPaths
+      for (let i = 0; i < unique.length; i += per) for (const [path, bytes] of await call<[string, Uint8Array | null][]>({ op: 'read', paths: unique.slice(i, i + per) })) out.set(path, bytes)
+      return out
     },
     commit: async (writes, by) => ((await shared()) ? call<Committed>({ op: 'commit', writes, by }) : own.commit(writes, by)),
   }
