@@ -68,21 +68,6 @@ describe('a 10,000-file workspace in a real wrangler dev process', () => {
     }
   }
 
-  /**
-   * The live heap between walks, which must answer: on a loaded machine the first collection after
-   * the upload has gone unanswered for minutes (the 10 s of one CDP call, several times over), so an
-   * unanswered one is asked again, up to 5 times; its value is asserted as ever.
-   */
-  async function heapNow(): Promise<number> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await inspector.liveHeapMb()
-      } catch (error) {
-        if (attempt === 5) throw error
-      }
-    }
-  }
-
   /** A prompt calling one tool; resolves with that call's parsed output once it has settled. */
   async function tool(name: string, input: unknown): Promise<Record<string, unknown>> {
     const last = await lastSeq()
@@ -118,7 +103,7 @@ describe('a 10,000-file workspace in a real wrangler dev process', () => {
     await tool('glob', { pattern: '*.txt' })
     await tool('read', { path: 'warm.txt' })
     const figures: string[] = []
-    const empty = await heapNow()
+    const empty = await inspector.liveHeapMb()
     figures.push(`1 file: live heap ${empty.toFixed(1)} MiB`)
 
     const uploadStarted = Date.now()
@@ -129,7 +114,7 @@ describe('a 10,000-file workspace in a real wrangler dev process', () => {
       }
     })
     const uploadMs = Date.now() - uploadStarted
-    const full = await heapNow()
+    const full = await inspector.liveHeapMb()
     figures.push(`upload of ${FILES} files in tar archives of ${BATCH}: ${uploadMs} ms; live heap ${full.toFixed(1)} MiB (peak sampled ${uploadPeak.peak.toFixed(1)} MiB, ${uploadPeak.samples} samples)`)
 
     // The route, page by page: every path once, in order.
@@ -172,7 +157,7 @@ describe('a 10,000-file workspace in a real wrangler dev process', () => {
     expect((grep.result.hits as unknown[]).length).toBe(FILES / 500 + 1)
     figures.push(`grep over every file: ${Date.now() - at} ms; peak ${grep.peak.toFixed(1)} MiB`)
 
-    const after = await heapNow()
+    const after = await inspector.liveHeapMb()
     figures.push(`after every walk: live heap ${after.toFixed(1)} MiB`)
     console.log(figures.join('\n'))
     // 10,000 index rows live in SQLite, not the heap: the full tree may add at most 4 MiB to what an
