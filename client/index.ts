@@ -16,7 +16,7 @@ import { type ClientOptions, Http } from './http.ts'
 import { OrchestrationHandle } from './orchestration.ts'
 import { SessionHandle } from './session.ts'
 import { SessionSocket, type SocketOptions } from './socket.ts'
-import type { AgentListing, CreateOrchestrationInput, CreateSessionInput, OrchestrationView, SessionListing, SessionView } from './types.ts'
+import type { AgentListing, CreateOrchestrationInput, CreateSessionInput, OrchestrationListing, OrchestrationView, SessionListing, SessionView } from './types.ts'
 
 export { NeuronApiError } from './errors.ts'
 export { EVENT, EVENT_TYPES, type EventOf, type EventPayloads, type EventType, isEvent, isSessionEvent, type SessionEvent } from '../objects/session/events/events.ts'
@@ -113,6 +113,18 @@ export class NeuronClient {
   async createOrchestration(input: CreateOrchestrationInput): Promise<OrchestrationHandle & { created: OrchestrationView }> {
     const view = await this.#http.json<OrchestrationView>('POST', '/v1/orchestrations', input)
     return Object.assign(new OrchestrationHandle(this.#http, view.id), { created: view })
+  }
+
+  /**
+   * One page of the caller's own orchestrations, oldest first (what each was created with; its live
+   * state is `orchestration(id).view()`).
+   *
+   * @example
+   * const { items, next } = await neuron.orchestrations({ limit: 20 })
+   */
+  orchestrations(page: { after?: number; limit?: number } = {}): Promise<{ items: OrchestrationListing[]; next: number | null }> {
+    const query = new URLSearchParams({ after: String(page.after ?? 0), limit: String(page.limit ?? 100) })
+    return this.#http.json('GET', `/v1/orchestrations?${query}`)
   }
 
   orchestration(id: string): OrchestrationHandle {

@@ -14,7 +14,7 @@ import type { CreateSessionSchema, PromptSchema } from '../objects/session/intak
 import type { InterruptReply } from '../objects/session/intake/control.ts'
 import type { ConfigSchema } from '../objects/config/schema.ts'
 import type { ConfigVersion, CredentialInfo, McpHeaderInfo, McpOAuthInfo } from '../objects/config/views.ts'
-import type { SessionListing } from '../objects/directory/listing.ts'
+import type { OrchestrationListing, SessionListing } from '../objects/directory/listing.ts'
 import type { EdgeView, NodeState, NodeView } from '../objects/graph/node-state.ts'
 import type { Forgotten, Linked, NodeFold, Paged, PutNode, Reached, Recalled } from '../objects/graph/views.ts'
 import type { EdgeBody, FoldQuery, ForgetBody, NeighbourQuery, NodeBody, PathQuery, RecallBody, RememberBody } from '../objects/graph/inputs.ts'
@@ -32,7 +32,7 @@ import type { AgentListing } from '../objects/agents/resolve.ts'
 
 export type CreateSessionInput = z.input<typeof CreateSessionSchema>
 export type PromptInput = z.input<typeof PromptSchema>
-export type { AgentListing, ConfigVersion, OrchestrationView, Page, Receipt, SessionListing, SessionView, Stored }
+export type { AgentListing, ConfigVersion, OrchestrationListing, OrchestrationView, Page, Receipt, SessionListing, SessionView, Stored }
 
 export type CreateOrchestrationInput = z.input<typeof CreateOrchestrationSchema>
 export type CancelInput = z.input<typeof CancelSchema>

@@ -35,9 +35,6 @@ const HEADERS = `/
 /index.html
   Content-Security-Policy: ${SHELL_CSP}
   X-Frame-Options: DENY
-/orchestration
-  Content-Security-Policy: ${SHELL_CSP}
-  X-Frame-Options: DENY
 /apps/*
   Content-Security-Policy: ${APP_CSP}
   Referrer-Policy: no-referrer
@@ -46,8 +43,8 @@ const HEADERS = `/
   Referrer-Policy: no-referrer
 `
 
-/** The trusted orchestration view: same origin as the API, like the shell page. */
-const ORCHESTRATION_PAGE = `<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Orchestration</title>\n<link rel="icon" href="data:,">\n<link rel="stylesheet" href="/orchestration.css">\n<script src="/orchestration.js" defer></script>\n</head>\n<body></body>\n</html>\n`
+/** The shell's stylesheet: the page's, then each full view's (ui/<view>/<view>.css). */
+const VIEW_CSS = ['ui/views.css', 'ui/orchestrations/orchestrations.css', 'ui/memory/memory.css']
 
 const page = (title: string, script: string) => framePage(title, script, '/apps/app.css')
 
@@ -88,7 +85,7 @@ function put(path: string, contents: string | Uint8Array): boolean {
 const started = performance.now()
 const frames = [...pages('apps'), ...pages('fixtures')]
 const result = await build({
-  entryPoints: [{ in: join(SRC, 'ui/main.ts'), out: 'shell' }, { in: join(SRC, 'orchestration/main.ts'), out: 'orchestration' }, ...frames.map((f) => ({ in: f.entry, out: f.out }))],
+  entryPoints: [{ in: join(SRC, 'ui/main.ts'), out: 'shell' }, ...frames.map((f) => ({ in: f.entry, out: f.out }))],
   outdir: OUT,
   bundle: true,
   format: 'iife',
@@ -101,9 +98,7 @@ const result = await build({
 let changed = 0
 for (const file of result.outputFiles) changed += +put(file.path, file.contents)
 changed += +put(join(OUT, 'index.html'), readFileSync(join(SRC, 'index.html')))
-changed += +put(join(OUT, 'shell.css'), readFileSync(join(SRC, 'shell.css')))
-changed += +put(join(OUT, 'orchestration.html'), ORCHESTRATION_PAGE)
-changed += +put(join(OUT, 'orchestration.css'), readFileSync(join(SRC, 'orchestration/orchestration.css')))
+changed += +put(join(OUT, 'shell.css'), ['shell.css', ...VIEW_CSS].map((f) => readFileSync(join(SRC, f), 'utf8')).join('\n'))
 changed += +put(join(OUT, 'apps/app.css'), readFileSync(join(SRC, 'apps/app.css')))
 for (const f of frames) changed += +put(join(OUT, `${f.out}.html`), f.html)
 changed += +put(join(OUT, '_headers'), HEADERS)
@@ -115,4 +110,4 @@ const read = (app: ShellApp) => ({ script: (kind: string) => bundle(`apps/${app.
 for (const app of DEMO_APPS) changed += +put(join(OUT, `packages/${app.id}.json`), JSON.stringify(appPackage(app, read(app))))
 // The README's sample app with a backend, installed by whoever wants it (not a demo app).
 changed += +put(join(OUT, 'packages/counter.json'), JSON.stringify({ ...appPackage(COUNTER_APP, read(COUNTER_APP)), backend: COUNTER_BACKEND, interface: COUNTER_INTERFACE }))
-console.log(`shell: ${result.outputFiles.length + frames.length + DEMO_APPS.length + 9} files in ${relative(process.cwd(), OUT) || OUT}, ${changed} changed, ${Math.round(performance.now() - started)} ms`)
+console.log(`shell: ${result.outputFiles.length + frames.length + DEMO_APPS.length + 7} files in ${relative(process.cwd(), OUT) || OUT}, ${changed} changed, ${Math.round(performance.now() - started)} ms`)

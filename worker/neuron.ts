@@ -47,6 +47,7 @@ import { appFrames } from './routes/app-frames.ts'
 import { apps } from './routes/apps.ts'
 import { agents } from './routes/agents.ts'
 import { config } from './routes/config.ts'
+import { auth } from './routes/auth.ts'
 import { dev } from './routes/dev.ts'
 import { graph, memory } from './routes/graph.ts'
 import { health } from './routes/health.ts'
@@ -123,6 +124,7 @@ export function createNeuron(options: NeuronOptions = {}): Neuron {
 
   app.route('/v1', docs)
   app.route('/v1/dev', dev)
+  app.route('/v1/auth', auth)
   app.route('/v1/ledgers', ledgers)
   app.route('/v1/sessions', sessions)
   app.route('/v1/sessions', workspace)

@@ -19,6 +19,7 @@ import { answerFailures, settle } from '../core/rpc.ts'
 import { keyedProvider, openKey, type SealedKey, sealKey } from './credentials.ts'
 import { type McpAccessToken, McpGrants, type StartInput } from './mcp-grants.ts'
 import { type ConfigVersion, currentVersion, putVersion } from './versions.ts'
+import { issueSignIn, revokeSignIn, rotateSignIn } from './sign-ins.ts'
 import type { CredentialInfo, McpHeaderInfo, McpOAuthInfo } from './views.ts'
 
 export { type ConfigVersion, etagOf } from './versions.ts'
@@ -42,6 +43,21 @@ export class ConfigObject extends DurableObject<Env> {
     this.ledger = new Ledger(ctx.storage)
     this.oauth = new McpGrants({ ledger: this.ledger, secret: env.CREDENTIALS_SECRET, policy: { development: env.NEURON_ENV === 'development' } })
     void ctx.blockConcurrencyWhile(async () => migrate(ctx.storage, TABLES))
+  }
+
+  /** Starts one of the principal's lasting shell sign-ins (sign-ins.ts); `current` hashes its first refresh id. */
+  issueSignIn(family: string, current: string, expiresAt: number): void {
+    issueSignIn(this.ledger, family, current, expiresAt)
+  }
+
+  /** Uses a refresh id of a sign-in, replacing it with `next` (sign-ins.ts). */
+  rotateSignIn(family: string, presented: string, next: string): { rotated: boolean; replayed?: true } {
+    return rotateSignIn(this.ledger, family, presented, next, Date.now())
+  }
+
+  /** Ends a sign-in (sign-out). */
+  revokeSignIn(family: string, why: string): { revoked: boolean } {
+    return revokeSignIn(this.ledger, family, why)
   }
 
   /** The current version. */
@@ -179,4 +195,4 @@ export class ConfigObject extends DurableObject<Env> {
 }
 
 // An expected refusal (a replayed state, a refused discovery) is an answer, not a crash to log.
-answerFailures(ConfigObject, ['current', 'put', 'credentials', 'setCredential', 'deleteCredential', 'apiKeys', 'mcpHeaderInfo', 'setMcpHeaders', 'deleteMcpHeaders', 'mcpHeaders', 'mcpOAuthInfo', 'startMcpOAuth', 'completeMcpOAuth', 'mcpAccessToken', 'forgetMcpOAuth', 'mcpAccess'])
+answerFailures(ConfigObject, ['issueSignIn', 'rotateSignIn', 'revokeSignIn', 'current', 'put', 'credentials', 'setCredential', 'deleteCredential', 'apiKeys', 'mcpHeaderInfo', 'setMcpHeaders', 'deleteMcpHeaders', 'mcpHeaders', 'mcpOAuthInfo', 'startMcpOAuth', 'completeMcpOAuth', 'mcpAccessToken', 'forgetMcpOAuth', 'mcpAccess'])

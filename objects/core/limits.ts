@@ -15,6 +15,12 @@ export const MAX_BODY_BYTES = 1024 * 1024
 export const DRAIN_MAX_BYTES = 100 * 1024 * 1024
 export const DRAIN_MAX_MS = 30_000
 
+/** The shell's lasting sign-in (docs/shell.md): a refresh credential lasts 30 days, each access token it mints 15 minutes. */
+export const REFRESH_TTL_SECONDS = 30 * 24 * 3600
+export const SHELL_TOKEN_TTL_SECONDS = 15 * 60
+/** A refresh id retired this recently may be used once more without counting as a replay (tabs reloading together). */
+export const REFRESH_ROTATION_GRACE_MS = 30_000
+
 /** The largest page any query returns (`?limit=`). */
 export const MAX_PAGE = 1000
 

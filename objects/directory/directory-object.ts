@@ -12,7 +12,8 @@
  * The directory also lists each principal's sessions: one envelope per session
  * on a topic of the principal's, in the shard its principal hashes to, so a
  * listing is one indexed page read. Its content is the session's listing, which
- * never changes, so listing a session again is a duplicate no-op too.
+ * never changes, so listing a session again is a duplicate no-op too. Orchestrations are listed
+ * the same way, on a second topic of the principal's.
  */
 import { DurableObject } from 'cloudflare:workers'
 import type { Env } from '../core/env.ts'
@@ -23,7 +24,7 @@ import type { Json } from '../ledger/json.ts'
 import { Ledger } from '../ledger/ledger.ts'
 import { migrate, tables } from '../core/migrations.ts'
 import { LEDGER_BY_SEQ_TABLES } from '../ledger/tables.ts'
-import type { SessionListing } from './listing.ts'
+import type { OrchestrationListing, SessionListing } from './listing.ts'
 import legacy from '../../migrations/legacy/directory/migrations.js'
 
 const TOPIC = 'directory.entries'
@@ -74,6 +75,22 @@ export class DirectoryObject extends DurableObject<Env> {
     const page = this.ledger.byTopic(listingTopic(owner), { after, limit })
     return { items: page.items.map((envelope) => envelope.payload as unknown as SessionListing), next: page.next }
   }
+
+  /** Lists `orchestration` among `owner`'s orchestrations; idempotent. */
+  listOrchestration(owner: string, orchestration: OrchestrationListing): void {
+    this.ledger.append({ topic: orchestrationTopic(owner), type: 'directory.orchestration', author: 'object:directory', time: orchestration.createdAt, payload: orchestration as unknown as Json })
+  }
+
+  /** `owner`'s orchestrations, oldest first, one page after `after` (a sequence of this shard). */
+  orchestrationsOf(owner: string, after = 0, limit = 50): { items: OrchestrationListing[]; next: number | null } {
+    const page = this.ledger.byTopic(orchestrationTopic(owner), { after, limit })
+    return { items: page.items.map((envelope) => envelope.payload as unknown as OrchestrationListing), next: page.next }
+  }
+}
+
+/** A principal's orchestration listing topic (a sibling of its sessions'). */
+function orchestrationTopic(owner: string): string {
+  return `directory.orchestrations.${sha256Hex(owner).slice(0, 32)}`
 }
 
 /** A principal's listing topic: principal ids may hold characters an address segment cannot. */
@@ -82,4 +99,4 @@ function listingTopic(owner: string): string {
 }
 
 // Expected failures are answers, not uncaught errors (objects/core/rpc.ts); keys.ts calls through `settled`.
-answerFailures(DirectoryObject, ['add', 'has', 'listSession', 'sessionsOf'])
+answerFailures(DirectoryObject, ['add', 'has', 'listSession', 'sessionsOf', 'listOrchestration', 'orchestrationsOf'])

@@ -5,7 +5,7 @@
  * the files a flood of unknown ids can touch are bounded by `DIRECTORY_SHARDS`), and each
  * isolate remembers the keys it has seen exist (entries are never removed).
  */
-import type { SessionListing } from './listing.ts'
+import type { OrchestrationListing, SessionListing } from './listing.ts'
 import { sha256Hex } from '../ledger/hash.ts'
 import { DIRECTORY_SHARDS } from '../core/limits.ts'
 import type { Env } from '../core/env.ts'
@@ -67,4 +67,24 @@ export async function listSession(env: Env, owner: string, session: SessionListi
  */
 export function sessionsOf(env: Env, owner: string, page: { after?: number | undefined; limit?: number | undefined }): Promise<{ items: SessionListing[]; next: number | null }> {
   return shardOf(env, `owner:${owner}`).sessionsOf(owner, page.after, page.limit)
+}
+
+/**
+ * Lists an orchestration among its owner's (idempotent: the listing never changes).
+ *
+ * @example
+ * await listOrchestration(c.env, caller.id, { id, goal: 'Ship it', createdAt })
+ */
+export async function listOrchestration(env: Env, owner: string, orchestration: OrchestrationListing): Promise<void> {
+  await shardOf(env, `owner:${owner}`).listOrchestration(owner, orchestration)
+}
+
+/**
+ * One page of `owner`'s orchestrations, oldest first.
+ *
+ * @example
+ * const { items, next } = await orchestrationsOf(c.env, caller.id, { after: 0, limit: 50 })
+ */
+export function orchestrationsOf(env: Env, owner: string, page: { after?: number | undefined; limit?: number | undefined }): Promise<{ items: OrchestrationListing[]; next: number | null }> {
+  return shardOf(env, `owner:${owner}`).orchestrationsOf(owner, page.after, page.limit)
 }

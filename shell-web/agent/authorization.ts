@@ -7,8 +7,11 @@
  * and say why: `onEnded` is called once, with the reason.
  *
  * `fetch` goes to the typed client (client/), so every response of every call passes here; the
- * expiry is scheduled from the token's own `exp` claim. Pure but for `fetch` and the timer, both
- * replaceable: a test can leave the timer out and watch the server's answer alone.
+ * expiry is scheduled from the token's own `exp` claim. With `renew` (a lasting sign-in, see
+ * docs/shell.md) the token is renewed RENEW_BEFORE_MS before it expires instead, and every call
+ * carries the newest one; a refused renewal ends the sign-in with the server's code. Pure but for
+ * `fetch` and the timer, both replaceable: a test can leave the timer out and watch the server's
+ * answer alone.
  *
  * @example
  * const authorization = new Authorization(token, { onEnded: (why) => signOut(why) })
@@ -27,22 +30,34 @@ export interface AuthorizationOptions {
   /** Runs `fn` after `ms`; returns a cancel. */
   schedule?: (fn: () => void, ms: number) => () => void
   fetch?: typeof fetch
+  /** A new token for this sign-in (a lasting sign-in's refresh); rejects with `{ code }` when refused. */
+  renew?: () => Promise<string>
 }
+
+/** A lasting sign-in's token is renewed this long before it expires. */
+export const RENEW_BEFORE_MS = 60_000
 
 /** setTimeout's longest delay; a token valid for longer is checked again then. */
 const MAX_DELAY_MS = 2 ** 31 - 1
 
 export class Authorization {
   /** When the token says it expires (epoch ms); null when it does not say (the server still decides). */
-  readonly expiresAt: number | null
+  expiresAt: number | null
+  #token: string
   #ended?: EndedReason
   #cancel: () => void = () => {}
   readonly #options: AuthorizationOptions
 
   constructor(token: string, options: AuthorizationOptions) {
     this.#options = options
+    this.#token = token
     this.expiresAt = expiryOf(token)
     this.#arm()
+  }
+
+  /** The newest token (devtools and tests read it; app frames cannot reach the page). */
+  get token(): string {
+    return this.#token
   }
 
   /** Why the sign-in ended, once it has. */
@@ -52,7 +67,10 @@ export class Authorization {
 
   /** The client's fetch: a response that refuses the token ends the sign-in (the caller still gets it). */
   readonly fetch: typeof fetch = async (input, init) => {
-    const response = await (this.#options.fetch ?? fetch)(input, init)
+    const headers = new Headers(init?.headers)
+    // The client was built with the first token; a renewed sign-in's calls carry the newest.
+    if (headers.has('authorization')) headers.set('authorization', `Bearer ${this.#token}`)
+    const response = await (this.#options.fetch ?? fetch)(input, { ...init, headers })
     if (response.status === 401 || response.status === 403) {
       const body = (await response.clone().json().catch(() => null)) as { error?: { code?: unknown; message?: unknown } } | null
       const code = typeof body?.error?.code === 'string' ? body.error.code : `HTTP_${response.status}`
@@ -60,6 +78,14 @@ export class Authorization {
       if (response.status === 401 || code.startsWith('TOKEN_')) this.end({ code, message: `the server refused the sign-in: ${message}` })
     }
     return response
+  }
+
+  /** From now on the token is renewed with `renew` before it expires (the sign-in became a lasting one). */
+  renewWith(renew: () => Promise<string>): void {
+    if (this.#ended) return
+    this.#options.renew = renew
+    this.#cancel()
+    this.#arm()
   }
 
   /** Ends the sign-in (once): the expiry timer stops and `onEnded` hears why. */
@@ -74,12 +100,31 @@ export class Authorization {
     if (this.expiresAt === null) return
     const now = (this.#options.now ?? Date.now)()
     const left = this.expiresAt - now
-    if (left <= 0) return this.end({ code: 'TOKEN_EXPIRED', message: 'the sign-in token has expired' })
+    if (left <= 0 && !this.#options.renew) return this.end({ code: 'TOKEN_EXPIRED', message: 'the sign-in token has expired' })
     const schedule = this.#options.schedule ?? ((fn: () => void, ms: number) => {
       const timer = setTimeout(fn, ms)
       return () => clearTimeout(timer)
     })
+    if (this.#options.renew) {
+      const renew = this.#options.renew
+      const wait = Math.max(0, left - RENEW_BEFORE_MS)
+      this.#cancel = schedule(() => (wait > MAX_DELAY_MS ? this.#arm() : void this.#renew(renew)), Math.min(wait, MAX_DELAY_MS))
+      return
+    }
     this.#cancel = schedule(() => (left > MAX_DELAY_MS ? this.#arm() : this.end({ code: 'TOKEN_EXPIRED', message: 'the sign-in token has expired' })), Math.min(left, MAX_DELAY_MS))
+  }
+
+  async #renew(renew: () => Promise<string>) {
+    try {
+      const token = await renew()
+      if (this.#ended) return
+      this.#token = token
+      this.expiresAt = expiryOf(token)
+      this.#arm()
+    } catch (error) {
+      const code = (error as { code?: unknown }).code
+      this.end({ code: typeof code === 'string' ? code : 'REFRESH_FAILED', message: `the sign-in could not be renewed: ${(error as Error).message}` })
+    }
   }
 }
 

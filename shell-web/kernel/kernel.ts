@@ -122,6 +122,7 @@ export class Kernel {
       backlog: this.backlog,
       flood: (ep, reason) => this.#flood(ep, reason),
       connecting: (id) => this.#connecting(id),
+      declares: (app, tool) => this.manifest(app)?.tools.includes(tool) === true,
       attribute: (ep, delegation) => this.provenance.attribute(ep, delegation),
     })
     this.frames = new FrameHost({

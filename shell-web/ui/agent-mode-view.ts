@@ -37,7 +37,7 @@ export class AgentModeView {
       h('h2', {}, 'Agent Mode'),
       enabled.length
         ? h('ul', { class: 'agent-enabled' }, ...enabled.map((e) => h('li', { 'data-agent-entrypoint': `${e.app}#${e.entrypoint}` }, `${e.entrypoint} — ${e.app} ${e.version} `, h('button', { 'data-action': 'disable-agent', onclick: () => this.kernel.agentMode.disable(e.app, e.entrypoint, 'disabled by the owner') }, 'Disable'))))
-        : h('p', { class: 'muted' }, 'Off for every app.'),
+        : h('p', { class: 'muted' }, 'Off for every app. An app asks from its tile (Notes: Let the agent search notes), and you allow it in the dialog.'),
     )
     this.#dialog(this.kernel.agentMode.pending())
   }

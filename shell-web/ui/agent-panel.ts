@@ -7,14 +7,14 @@
  * the tools of apps the person enabled in Agent Mode. Signing out — by the
  * person, or on its own when the token expires or the server refuses it —
  * closes the socket and tears every app down (`onSignOut`); the panel then says why.
- * A reload in this tab signs back in and reopens the session it showed, whose replay brings back
- * its transcript and the permission requests still waiting.
+ * A reload signs back in from the lasting sign-in (connection.ts) and reopens the session this tab
+ * showed, whose replay brings back its transcript and the permission requests still waiting.
  *
  * @example
  * new AgentPanel(kernel, document.querySelector('#agent-panel')!, { onSignIn: (c) => runInstallsOf(c), onSignOut: () => teardown(), onRestoreFailed: () => runBuiltIns() })
  */
 import { h, throttled } from './dom.ts'
-import { NeuronApiError, type SessionSocket } from '../../client/index.ts'
+import { NeuronApiError, type SessionSocket, type SocketFrame } from '../../client/index.ts'
 import type { EndedReason } from '../agent/authorization.ts'
 import { HostBridge } from '../agent/bridge.ts'
 import { Connection } from '../agent/connection.ts'
@@ -22,6 +22,7 @@ import { PermissionRequests } from '../agent/permissions.ts'
 import { Transcript } from '../agent/transcript.ts'
 import type { Kernel } from '../kernel/kernel.ts'
 import { PermissionCards } from './permission-cards.ts'
+import type { SessionEvents } from './view.ts'
 
 /** The session this tab shows, kept beside the token (connection.ts) so a reload reopens it. */
 const OPEN_KEY = 'neuron.shell.session'
@@ -53,6 +54,17 @@ export class AgentPanel {
   /** The identity's sessions, as last listed. */
   sessions: { id: string; title: string | null }[] = []
   #error = ''
+  #listeners = new Set<(session: string, frame: SocketFrame) => void>()
+  /** The open session and its frames, as the shell's views see them (view.ts). */
+  readonly events: SessionEvents = ((panel: AgentPanel) => ({
+    get current() {
+      return panel.open?.id ?? null
+    },
+    open: (session: string) => panel.openSession(session),
+    close: () => void panel.openSession(''),
+    subscribe: (listener: (session: string, frame: SocketFrame) => void) => (panel.#listeners.add(listener), () => void panel.#listeners.delete(listener)),
+    socket: () => panel.open?.socket,
+  }))(this)
   /** Frames arrive fast: redraw the open session at most every 30 ms, without rebuilding the panel. */
   #render = throttled(() => (this.open ? this.#refresh(this.open) : this.render()), 30)
 
@@ -62,8 +74,7 @@ export class AgentPanel {
     private readonly hooks: PanelHooks,
   ) {
     this.render()
-    const kept = Connection.remembered()
-    if (kept) void this.#signIn(() => Connection.withToken(location.origin, kept, this.#ended), true)
+    if (Connection.remembered()) void this.#signIn(() => Connection.restore(location.origin, this.#ended), true)
   }
 
   /** The sign-in ended on its own (the token expired, the server refused it): sign out, saying why. */
@@ -83,7 +94,7 @@ export class AgentPanel {
           ...this.sessions.map((s) => h('option', { value: s.id, selected: s.id === open?.id }, s.title ? `${s.title} · ${s.id.slice(0, 8)}` : s.id))),
         h('button', { 'data-action': 'new-session', onclick: () => void this.newSession() }, 'New session')),
       this.#error ? h('p', { class: 'error', role: 'alert' }, this.#error) : '',
-      open ? open.view.root : h('p', { class: 'muted' }, 'No session open.'),
+      open ? open.view.root : h('p', { class: 'muted empty' }, this.sessions.length ? 'No session open: choose one above, or start a New session.' : 'No sessions yet: press New session to start one.'),
     )
     if (open) this.#refresh(open)
   }
@@ -121,6 +132,7 @@ export class AgentPanel {
       try {
         for await (const frame of socket.frames()) {
           if (this.open !== open) return
+          for (const listener of this.#listeners) listener(id, frame)
           if (frame.kind === 'open') open.state = 'connected'
           if (frame.kind === 'replay-end') open.state = 'live'
           if (open.bridge.handle(frame)) continue
@@ -184,13 +196,17 @@ export class AgentPanel {
   }
 
   #signedOut() {
-    const token = h('textarea', { name: 'token', rows: 3, placeholder: 'Paste a bearer JWT from your identity provider' })
+    const token = h('textarea', { name: 'token', rows: 3, placeholder: 'Paste a bearer JWT from your identity provider', 'aria-label': 'Bearer token' })
+    const remember = h('input', { type: 'checkbox', name: 'remember', checked: true })
+    const options = () => ({ remember: remember.checked })
     return [
       h('h2', {}, 'Agent'),
       h('p', { class: 'muted' }, 'Sign in to talk to sessions and let them use the apps you enable.'),
-      h('button', { class: 'primary', 'data-action': 'dev-sign-in', onclick: () => void this.#signIn(() => Connection.devSignIn(location.origin, this.#ended)) }, 'Sign in (local dev identity)'),
+      h('button', { class: 'primary', 'data-action': 'dev-sign-in', onclick: () => void this.#signIn(() => Connection.devSignIn(location.origin, this.#ended, options())) }, 'Sign in (local dev identity)'),
       token,
-      h('button', { 'data-action': 'token-sign-in', onclick: () => void this.#signIn(() => Connection.withToken(location.origin, token.value, this.#ended)) }, 'Use token'),
+      h('div', { class: 'row' },
+        h('button', { 'data-action': 'token-sign-in', onclick: () => void this.#signIn(() => Connection.withToken(location.origin, token.value, this.#ended, options())) }, 'Use token'),
+        h('label', { class: 'remember' }, remember, ' Keep me signed in on this browser')),
       this.#error ? h('p', { class: 'error', role: 'alert' }, this.#error) : null,
     ]
   }
@@ -201,7 +217,7 @@ export class AgentPanel {
         this.connection = await connect()
       } catch (error) {
         if (restoring) {
-          Connection.forget()
+          Connection.forget({ revoke: false })
           this.hooks.onRestoreFailed()
         }
         throw error

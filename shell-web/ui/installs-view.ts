@@ -27,7 +27,7 @@ export class InstallsView {
     const act = (label: string, name: string, run: () => Promise<void>) => h('button', { 'data-action': name, onclick: () => void run() }, label)
     this.root.replaceChildren(
       h('h2', {}, 'Apps'),
-      h('p', { class: 'muted', 'data-installs-owner': state.owner ?? 'local' }, state.owner ? `Installed for ${state.owner}, kept on the server.` : 'Kept in this browser until you sign in.'),
+      h('p', { class: 'muted', 'data-installs-owner': state.owner ?? 'local' }, state.owner ? `Installed for ${state.owner}, kept on the server.` : 'The built-in demo apps. Sign in to install and keep your own.'),
       state.owner ? h('div', { class: 'row' }, act('Install demo apps', 'install-demos', this.actions.installDemos), act('Refresh', 'refresh-installs', this.actions.refresh)) : '',
       state.error ? h('p', { class: 'error', role: 'alert' }, state.error) : '',
       ...state.skipped.map((s) => h('p', { class: 'error', 'data-skipped': s.app }, `${s.app} could not run: ${s.reason}`)),

@@ -1,6 +1,7 @@
 /**
- * The trusted shell page: the kernel plus the UI that draws workspaces, the
- * tray, grants, installs and the audit log. `window.neutron` is the devtools
+ * The trusted shell page: the kernel plus the frame (frame.ts: navigation, panes, the Developer
+ * drawer) and the views mounted into it (view.ts), the workspaces of app tiles, the tray, grants,
+ * installs and the audit log. `window.neutron` is the devtools
  * handle to the kernel; app frames are cross-origin (opaque) and cannot reach it.
  *
  * Whose apps run: signed out, the built-in demo apps only (unless `?demo=0`: tests and
@@ -21,11 +22,29 @@ import { demosInstalledFor, forgetStoredInstalls, markDemosInstalled } from './i
 import { InstallsView } from './installs-view.ts'
 import { OfferView } from './offer-view.ts'
 import { PersonInstalls } from './person-installs.ts'
+import { loadLayout, saveLayout } from './tile-layout.ts'
 import { Tray } from './tray.ts'
 import { Workspaces } from './workspace.ts'
 import { Connection } from '../agent/connection.ts'
 import { DEMO_APPS } from '../apps/registry.ts'
 import { Kernel } from '../kernel/kernel.ts'
+import { Frame } from './frame.ts'
+import type { ViewModule, ViewName } from './view.ts'
+
+/**
+ * The views mounted into the frame's panes when the person signs in (view.ts: each module exports
+ * `mount(container, deps)`). One line each, e.g. `sessions: () => import('./sessions/index.ts'),`;
+ * a pane without one says what to do next.
+ */
+const VIEWS: Partial<Record<ViewName, ViewModule | undefined>> = {
+  sessions: undefined,
+
+  conversation: undefined,
+
+  orchestrations: () => import('./orchestrations/index.ts'),
+
+  memory: () => import('./memory/index.ts'),
+}
 
 const $ = <T extends HTMLElement>(selector: string) => document.querySelector<T>(selector)!
 const demos = new URLSearchParams(location.search).get('demo') !== '0'
@@ -114,13 +133,20 @@ async function runPersonInstalls() {
       await person!.installDemos()
       markDemosInstalled(localStorage, connection.me.id)
     }
-    openDemoTiles()
+    // The tiles the person had open here (a reload, a sign-in again), else the demo tiles.
+    const kept = loadLayout(localStorage, connection.me.id)
+    if (!kept || !workspaces!.restore(kept)) openDemoTiles()
+    workspaces!.onLayout = (layout) => saveLayout(localStorage, connection.me.id, layout)
+    saveLayout(localStorage, connection.me.id, workspaces!.layout())
   }, skipped)
 }
 
+let frame: Frame | undefined
 panel = new AgentPanel(kernel, $('#agent-panel'), {
-  onSignIn: () => runPersonInstalls(),
+  onSignIn: (connection) => (frame?.signedIn(connection.client, connection.me), runPersonInstalls()),
   onSignOut(reason) {
+    frame?.signedOut()
+    workspaces!.onLayout = () => {}
     kernel.agentMode.clear(reason ? `the sign-in ended: ${reason.code}` : 'signed out')
     kernel.backendConsent.clear()
     person = undefined
@@ -130,7 +156,8 @@ panel = new AgentPanel(kernel, $('#agent-panel'), {
   },
   onRestoreFailed: () => runBuiltIns(),
 })
+frame = new Frame(document, VIEWS, panel.events)
 if (!Connection.remembered()) runBuiltIns()
 renderChrome()
 
-Object.assign(globalThis, { neutron: { kernel, workspaces, tray, install, upgrade, uninstall, panel, installs: () => person } })
+Object.assign(globalThis, { neutron: { kernel, workspaces, tray, install, upgrade, uninstall, panel, frame, installs: () => person } })

@@ -12,6 +12,7 @@ import type { FrameRecord } from '../kernel/bus/frames.ts'
 import type { Kernel } from '../kernel/kernel.ts'
 import { type BusErrorShape, fail } from '../protocol/codes.ts'
 import { LIMITS } from '../protocol/limits.ts'
+import type { TileLayout } from './tile-layout.ts'
 
 interface Tile {
   tileId: string
@@ -27,6 +28,8 @@ export class Workspaces {
   active = 0
   #mounted = new Map<Tile, { frame: FrameRecord; el: HTMLElement }>()
   #nextTile = 1
+  /** The person opened, closed or switched (not an app going away): the frame keeps the layout. */
+  onLayout: (layout: TileLayout) => void = () => {}
 
   constructor(
     private readonly kernel: Kernel,
@@ -43,7 +46,32 @@ export class Workspaces {
     if (!this.kernel.manifest(app)?.entries.tile) return fail('UNKNOWN_TARGET', `app "${app}" has no tile`)
     const tile: Tile = { tileId: `t${this.#nextTile++}`, app, params }
     workspace.tiles.push(tile)
-    return { endpoint: this.#mount(tile) }
+    const endpoint = this.#mount(tile)
+    this.onLayout(this.layout())
+    return { endpoint }
+  }
+
+  /** Which apps' tiles each workspace shows, and which is active (tile-layout.ts keeps it). */
+  layout(): TileLayout {
+    return { active: this.active, workspaces: this.list.map((w) => w.tiles.map((t) => ({ app: t.app, params: { ...t.params } }))) }
+  }
+
+  /** Reopens a kept layout's tiles (of apps still installed with a tile); true when it had any. */
+  restore(layout: TileLayout): boolean {
+    let opened = 0
+    for (const [index, tiles] of layout.workspaces.entries()) {
+      const workspace = this.list[index]
+      if (!workspace) continue
+      for (const { app, params } of tiles) {
+        if (workspace.tiles.length >= LIMITS.maxTilesPerWorkspace || !this.kernel.manifest(app)?.entries.tile) continue
+        const tile: Tile = { tileId: `t${this.#nextTile++}`, app, params }
+        workspace.tiles.push(tile)
+        if (index === this.active) this.#mount(tile)
+        opened++
+      }
+    }
+    if (layout.active !== this.active && this.list[layout.active]) this.switchTo(layout.active)
+    return opened > 0
   }
 
   closeTile(tileId: string): void {
@@ -52,6 +80,7 @@ export class Workspaces {
     if (!tile) return
     workspace.tiles.splice(workspace.tiles.indexOf(tile), 1)
     this.#unmount(tile)
+    this.onLayout(this.layout())
   }
 
   switchTo(index: number): void {
@@ -60,6 +89,7 @@ export class Workspaces {
     this.active = index
     for (const tile of this.list[index]!.tiles) this.#mount(tile)
     this.#tabs()
+    this.onLayout(this.layout())
   }
 
   /** Closes every tile of an app (it was uninstalled). */

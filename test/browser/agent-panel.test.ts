@@ -31,7 +31,7 @@ async function prompt(text: string) {
 const history = (): Promise<{ type: string; payload: any }[]> =>
   page().evaluate(async () => {
     const id = (window as any).neutron.panel.open.id
-    const token = sessionStorage.getItem('neuron.shell.token')
+    const token = (window as any).neutron.panel.connection.authorization.token
     const res = await fetch(`/v1/sessions/${encodeURIComponent(id)}/history?limit=1000`, { headers: { authorization: `Bearer ${token}` } })
     return (await res.json()).items
   })
@@ -150,7 +150,7 @@ describe('the shell talks to sessions, and a session calls a live app', () => {
     await panel().locator('[data-action=dev-sign-in]').waitFor()
     expect(await page().evaluate(() => (window as any).neutron.kernel.endpoints.list().length)).toBe(0)
     expect(await page().evaluate(() => (window as any).neutron.kernel.agentMode.enabled().length)).toBe(0)
-    expect(await page().evaluate(() => sessionStorage.getItem('neuron.shell.token'))).toBeNull()
+    expect(await page().evaluate(() => localStorage.getItem('neuron.shell.signed-in'))).toBeNull()
     expect(await page().evaluate(() => (window as any).__sockets.at(-1).readyState)).toBeGreaterThanOrEqual(2) // closing or closed
     // a pasted token that is not one is refused with its code, and nothing signs in
     await panel().locator('textarea[name=token]').fill('not-a-jwt')

@@ -33,7 +33,7 @@ const bash = (command: string) => prompt(`/tool bash ${JSON.stringify({ command 
 function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
   return page().evaluate(
     async ([method, path, body]) => {
-      const token = sessionStorage.getItem('neuron.shell.token')
+      const token = (window as any).neutron.panel.connection.authorization.token
       const res = await fetch(path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
       const text = await res.text()
       return { status: res.status, body: text.startsWith('{') ? JSON.parse(text) : text }

@@ -45,7 +45,7 @@ const panel = () => page().locator('#agent-panel')
 /** A request to the API with the shell's own token (what the person's client sends). */
 const apiGet = (path: string): Promise<{ status: number; body: any }> =>
   page().evaluate(async (path) => {
-    const res = await fetch(path, { headers: { authorization: `Bearer ${sessionStorage.getItem('neuron.shell.token')}` } })
+    const res = await fetch(path, { headers: { authorization: `Bearer ${(window as any).neutron.panel.connection.authorization.token}` } })
     return { status: res.status, body: await res.json() }
   }, path)
 const serverInstalls = async () => ((await apiGet('/v1/apps/installs')).body.items as { app: string; version: string; hash: string; files: string }[]).map(({ app, version, hash }) => ({ app, version, hash }))

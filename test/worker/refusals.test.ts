@@ -132,6 +132,10 @@ describe('a refused request writes nothing', () => {
     ['delete', () => '/v1/apps/installs/absent/connections/mail', undefined, 'APP_NOT_INSTALLED', () => [shelf()]],
     ['post', () => '/v1/apps/installs/counter/connections/mail/reveal', undefined, 'CLAIM_REQUIRED', () => [counter()]],
     ['post', () => '/v1/apps/installs/counter/vetkeys', { derivationPath: 'p' }, 'INVALID_REQUEST', () => [counter()]],
+    // The shell's lasting sign-in (its other refusals: test/gate/shell-sign-in.test.ts)
+    ['post', () => '/v1/auth/sign-in', undefined, 'SHELL_HEADER_MISSING', () => [config()]],
+    ['post', () => '/v1/auth/refresh', undefined, 'REFRESH_MISSING', () => [config()], { 'x-neuron-shell': '1' }],
+    ['delete', () => '/v1/auth/refresh', undefined, 'SHELL_HEADER_MISSING', () => [config()], { cookie: 'neuron_refresh=x' }],
   ]
 
   it('covers every mutating route of the API', () => {

@@ -16,6 +16,9 @@ import { NeuronError } from '../../objects/core/errors.ts'
 export const ASYMMETRIC = ['ES256', 'EdDSA', 'RS256'] as const
 export const DEV_ISSUER = 'neuron-dev'
 export const TICKET_AUDIENCE = 'neuron:stream-ticket'
+/** The shell's access tokens, and the refresh credential they are minted from (shell-tokens.ts). */
+export const SHELL_AUDIENCE = 'neuron:shell'
+export const REFRESH_AUDIENCE = 'neuron:refresh'
 
 const Jwks = z.object({
   keys: z.array(z.looseObject({ kid: z.string().min(1), kty: z.string(), alg: z.enum(ASYMMETRIC).optional() })).max(64),

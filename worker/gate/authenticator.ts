@@ -8,6 +8,9 @@
  *   `wrangler dev` from the real peer) is a loopback address. The Host header is
  *   not consulted: any client can write `Host: localhost`.
  * - stream tickets: HS256 with TICKET_SECRET, minted here for one session, 30 s, one use
+ * - shell access tokens: HS256 with a key derived from TICKET_SECRET, minted here from a lasting
+ *   sign-in's refresh credential (shell-tokens.ts, docs/shell.md); one minted for the dev identity
+ *   is accepted only where dev tokens are
  *
  * Expiry is required; not-before, issued-at, issuer and audience are checked;
  * `alg: none`, unknown kids and any other algorithm are refused. Time claims must
@@ -20,8 +23,10 @@ import { decode, sign, verify } from 'hono/jwt'
 import type { HonoJsonWebKey } from 'hono/utils/jwt/jws'
 import type { JWTPayload } from 'hono/utils/jwt/types'
 import { NeuronError } from '../../objects/core/errors.ts'
-import { ASYMMETRIC, type AuthConfig, DEV_ISSUER, TICKET_AUDIENCE } from './auth-config.ts'
+import { ASYMMETRIC, type AuthConfig, DEV_ISSUER, REFRESH_AUDIENCE, SHELL_AUDIENCE, TICKET_AUDIENCE } from './auth-config.ts'
 import { claimsOf, type Principal } from './principal.ts'
+import { derivedKey, mintRefresh, mintShellToken, refreshOf } from './shell-tokens.ts'
+import { REFRESH_TTL_SECONDS, SHELL_TOKEN_TTL_SECONDS } from '../../objects/core/limits.ts'
 import { REVEAL_CLAIM } from '../../objects/apps/connections.ts'
 
 export const TICKET_TTL_SECONDS = 30
@@ -72,7 +77,7 @@ export class Authenticator {
 
   private async verify(token: string, peer: string | undefined): Promise<Principal> {
     const header = headerOf(token)
-    if (header.alg === 'HS256') return this.dev(token, peer)
+    if (header.alg === 'HS256') return audienceOf(token) === SHELL_AUDIENCE ? this.shell(token, peer) : this.dev(token, peer)
     if (!(ASYMMETRIC as readonly string[]).includes(header.alg)) {
       throw unauthorized('TOKEN_ALG_REJECTED', `tokens signed with ${JSON.stringify(header.alg)} are not accepted`)
     }
@@ -129,6 +134,62 @@ export class Authenticator {
     return { token: await sign({ iss: DEV_ISSUER, aud: this.config.audience, sub: 'dev', claims: [REVEAL_CLAIM], iat: now, exp }, devSecret, 'HS256'), expiresAt: exp * 1000 }
   }
 
+  /**
+   * A lasting sign-in for `principal`: its refresh credential (the cookie's value) and the refresh
+   * id whose hash the principal's ConfigObject keeps.
+   *
+   * @example
+   * const { credential, family, rid, expiresAt } = await authenticator.signIn(principal)
+   */
+  async signIn(principal: Principal): Promise<{ credential: string; family: string; rid: string; expiresAt: number }> {
+    const now = Math.floor(Date.now() / 1000)
+    const exp = now + REFRESH_TTL_SECONDS
+    const family = crypto.randomUUID()
+    const rid = crypto.randomUUID()
+    return { credential: await mintRefresh(this.requireTicketSecret(), principal, family, rid, now, exp), family, rid, expiresAt: exp * 1000 }
+  }
+
+  /**
+   * The sign-in a refresh credential names (its signature and expiry checked; whether its id is
+   * still the current one is the ConfigObject's to say): 401 REFRESH_EXPIRED, REFRESH_INVALID, or
+   * DEV_TOKEN_REFUSED for the dev identity off loopback.
+   */
+  async refreshed(credential: string, peer: string | undefined): Promise<{ principal: Principal; family: string; rid: string; expiresAt: number }> {
+    let payload: JWTPayload
+    try {
+      if (headerOf(credential).alg !== 'HS256') throw unauthorized('TOKEN_ALG_REJECTED', 'a refresh credential is HS256')
+      payload = await check(credential, derivedKey(this.requireTicketSecret(), 'refresh'), 'HS256', undefined, REFRESH_AUDIENCE)
+    } catch (error) {
+      if (error instanceof NeuronError && error.code === 'TOKEN_EXPIRED') throw unauthorized('REFRESH_EXPIRED', 'the sign-in has expired: sign in again')
+      if (error instanceof NeuronError && error.status === 500) throw error
+      throw unauthorized('REFRESH_INVALID', 'the refresh credential does not verify: sign in again', error)
+    }
+    const found = refreshOf(payload)
+    if (!found) throw unauthorized('REFRESH_INVALID', 'the refresh credential names no sign-in')
+    const via = found.principal.issuer === DEV_ISSUER ? 'dev' : 'shell'
+    if (via === 'dev' && !this.devAllowed(peer)) throw unauthorized('DEV_TOKEN_REFUSED', 'the dev identity is signed in again only by a local `wrangler dev`, from a client on a loopback address')
+    return { principal: { ...found.principal, via }, family: found.family, rid: found.rid, expiresAt: Number(payload.exp) * 1000 }
+  }
+
+  /** The same sign-in's refresh credential with its next refresh id (rotation), expiring when the sign-in does. */
+  async reissued(signIn: { principal: Principal; family: string; expiresAt: number }, rid: string): Promise<string> {
+    return mintRefresh(this.requireTicketSecret(), signIn.principal, signIn.family, rid, Math.floor(Date.now() / 1000), Math.floor(signIn.expiresAt / 1000))
+  }
+
+  /** A shell access token for a refreshed sign-in's principal (SHELL_TOKEN_TTL_SECONDS, never past the sign-in). */
+  async shellToken(principal: Principal, signInExpiresAt: number): Promise<{ token: string; expiresAt: number }> {
+    const now = Math.floor(Date.now() / 1000)
+    const exp = Math.min(now + SHELL_TOKEN_TTL_SECONDS, Math.floor(signInExpiresAt / 1000))
+    return { token: await mintShellToken(this.requireTicketSecret(), principal, now, exp), expiresAt: exp * 1000 }
+  }
+
+  private async shell(token: string, peer: string | undefined): Promise<Principal> {
+    const payload = await check(token, derivedKey(this.requireTicketSecret(), 'shell'), 'HS256', undefined, SHELL_AUDIENCE)
+    const issuer = String(payload.iss)
+    if (issuer === DEV_ISSUER && !this.devAllowed(peer)) throw unauthorized('DEV_TOKEN_REFUSED', 'dev tokens are accepted only by a local `wrangler dev`, from a client on a loopback address')
+    return { issuer, subject: String(payload.sub), claims: claimsOf(payload), via: issuer === DEV_ISSUER ? 'dev' : 'shell' }
+  }
+
   private devAllowed(peer: string | undefined): boolean {
     return this.config.devSecret !== undefined && this.config.development && peer !== undefined && isLoopback(peer)
   }
@@ -158,6 +219,15 @@ export class Authenticator {
   private requireTicketSecret(): string {
     if (!this.config.ticketSecret) throw new NeuronError('AUTH_MISCONFIGURED', 'TICKET_SECRET is not set', { status: 500 })
     return this.config.ticketSecret
+  }
+}
+
+/** The unverified `aud` of a token, only to choose which key verifies it (verification checks it again). */
+function audienceOf(token: string): unknown {
+  try {
+    return (decode(token).payload as { aud?: unknown }).aud
+  } catch {
+    return undefined
   }
 }
 

@@ -8,8 +8,8 @@ export interface Principal {
   issuer: string
   subject: string
   claims: string[]
-  /** How it was established: a bearer JWT, a local dev token, or a one-use stream ticket. */
-  via: 'bearer' | 'dev' | 'ticket'
+  /** How it was established: a bearer JWT, a local dev token, a one-use stream ticket, or a shell access token (minted from a lasting sign-in). */
+  via: 'bearer' | 'dev' | 'ticket' | 'shell'
 }
 
 /** A stable identity across requests: the issuer scopes the subject. */

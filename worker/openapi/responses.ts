@@ -82,6 +82,22 @@ export const SessionListings: Schema = {
   },
 }
 
+export const OrchestrationListings: Schema = {
+  type: 'object',
+  required: ['items', 'next'],
+  properties: {
+    items: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'goal', 'createdAt'],
+        properties: { id: str, goal: { ...str, description: "the goal's first line, at most 200 characters" }, createdAt: int },
+      },
+    },
+    next: { type: ['integer', 'null'], description: 'pass as `after` for the next page' },
+  },
+}
+
 export const SessionView: Schema = {
   type: 'object',
   required: ['id', 'title', 'owner', 'share', 'model', 'agent', 'status', 'step', 'createdAt', 'pending', 'counts', 'lastSequence'],
@@ -225,6 +241,12 @@ export const JsonSchema: Schema = { type: 'object', required: ['$schema'], prope
 export const Ticket: Schema = { type: 'object', required: ['ticket', 'expiresAt'], properties: { ticket: str, expiresAt: int } }
 /** The one-click dev sign-in's answer. */
 export const DevToken: Schema = { type: 'object', required: ['token', 'expiresAt'], properties: { token: str, expiresAt: int } }
+
+export const SignedIn: Schema = { type: 'object', required: ['signedIn', 'expiresAt'], properties: { signedIn: { type: 'boolean' }, expiresAt: int } }
+
+export const Refreshed: Schema = { type: 'object', required: ['token', 'expiresAt', 'signInExpiresAt'], properties: { token: str, expiresAt: int, signInExpiresAt: int } }
+
+export const SignedOut: Schema = { type: 'object', required: ['revoked'], properties: { revoked: { type: 'boolean' } } }
 
 export const Me: Schema = { type: 'object', required: ['id', 'claims'], properties: { id: str, issuer: str, subject: str, claims: strings, via: str } }
 

@@ -7,6 +7,7 @@
 import { AGENT_ROUTES } from '../routes/agents.ts'
 import { APP_ROUTES } from '../routes/apps.ts'
 import { CONFIG_ROUTES } from '../routes/config.ts'
+import { AUTH_ROUTES } from '../routes/auth.ts'
 import { DEV_ROUTES } from '../routes/dev.ts'
 import { docsRoutes } from '../routes/docs.ts'
 import { GRAPH_ROUTES, MEMORY_ROUTES } from '../routes/graph.ts'
@@ -35,6 +36,7 @@ const DOCS_ROUTES = docsRoutes(() => ROUTES)
 export const ROUTES: readonly Route[] = [
   ...DOCS_ROUTES,
   ...DEV_ROUTES,
+  ...AUTH_ROUTES,
   ...ME_ROUTES,
   ...CONFIG_ROUTES,
   ...AGENT_ROUTES,
@@ -56,7 +58,8 @@ export const docs = mount('/v1', DOCS_ROUTES)
 
 /**
  * Routes the gate lets through without a credential, read from their declared `auth`: the
- * document, the dev sign-in (which checks its own conditions), and the MCP OAuth callback, whose
- * sealed state is its credential.
+ * document, the dev sign-in (which checks its own conditions), the shell's refresh and sign-out
+ * (whose cookie is their credential, checked by the refresh route), and the MCP OAuth callback,
+ * whose sealed state is its credential.
  */
 export const OPEN_ROUTES = ROUTES.filter((declared) => declared.auth === 'none').map((declared) => declared.path)

@@ -4,7 +4,8 @@
  * semantics as a session's). Each call carries the authenticated caller to the
  * orchestration's Durable Object, which authorizes it against the owner and the
  * shared claims; anyone else gets the 404 an unknown id gets. Only
- * orchestrations the directory knows are addressed.
+ * orchestrations the directory knows are addressed; each is listed under its
+ * owner once it exists (`GET /v1/orchestrations`), as its sessions are.
  */
 import type { Context } from 'hono'
 import { z } from 'zod'
@@ -18,7 +19,8 @@ import { settled } from '../../objects/core/rpc.ts'
 import { forwardStream } from '../stream-forward.ts'
 import { Identifier, parseOrThrow } from '../../objects/core/validate.ts'
 import { callerOf } from '../caller.ts'
-import { exists, register } from '../../objects/directory/keys.ts'
+import { exists, listOrchestration, orchestrationsOf, register } from '../../objects/directory/keys.ts'
+import { LISTED_GOAL_CHARS } from '../../objects/directory/listing.ts'
 import type { Env } from '../../objects/core/env.ts'
 import type { AppEnv } from '../env.ts'
 import { BODY_ERRORS } from '../openapi/body-errors.ts'
@@ -66,8 +68,22 @@ export const ORCHESTRATION_ROUTES = [
       if (profiles.size > 0) requireAgents(profiles, c.get('extensions').agents, await configOf(c.env, callerOf(c).id))
       await register(c.env, `orchestration:${id}`)
       const { orchestration, created } = await settled(c.env.ORCHESTRATIONS.getByName(id)).create(callerOf(c), body)
+      // Listed after it exists; an exact retry lists it again, a no-op, so a crash in between heals.
+      if (orchestration.owner === callerOf(c).id) await listOrchestration(c.env, orchestration.owner, listingOf(orchestration))
       return c.json(orchestration, created ? 201 : 200)
     },
+  }),
+  route({
+    method: 'get',
+    path: '/v1/orchestrations',
+    operationId: 'listOrchestrations',
+    summary: "The caller's own orchestrations, oldest first, paged (live state: each one's view)",
+    auth: 'bearer',
+    query: PageQuery,
+    ok: { 200: 'a page of listings' },
+    response: R.OrchestrationListings,
+    errors: ['INVALID_QUERY'],
+    handler: async (c) => c.json(await orchestrationsOf(c.env, callerOf(c).id, parseOrThrow(PageQuery, c.req.query(), 'INVALID_QUERY'))),
   }),
   route({
     method: 'get',
@@ -156,6 +172,11 @@ export const ORCHESTRATION_ROUTES = [
 
 /** The `/v1/orchestrations` router, mounted by worker/neuron.ts: `app.route('/v1/orchestrations', orchestrations)`. */
 export const orchestrations = mount('/v1/orchestrations', ORCHESTRATION_ROUTES)
+
+/** What the owner's listing keeps of an orchestration: what it was created with. */
+function listingOf(view: { id: string; goal: string; createdAt: number }) {
+  return { id: view.id, goal: (view.goal.split('\n')[0] ?? '').slice(0, LISTED_GOAL_CHARS), createdAt: view.createdAt }
+}
 
 /**
  * The stub of an existing orchestration; an unknown id is `ORCHESTRATION_NOT_FOUND` without addressing its object.

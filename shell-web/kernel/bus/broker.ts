@@ -59,6 +59,8 @@ export interface BrokerDeps {
   flood(ep: Endpoint, reason: string): void
   /** Is `id` an endpoint the kernel is bringing up right now (an installed app's background frame)? */
   connecting(id: string): boolean
+  /** Does `app`'s manifest declare `tool` (so an endpoint of it that just connected may be about to register it)? */
+  declares(app: string, tool: string): boolean
   /** Who a call is presented and recorded as, given its delegation token if any (provenance.ts). */
   attribute(ep: Endpoint, delegation: unknown): Attribution | BusErrorShape
 }
@@ -222,7 +224,7 @@ export class Broker {
     call.provenance = attribution.provenance
     const name = p.name
     const invoke = { name, arguments: p.arguments, caller: attribution.caller, progress: p.progress === true, timeoutMs }
-    this.#withTarget(call, (target) => target.tools.has(name), (target) => {
+    this.#withTarget(call, (target) => target.tools.has(name) || !this.k.declares(target.app, name), (target) => {
       const tool: RegisteredTool | undefined = target.tools.get(name)
       if (!tool) return this.k.calls.finish(call, { error: fail('UNKNOWN_TOOL', `${target.id} exposes no tool ${name}`) })
       call.attachments = tool.descriptor.annotations?.[ATTACHMENTS_ANNOTATION] === true
@@ -259,15 +261,20 @@ export class Broker {
    * installed app's background that is still connecting (just installed, reloading) waits for it
    * to connect and be `ready`, bounded by the call's timeout and `backgroundHandshakeWaitMs`,
    * instead of failing with UNKNOWN_TARGET; the rest of the call is then paid by the caller's app.
+   * So does a call to an endpoint that is live but not `ready` yet within the same window from
+   * its handshake: an app registers its tools just after it connects, so a call landing in
+   * between (a tile asking its background for its state as both start) waits for the tool its
+   * manifest declares rather than failing with UNKNOWN_TOOL.
    */
   #withTarget(call: Call, ready: (ep: Endpoint) => boolean, route: (target: Endpoint) => void): void {
     const live = this.k.endpoints.get(call.target)
-    if (live) {
+    const starting = live ? LIMITS.backgroundHandshakeWaitMs - (Date.now() - live.connectedAt) : LIMITS.backgroundHandshakeWaitMs
+    if (live && (ready(live) || starting <= 0)) {
       if (this.#admitted(call, live)) route(live)
       return
     }
-    if (!this.k.connecting(call.target)) return this.k.calls.finish(call, { error: fail('UNKNOWN_TARGET', `no live endpoint ${call.target}`) })
-    void this.k.endpoints.whenReady(call.target, ready, LIMITS.backgroundHandshakeWaitMs, call.abort.signal).then((ready) => {
+    if (!live && !this.k.connecting(call.target)) return this.k.calls.finish(call, { error: fail('UNKNOWN_TARGET', `no live endpoint ${call.target}`) })
+    void this.k.endpoints.whenReady(call.target, ready, starting, call.abort.signal).then((ready) => {
       if (call.abort.signal.aborted) return // the call already ended (timeout, cancel, caller gone)
       this.k.work.charge(call.caller.app, () => {
         const target = ready ?? this.k.endpoints.get(call.target)

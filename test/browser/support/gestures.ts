@@ -42,7 +42,8 @@ export async function gestures(page: Page): Promise<PageGestures> {
     if (exceptionDetails) throw new Error(`${expression}: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`)
     return result.value as T
   }
-  const rect = (selector: string) => value<{ x: number; y: number; width: number; height: number } | null>(`(() => { const r = document.querySelector(${JSON.stringify(selector)})?.getBoundingClientRect(); return r ? { x: r.x, y: r.y, width: r.width, height: r.height } : null })()`)
+  // Scrolled into view first (scrolling is no gesture): a raw click lands only on what the viewport shows.
+  const rect = (selector: string) => value<{ x: number; y: number; width: number; height: number } | null>(`(() => { const el = document.querySelector(${JSON.stringify(selector)}); el?.scrollIntoView({ block: 'nearest', inline: 'nearest' }); const r = el?.getBoundingClientRect(); return r ? { x: r.x, y: r.y, width: r.width, height: r.height } : null })()`)
   const frame = (id: string) => `iframe[data-endpoint="${id}"]`
   const quiet = async () => {
     for (const until = Date.now() + 8_000; await value<boolean>('navigator.userActivation.isActive'); ) {
@@ -60,8 +61,8 @@ export async function gestures(page: Page): Promise<PageGestures> {
       await page.mouse.click(r.x + (at?.x ?? r.width / 2), r.y + (at?.y ?? r.height / 2))
     },
     async clickIn(target, id, selector) {
-      const box = await target.locator(selector).boundingBox()
       const r = await rect(frame(id))
+      const box = await target.locator(selector).boundingBox()
       if (!box || !r) throw new Error(`no ${selector} in ${id}`)
       await quiet()
       await page.mouse.move(r.x + r.width / 2, r.y - 6)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { layout } from '../../../shell-web/orchestration/layout.ts'
+import { layout } from '../../../shell-web/ui/orchestrations/layout.ts'
 
 describe('orchestration view layout', () => {
   it('puts each package one column after its deepest need, stacked in plan order', () => {
