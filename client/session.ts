@@ -9,6 +9,8 @@ import { backoffMs, type Http, sleep } from './http.ts'
 import type { InterruptTarget } from './shown-turn.ts'
 import { Turn } from './turn.ts'
 import { WorkspaceHandle } from './workspace.ts'
+import { SchedulesHandle } from './schedules.ts'
+import { HooksHandle } from './hooks.ts'
 import type { FollowOptions, InterruptResult, Page, PendingPermission, PermissionAnswer, PermissionAnswered, PromptInput, Receipt, SessionFrame, SessionMcpServer, SessionView, Stored } from './types.ts'
 
 
@@ -22,7 +24,15 @@ export class SessionHandle {
     this.id = id
     this.#path = `/v1/sessions/${encodeURIComponent(id)}`
     this.workspace = new WorkspaceHandle(http, this.#path)
+    this.schedules = new SchedulesHandle(http, this.#path)
+    this.hooks = new HooksHandle(http, this.#path)
   }
+
+  /** The session's hooks: signed outside deliveries become its prompts (client/hooks.ts). */
+  readonly hooks: HooksHandle
+
+  /** The session's schedules (client/schedules.ts). */
+  readonly schedules: SchedulesHandle
 
   /** The session's files (client/workspace.ts). */
   readonly workspace: WorkspaceHandle

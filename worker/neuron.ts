@@ -58,6 +58,8 @@ import { oauth } from './routes/oauth.ts'
 import { me } from './routes/me.ts'
 import { orchestrations } from './routes/orchestrations.ts'
 import { protectedResource } from './routes/protected-resource.ts'
+import { schedules } from './routes/schedules.ts'
+import { hooks, sessionHooks } from './routes/hooks.ts'
 import { sessions } from './routes/sessions.ts'
 import { orchestrationWorkspace, workspace } from './routes/workspace.ts'
 
@@ -128,6 +130,9 @@ export function createNeuron(options: NeuronOptions = {}): Neuron {
   app.route('/v1/ledgers', ledgers)
   app.route('/v1/sessions', sessions)
   app.route('/v1/sessions', workspace)
+  app.route('/v1/sessions', schedules)
+  app.route('/v1/sessions', sessionHooks)
+  app.route('/v1/hooks', hooks)
   app.route('/v1/graph', graph)
   app.route('/v1/memory', memory)
   app.route('/v1/orchestrations', orchestrations)

@@ -10,6 +10,7 @@
  *   neuron history ID [--json]               every durable event
  *   neuron run PLAN.json [--json]            an orchestration, one progress line per package
  *   neuron mcp [list|authorize|forget] [SERVER]  your MCP servers; OAuth authorization
+ *   neuron schedule [list|add|delete] SESSION [ID]  a session's schedules
  *
  * Exit codes: 0 done, 1 the server refused or failed (its code is printed),
  * 2 a usage or configuration error, 130 left with Ctrl-C.
@@ -24,6 +25,7 @@ import { type Config, readConfig, writeConfig } from './config.ts'
 import { Renderer, styleFor } from './render.ts'
 import { run } from './run.ts'
 import { mcp } from './mcp.ts'
+import { schedule, scheduleInput } from './schedule.ts'
 
 const DEFAULT_URL = 'http://127.0.0.1:8787'
 
@@ -42,6 +44,7 @@ Commands:
   history    print a session's durable events
   run        start an orchestration from a file and follow it to the end
   mcp        your MCP servers: list them, authorize one with OAuth, forget its tokens
+  schedule   a session's schedules: list them, add one (at, after, every, cron), delete one
 
 Options for every command:
   --url URL  the server (default: $NEURON_URL, else the one you logged in to last, else ${DEFAULT_URL})
@@ -88,6 +91,14 @@ sent the browser back to Neuron (exit 0), or the URL expired (exit 1; --no-wait 
 --server-url for a server your config does not list; --client-id/--client-secret when the
 authorization server does not register clients itself. Neuron keeps the tokens sealed; they
 never reach this terminal. forget: drops the server's tokens and client registration.`,
+  schedule: `Usage: neuron schedule [list] SESSION [--json] [--url URL]
+       neuron schedule add SESSION (--at ISO | --after S | --every S | --cron "m h dom mon dow" [--tz ZONE])
+                        --text PROMPT [--id ID] [--steer] [--count N] [--until ISO] [--missed coalesce|skip|all]
+       neuron schedule delete SESSION ID
+
+list: the session's live schedules with their next fire times. add: a schedule whose every fire
+admits PROMPT to the session once (every/cron at most once a minute; --tz an IANA zone, default
+UTC). delete: it never fires again.`,
 }
 
 const COMMON = {
@@ -107,6 +118,7 @@ async function main(argv: string[]): Promise<number> {
     login: { token: { type: 'string' } },
     chat: { model: { type: 'string' }, title: { type: 'string' } },
     tail: { after: { type: 'string' } },
+    schedule: Object.fromEntries([...['at', 'after', 'every', 'cron', 'tz', 'text', 'id', 'count', 'until', 'missed'].map((k) => [k, { type: 'string' }]), ['steer', { type: 'boolean', default: false }]]) as Record<string, { type: 'string' } | { type: 'boolean'; default: false }>,
     mcp: { 'server-url': { type: 'string' }, 'client-id': { type: 'string' }, 'client-secret': { type: 'string' }, scope: { type: 'string' }, 'no-wait': { type: 'boolean', default: false } },
   } as const
   let parsed
@@ -124,7 +136,7 @@ async function main(argv: string[]): Promise<number> {
   const style = styleFor(process.stdout)
   const config = readConfig()
   const url = normalize(typeof values.url === 'string' ? values.url : (process.env.NEURON_URL || (config.current ?? DEFAULT_URL)))
-  const max = command === 'mcp' ? 2 : command === 'chat' || command === 'sessions' || command === 'login' ? (command === 'chat' ? 1 : 0) : 1
+  const max = command === 'schedule' ? 3 : command === 'mcp' ? 2 : command === 'chat' || command === 'sessions' || command === 'login' ? (command === 'chat' ? 1 : 0) : 1
   if (positionals.length > max) throw new UsageError(`too many arguments: ${positionals.join(' ')}`)
 
   if (command === 'login') return login(url, typeof values.token === 'string' ? values.token : undefined, config, json)
@@ -186,6 +198,17 @@ async function main(argv: string[]): Promise<number> {
       const stop = new AbortController()
       process.once('SIGINT', () => stop.abort())
       return mcp(client, { action, ...(server ? { server } : {}), input, wait: values['no-wait'] !== true }, { json, style, write: (t) => process.stdout.write(t), signal: stop.signal })
+    }
+    case 'schedule': {
+      const known = ['list', 'add', 'delete']
+      const [action, session, id] = known.includes(positionals[0] ?? '') ? positionals : ['list', ...positionals]
+      const input = action === 'add' ? scheduleInput(values as Parameters<typeof scheduleInput>[0]) : undefined
+      if (typeof input === 'string') throw new UsageError(input)
+      return schedule(
+        client,
+        { action: action as 'list' | 'add' | 'delete', session: required(session, 'SESSION'), ...(action === 'delete' ? { id: required(id, 'ID') } : {}), ...(input ? { input } : {}) },
+        { json, style, write: (text) => process.stdout.write(text) },
+      )
     }
     case 'run': {
       const file = required(positionals[0], 'PLAN.json')

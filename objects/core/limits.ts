@@ -271,3 +271,30 @@ export const TIMER_RETRY_MAX_MS = 10 * 60_000
  * step limit (provider turns per prompt), as the runner's own default does (runner.ts).
  */
 export const AGENT_LIMITS = { count: 32, bytes: 64 * 1024, tools: 128, instructions: 16, maxSteps: 64 } as const
+
+/**
+ * Schedules (docs/schedules.md): at most `perSession` live schedules in a session; a repeating
+ * schedule (`every`, `cron`) fires at most once per `minIntervalSeconds` (cron patterns have five
+ * fields, so a minute is also the finest they name); a missed-fire policy of `all` admits at most
+ * `catchUp` of the fires a pause missed; a fire more than `lateMs` past its time is a missed one.
+ * `idChars` keeps the message ids derived from a schedule's id (`schedule:{id}:{time}`) inside the
+ * id rule; `scanFires` bounds the fire times one catch-up walks. Each fire's event and its fold's
+ * memo is written `snapshotEvery` events, so a wake folds at most that many.
+ */
+export const SCHEDULE_LIMITS = {
+  perSession: 32,
+  minIntervalSeconds: 60,
+  catchUp: 10,
+  lateMs: 60_000,
+  idChars: 64,
+  scanFires: 10_000,
+  snapshotEvery: 32,
+  maxDelaySeconds: 366 * 24 * 3_600,
+} as const
+
+/**
+ * Webhooks in (docs/schedules.md#webhooks-in): a delivery's body (JSON, checked against the depth
+ * limit too), its signature's timestamp at most `windowSeconds` from the clock either way, at most
+ * `perSession` hooks, a template of at most `templateChars`, delivery ids of at most `deliveryChars`.
+ */
+export const HOOK_LIMITS = { bodyBytes: 64 * 1024, windowSeconds: 300, perSession: 16, templateChars: 16 * 1024, deliveryChars: 64 } as const

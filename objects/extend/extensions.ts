@@ -22,7 +22,7 @@ import type { Tool } from '../tools/tool.ts'
  * objects/session/agent/agent.ts). test/extend/builtin-names.test.ts compares this list with what a real
  * session registers, so a new built-in cannot be left out of it.
  */
-export const BUILTIN_TOOL_NAMES: readonly string[] = ['skill', 'calculator', 'memory_remember', 'memory_recall', 'memory_forget', 'wait', 'read', 'write', 'edit', 'glob', 'grep', 'apply_patch', 'bash', 'plan', 'declare', 'report']
+export const BUILTIN_TOOL_NAMES: readonly string[] = ['skill', 'calculator', 'memory_remember', 'memory_recall', 'memory_forget', 'wait', 'schedule_create', 'schedule_list', 'schedule_delete', 'read', 'write', 'edit', 'glob', 'grep', 'apply_patch', 'bash', 'plan', 'declare', 'report']
 
 /** A deployment's own tools by name, its own catalog rows, and its own agent profiles. */
 export interface ExtensionsInput {

@@ -87,7 +87,7 @@ export interface PermissionDecision {
 /** Tools whose `match` is a path glob. */
 export const FILE_TOOLS = new Set(['read', 'write', 'edit', 'apply_patch', 'glob', 'grep'])
 /** Tools that only read: allowed unless a rule says otherwise. Everything else asks. */
-export const DEFAULTS: Record<string, Action> = { read: 'allow', glob: 'allow', grep: 'allow', memory_recall: 'allow', skill: 'allow', calculator: 'allow', wait: 'allow' }
+export const DEFAULTS: Record<string, Action> = { read: 'allow', glob: 'allow', grep: 'allow', memory_recall: 'allow', skill: 'allow', calculator: 'allow', wait: 'allow', schedule_list: 'allow' }
 
 const RANK: Record<Action, number> = { allow: 0, ask: 1, deny: 2 }
 

@@ -38,6 +38,7 @@ const NOT_RUN: Record<string, number> = {
   'docs/agent-mode.md': 3, // app-frame code: the SDK needs the kernel's port in a frame
   'docs/extending.md': 4, // a Worker's code (cloudflare:workers) and fragments of its entry; the starter's own test runs it
   'docs/mcp.md': 1, // needs an MCP server that asks for OAuth (test/process/mcp-oauth.test.ts)
+  'docs/schedules.md': 1, // a hook's secret is random and its deliveries are signed by a program (test/schedules/hooks.test.ts)
   'docs/shell.md': 11, // starts the server and the browser suite; app-frame code
 }
 

@@ -31,6 +31,7 @@ const NOT_IN_CLIENT: Record<string, string> = {
   registerSchema: 'raw named ledgers: see appendEnvelope',
   mcp: 'MCP clients speak to /v1/mcp with an MCP SDK (docs/mcp.md), not with this client',
   mcpStream: 'MCP: see mcp (405: there is no GET stream)',
+  receiveHook: 'an outside sender signs and posts its deliveries itself (docs/schedules.md#webhooks-in)',
   mcpOAuthCallback: "the authorization server redirects the principal's browser here; no client calls it",
 }
 
@@ -64,6 +65,12 @@ const CALLS: Record<string, Call> = {
   getSessionArtifact: (n) => n.session('s1').artifact(`sha256:${'a'.repeat(64)}`),
   listSessionPermissions: (n) => n.session('s1').permissions(),
   answerSessionPermission: (n) => n.session('s1').answerPermission({ toolCallId: 'call_1', reply: 'once' }),
+  listSchedules: (n) => n.session('s1').schedules.list(),
+  createSchedule: (n) => n.session('s1').schedules.create({ when: { kind: 'after', seconds: 5 }, prompt: { text: 'hi' } }),
+  changeSchedule: (n) => n.session('s1').schedules.change('daily', { when: { kind: 'every', seconds: 3600 }, prompt: { text: 'hi' } }),
+  deleteSchedule: (n) => n.session('s1').schedules.delete('daily'),
+  listHooks: (n) => n.session('s1').hooks.list(),
+  createHook: (n) => n.session('s1').hooks.create({ name: 'ci', template: 'the build: {{body}}' }),
   listWorkspace: (n) => n.session('s1').workspace.list({ dir: 'src' }),
   readWorkspaceFile: (n) => n.session('s1').workspace.read('a.txt', { line: 1, lines: 2 }),
   uploadWorkspaceFile: (n) => n.session('s1').workspace.upload('a.txt', new Uint8Array([104, 105])),

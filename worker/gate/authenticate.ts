@@ -31,9 +31,11 @@ export function authenticatorFor(env: Env): Authenticator {
  * app.use('/v1/*', authenticate({ open: ['/v1/openapi.json', '/v1/docs'] }))
  */
 export function authenticate(options: { open: string[] }): MiddlewareHandler<AppEnv> {
-  const open = new Set(options.open)
+  const open = new Set(options.open.filter((path) => !path.includes('{')))
+  // An open route with a path parameter (`/v1/hooks/{id}`): one segment in its place.
+  const templated = options.open.filter((path) => path.includes('{')).map((path) => new RegExp(`^${path.replace(/\{\w+\}/g, '[^/]+')}$`))
   return async function authenticate(c, next) {
-    if (open.has(c.req.path)) return next()
+    if (open.has(c.req.path) || templated.some((pattern) => pattern.test(c.req.path))) return next()
     const authenticator = authenticatorFor(c.env)
     const header = c.req.header('authorization')
     const ticket = c.req.query('ticket')

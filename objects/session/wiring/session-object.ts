@@ -78,6 +78,10 @@ import { SessionWorkspace } from '../workspace/workspace.ts'
 import { WORKSPACE_TABLES } from '../../workspace/tables.ts'
 import { WorkspaceCalls } from '../../workspace/calls.ts'
 import { type Extensions, NO_EXTENSIONS } from '../../extend/extensions.ts'
+import { SessionSchedules } from '../schedules/schedules.ts'
+import { SessionHooks } from '../hooks/hooks.ts'
+import type { DeliveryHeaders, Hook } from '../hooks/schema.ts'
+import type { Schedule } from '../../schedules/fold.ts'
 
 /** The session's tables: the embedded ledger's and its workspace's. */
 export const TABLES = tables([LEDGER_TABLES, WORKSPACE_TABLES])
@@ -124,13 +128,25 @@ export class SessionObject extends DurableObject<Env> {
    * The session's named timers over its one alarm (objects/core/timers.ts): a timer is one line
    * here. The wake-up and the watchdog are set again from the folded state on every wake, so
    * they live in the alarm only; a permission request's expiry is a deadline nothing else
-   * remembers once the isolate that parked the call is gone, so it is durable.
+   * remembers once the isolate that parked the call is gone, so it is durable; so is the earliest
+   * schedule's next fire (schedules.ts).
    */
-  protected readonly timers = new Timers(this.ctx.storage, {
-    wakeup: { keep: 'revival', run: () => this.wakeup.alarm() },
-    watchdog: { keep: 'revival', run: () => this.wakeup.alarm() },
-    permissions: { keep: 'durable', run: () => this.expirePermissions() },
-  })
+  protected readonly timers = new Timers(
+    this.ctx.storage,
+    {
+      wakeup: { keep: 'revival', run: () => this.wakeup.alarm() },
+      watchdog: { keep: 'revival', run: () => this.wakeup.alarm() },
+      permissions: { keep: 'durable', run: () => this.expirePermissions() },
+      schedules: { keep: 'durable', run: () => this.schedules.fire() },
+    },
+    () => this.clock(),
+  )
+  /** The clock the timers and the schedules read; a test sets its own. */
+  protected clock: () => number = Date.now
+  /** The session's schedules: prompts admitted at their times (schedules.ts). */
+  private readonly schedules: SessionSchedules
+  /** Outside senders' signed deliveries, admitted as prompts (hooks.ts). */
+  private readonly hooks: SessionHooks
   /** What every session module reads of this object, built once (session-core.ts). */
   private readonly core: SessionCore
   /** What the stream fetch and the socket handlers use of this object (socket.ts, delivery/endpoint.ts). */
@@ -252,6 +268,11 @@ export class SessionObject extends DurableObject<Env> {
       agentTurns: agentTurns(ctx.storage.kv, this.receipts, this.ledger, this.topic),
       workspace: this.workspace,
       profile: this.profile,
+      schedules: {
+        list: () => this.schedules.list(this.ownerCaller()),
+        create: (input) => this.schedules.create(this.ownerCaller(), input),
+        delete: (id) => this.schedules.delete(this.ownerCaller(), id),
+      },
     })
     this.mcp = composed.mcp
     this.agent = composed.agent
@@ -275,6 +296,19 @@ export class SessionObject extends DurableObject<Env> {
       prompt: (caller, input) => admitPrompt(core, input, this.access.promptHeaders(this.state, caller)),
       interrupt: (caller, body) => this.interrupt(caller, body),
       answerPermission: (caller, answer) => this.answerPermission(caller, answer),
+    })
+    this.schedules = new SessionSchedules({
+      ...core,
+      timers: this.timers,
+      now: () => this.clock(),
+      check: (caller, action) => void this.access.check(this.state, caller, action),
+      promptHeaders: (caller) => this.access.promptHeaders(this.state, caller),
+    })
+    this.hooks = new SessionHooks({
+      ...core,
+      secret: env.CREDENTIALS_SECRET,
+      now: () => this.clock(),
+      check: (caller, action) => void this.access.check(this.state, caller, action),
     })
     this.files = new WorkspaceCalls({ workspace: this.workspace, check: (caller, action) => void this.access.check(this.state, caller, action), owner: () => this.state.owner })
     void ctx.blockConcurrencyWhile(async () => {
@@ -404,6 +438,43 @@ export class SessionObject extends DurableObject<Env> {
     return { bytes, kind: kind ?? null }
   }
 
+  // ── Schedules (schedules.ts) ─────────────────────────────────────────────
+
+  /** The session's live schedules, oldest first. */
+  listSchedules(caller: Caller): { items: Schedule[] } {
+    return this.schedules.list(caller)
+  }
+
+  /** Creates a schedule (an exact retry of the same id: `created: false`); refused whole, nothing written, past a limit. */
+  createSchedule(caller: Caller, input: unknown): { schedule: Schedule; created: boolean } {
+    return this.schedules.create(caller, input)
+  }
+
+  /** Replaces a schedule's definition. */
+  changeSchedule(caller: Caller, id: string, input: unknown): { schedule: Schedule } {
+    return this.schedules.change(caller, id, input)
+  }
+
+  /** Deletes a schedule: it never fires again. */
+  deleteSchedule(caller: Caller, id: string): { deleted: string } {
+    return this.schedules.delete(caller, id)
+  }
+
+  /** The session's hooks (never their secrets). */
+  listHooks(caller: Caller): { items: Hook[] } {
+    return this.hooks.list(caller)
+  }
+
+  /** Creates a hook (the owner only); its secret is in this answer only. */
+  createHook(caller: Caller, input: unknown): Promise<{ hook: Hook; secret: string }> {
+    return this.hooks.create(caller, input)
+  }
+
+  /** One signed delivery to hook `name`: verified, then admitted as a prompt (no caller: the signature is its credential). */
+  receiveHook(name: string, headers: DeliveryHeaders, body: string): Promise<{ receipt: Receipt; duplicate: boolean }> {
+    return this.hooks.receive(name, headers, body)
+  }
+
   // ── The workspace (objects/workspace/calls.ts) ─────────────────────────────
 
   /** A page of the workspace's files under a directory, as of a sequence. */
@@ -519,6 +590,11 @@ export class SessionObject extends DurableObject<Env> {
     return conversationOf(this.name)
   }
 
+  /** The session's owner as a caller: who the model's own schedules act for. */
+  private ownerCaller(): Caller {
+    return { id: this.state.owner, claims: [] }
+  }
+
   private hasWork(): boolean {
     return this.state.exists && (this.state.pending.length > 0 || this.state.loopOpen)
   }
@@ -526,4 +602,4 @@ export class SessionObject extends DurableObject<Env> {
 
 // Expected failures of the RPC surface are answers, not uncaught errors (objects/core/rpc.ts);
 // a call to one of these from inside the object goes through `settle`.
-answerFailures(SessionObject, ['create', 'view', 'mcpServers', 'config', 'putConfig', 'prompt', 'interrupt', 'history', 'denials', 'forkFrom', 'truncate', 'writeChain', 'readArtifact', 'receive', 'permissions', 'answerPermission', 'workspaceList', 'workspaceRead', 'workspaceUpload', 'workspaceUploadTar', 'workspaceTar', 'workspaceDiff', 'workspaceBlob'])
+answerFailures(SessionObject, ['create', 'view', 'mcpServers', 'config', 'putConfig', 'prompt', 'interrupt', 'history', 'denials', 'forkFrom', 'truncate', 'writeChain', 'readArtifact', 'receive', 'permissions', 'answerPermission', 'workspaceList', 'workspaceRead', 'workspaceUpload', 'workspaceUploadTar', 'workspaceTar', 'workspaceDiff', 'workspaceBlob', 'listSchedules', 'createSchedule', 'changeSchedule', 'deleteSchedule', 'listHooks', 'createHook', 'receiveHook'])

@@ -21,6 +21,7 @@ import { settled } from '../../core/rpc.ts'
 import { calculator } from '../../tools/builtins/calculator.ts'
 import { memoryTools, type MemoryHost } from '../../tools/builtins/memory.ts'
 import { wait } from '../../tools/builtins/wait.ts'
+import { type ScheduleAccess, scheduleTools } from '../../tools/builtins/schedules.ts'
 import { bashTool } from '../../tools/builtins/bash.ts'
 import { fileTools, type WorkspaceAccess } from '../../tools/builtins/files.ts'
 import { applyPatchTool } from '../../tools/builtins/patch.ts'
@@ -57,6 +58,8 @@ export interface ToolsetHost extends Pick<SessionCore, 'env' | 'name' | 'owner'>
   agentTurns: AgentTurns
   /** The session's workspace, which the work tools act on (workspace.ts). */
   workspace: WorkspaceAccess
+  /** The session's schedules, acting for its owner (the `schedule_*` tools). */
+  schedules: ScheduleAccess
   /** The agent profile the session runs (session-profile.ts). */
   profile: Pick<SessionProfile, 'offers' | 'instructions' | 'skills' | 'known'>
 }
@@ -99,6 +102,10 @@ export function composeToolset(host: ToolsetHost): { mcp: McpToolset; modules: M
   tools.register('memory_recall', memory.recall)
   tools.register('memory_forget', memory.forget)
   tools.register('wait', wait)
+  const schedules = scheduleTools(host.schedules)
+  tools.register('schedule_create', schedules.create)
+  tools.register('schedule_list', schedules.list)
+  tools.register('schedule_delete', schedules.delete)
   // The work tools over the session's workspace (docs/workspace.md), each asserting the policy itself;
   // a package's over its orchestration's when that is shared (agent/shared-workspace.ts).
   const workspace = agent ? packageWorkspace(agent, env.ORCHESTRATIONS, host.workspace) : host.workspace
