@@ -20,8 +20,9 @@ export class NeuronApiError extends Error {
     this.details = details
   }
 
-  /** Worth retrying with the same message id: no answer, a 5xx, or 429. */
+  /** Worth retrying with the same message id: no answer, a 5xx, or 429; never a call whose body was a stream (`details.replayable: false`). */
   get retryable(): boolean {
+    if (this.details?.replayable === false) return false
     return this.status === 0 || this.status === 429 || this.status >= 500
   }
 }

@@ -3,7 +3,7 @@
  * failure as a `NeuronApiError`, and the small retry/backoff rule both the
  * prompt retry and the stream reconnects use.
  */
-import { errorOf, networkError } from './errors.ts'
+import { errorOf, NeuronApiError, networkError } from './errors.ts'
 
 export interface ClientOptions {
   /** e.g. `http://127.0.0.1:8787` */
@@ -33,18 +33,28 @@ export class Http {
    */
   async send(method: string, path: string, body?: unknown, init: { headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<Response> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.#token}`, ...init.headers }
-    // Bytes (a workspace upload) go as they are; anything else as JSON.
-    const raw = body instanceof Uint8Array
+    // Bytes, a blob or a stream (a workspace upload) go as they are; anything else as JSON.
+    const stream = body instanceof ReadableStream
+    const raw = stream || body instanceof Uint8Array || body instanceof Blob
+    if (stream && body.locked) throw new NeuronApiError('UPLOAD_BODY_USED', 'this stream was already read: a stream is sent once; open a new one to send it again', 0, { replayable: false })
     if (body !== undefined) headers['content-type'] = raw ? 'application/octet-stream' : 'application/json'
-    let res: Response
+    // A stream goes as it is read (`duplex: 'half'`, which fetch requires of a stream body).
+    const sent = body === undefined ? {} : stream ? { body: body as BodyInit, duplex: 'half' } : { body: raw ? (body as BodyInit) : JSON.stringify(body) }
     try {
-      res = await this.#fetch(`${this.url}${path}`, { method, headers, ...(body === undefined ? {} : { body: raw ? (body as BodyInit) : JSON.stringify(body) }), ...(init.signal ? { signal: init.signal } : {}) })
-    } catch (cause) {
-      if (init.signal?.aborted) throw cause
-      throw networkError(cause)
+      let res: Response
+      try {
+        res = await this.#fetch(`${this.url}${path}`, { method, headers, ...sent, ...(init.signal ? { signal: init.signal } : {}) } as RequestInit)
+      } catch (cause) {
+        if (init.signal?.aborted) throw cause
+        throw networkError(cause)
+      }
+      if (!res.ok) throw await errorOf(res)
+      return res
+    } catch (error) {
+      // Whatever failed, the stream is read (or partly read): the same call cannot be made again with it.
+      if (stream && error instanceof NeuronApiError) throw new NeuronApiError(error.code, error.message, error.status, { ...error.details, replayable: false }, error.cause)
+      throw error
     }
-    if (!res.ok) throw await errorOf(res)
-    return res
   }
 
   /** The JSON of a 2xx response. */

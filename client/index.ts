@@ -30,7 +30,7 @@ export type { OrchestrationFrame, OrchestrationHandle } from './orchestration.ts
 export type { SessionHandle } from './session.ts'
 export type { Hook, HooksHandle } from './hooks.ts'
 export type { Schedule, ScheduleChange, ScheduleInput, SchedulesHandle } from './schedules.ts'
-export type { WorkspaceCommitted, WorkspaceDiff, WorkspaceFile, WorkspaceHandle } from './workspace.ts'
+export type { UploadBody, WorkspaceCommitted, WorkspaceDiff, WorkspaceFile, WorkspaceHandle, WorkspaceReader } from './workspace.ts'
 export { LiveTranscript, type StepView } from './live.ts'
 export { type InterruptTarget, ShownTurn } from './shown-turn.ts'
 export { TextOnce } from './text-once.ts'

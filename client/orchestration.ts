@@ -6,6 +6,7 @@
  */
 import { follow } from './follow.ts'
 import type { Http } from './http.ts'
+import { WorkspaceReader } from './workspace.ts'
 import type { CancelInput, CancelResult, ClearanceInput, FollowOptions, OrchestrationView, Page, Stored } from './types.ts'
 
 /** What an orchestration stream yields: durable events, and where replay ended. */
@@ -16,10 +17,14 @@ export class OrchestrationHandle {
   readonly #http: Http
   readonly #path: string
 
+  /** The shared workspace its packages work in, when it was created with `workspace: 'shared'` (read-only here). */
+  readonly workspace: WorkspaceReader
+
   constructor(http: Http, id: string) {
     this.#http = http
     this.id = id
     this.#path = `/v1/orchestrations/${encodeURIComponent(id)}`
+    this.workspace = new WorkspaceReader(http, this.#path)
   }
 
   view(): Promise<OrchestrationView> {

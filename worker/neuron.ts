@@ -61,7 +61,7 @@ import { protectedResource } from './routes/protected-resource.ts'
 import { schedules } from './routes/schedules.ts'
 import { hooks, sessionHooks } from './routes/hooks.ts'
 import { sessions } from './routes/sessions.ts'
-import { workspace } from './routes/workspace.ts'
+import { orchestrationWorkspace, workspace } from './routes/workspace.ts'
 
 /** What a deployment adds: its tools by name, catalog rows, agent profiles, and gate stages. */
 export interface NeuronOptions extends ExtensionsInput {
@@ -136,6 +136,7 @@ export function createNeuron(options: NeuronOptions = {}): Neuron {
   app.route('/v1/graph', graph)
   app.route('/v1/memory', memory)
   app.route('/v1/orchestrations', orchestrations)
+  app.route('/v1/orchestrations', orchestrationWorkspace)
   app.route('/v1/me', me)
   app.route('/v1/config', config)
   app.route('/v1/agents', agents)

@@ -228,6 +228,12 @@ export const WORKSPACE_TAR_ENTRIES = 5_000
  * limits refuse it `WORKSPACE_FULL` as the bytes arrive.
  */
 export const WORKSPACE_TAR_BYTES = WORKSPACE_LIMITS.treeBytes + WORKSPACE_TAR_ENTRIES * 3 * 512 + 20 * 512
+/**
+ * One call of a package's session on its orchestration's shared workspace (agent-link/workspace.ts):
+ * the paths a read names (more are read in several calls) and the files one operation writes (a
+ * patch over more is refused `INVALID_REQUEST`, nothing written).
+ */
+export const PACKAGE_WORKSPACE_CALL = { readPaths: 1_000, writes: 1_000 } as const
 
 /**
  * The embedded shell (objects/workspace/bash/): what one command may use. It runs in the calling

@@ -9,7 +9,7 @@
  * input and its decision are written in the same synchronous call.
  */
 import type { Json } from '../ledger/json.ts'
-import type { Budget, PackageSpec } from './plan.ts'
+import type { Budget, PackageSpec, WorkspaceMode } from './plan.ts'
 import type { Conflict, Declaration } from './clearance.ts'
 
 export const ORCH = {
@@ -36,8 +36,8 @@ export const ORCH = {
 export { INPUT } from '../agent-link/protocol.ts'
 
 export interface OrchPayloads {
-  /** `plan: null`: a planning turn produces it. `clearanceTimeoutMs`: absent on orchestrations created before it existed (the limit applies). */
-  [ORCH.created]: { goal: string; owner: string; share: string[]; model: string; plan: PackageSpec[] | null; budget: Budget; maxAttempts: number; timeoutMs: number; clearanceTimeoutMs?: number }
+  /** `plan: null`: a planning turn produces it. `clearanceTimeoutMs`: absent on orchestrations created before it existed (the limit applies); `workspace` too (`own`). */
+  [ORCH.created]: { goal: string; owner: string; share: string[]; model: string; plan: PackageSpec[] | null; budget: Budget; maxAttempts: number; timeoutMs: number; clearanceTimeoutMs?: number; workspace?: WorkspaceMode }
   [ORCH.plannerAssigned]: { token: string }
   [ORCH.planned]: { plan: PackageSpec[]; source: string }
   /** The fan-out rule put the package in the inline agent `agent`, which runs its packages one at a time. */

@@ -34,6 +34,7 @@ import type { Json } from '../ledger/json.ts'
 import type { Ledger } from '../ledger/ledger.ts'
 import { migrate, tables } from '../core/migrations.ts'
 import { LEDGER_TABLES } from '../ledger/tables.ts'
+import { WORKSPACE_TABLES } from '../workspace/tables.ts'
 import type { Page } from '../ledger/page.ts'
 import { ORCHESTRATION_DECISIONS_PER_TURN } from '../core/limits.ts'
 import { composeCatalog, type EnvVars } from '../llm/compose.ts'
@@ -50,6 +51,8 @@ import { type CancelEntry, INPUT, ORCH, type OrchEvent, type OrchPayloads } from
 import { type InputHost, receiveInput } from './inputs.ts'
 import { type Extensions, NO_EXTENSIONS } from '../extend/extensions.ts'
 import { checkPlan } from './plan.ts'
+import type { PackageWorkspaceAnswer } from '../agent-link/workspace.ts'
+import { SharedWorkspace } from './workspace.ts'
 import { CancelSchema, CLEARANCE_CLAIM, ClearanceSchema, CreateOrchestrationSchema } from './schemas.ts'
 import { unfinishedPackages, type Decision, nextDecision, tickActions } from './schedule.ts'
 import { type CancelOutcome, emptyOrchestration, type OrchestrationView, type OrchState, reduceOrchestration, viewOfOrchestration } from './state.ts'
@@ -57,8 +60,8 @@ import { type CancelOutcome, emptyOrchestration, type OrchestrationView, type Or
 /** While packages run, the object wakes this often to re-deliver and to time packages out. */
 const TICK_MS = 2_000
 
-/** The orchestration's tables: the embedded ledger's. */
-export const TABLES = tables([LEDGER_TABLES])
+/** The orchestration's tables: the embedded ledger's and its shared workspace's. */
+export const TABLES = tables([LEDGER_TABLES, WORKSPACE_TABLES])
 
 export class OrchestrationObject extends DurableObject<Env> {
   /** A deployment's own catalog rows (its tools are the sessions'); `createNeuron` (worker/neuron.ts) subclasses to set them. */
@@ -77,6 +80,8 @@ export class OrchestrationObject extends DurableObject<Env> {
   private ticks = 0
   /** What agents' inputs use of this object (inputs.ts). */
   private readonly inputs: InputHost
+  /** The packages' shared workspace, when the orchestration has one (workspace.ts). */
+  private readonly workspace: SharedWorkspace
   /** What the stream fetch and the socket handlers use of this object (delivery/endpoint.ts): sockets only subscribe. */
   private readonly streams: StreamHost
   /**
@@ -121,6 +126,7 @@ export class OrchestrationObject extends DurableObject<Env> {
       fail: (pkg, reason, headers, source) => this.fail(pkg, reason, headers, source),
       enforceBudgets: (pkg, headers) => this.enforceBudgets(pkg, headers),
     }
+    this.workspace = new SharedWorkspace({ name: this.name, ledger: this.ledger, storage: ctx.storage, state: () => this.state, check: (caller) => void this.check(caller) })
     void ctx.blockConcurrencyWhile(async () => {
       migrate(ctx.storage, TABLES)
       this.journal.restore()
@@ -147,8 +153,8 @@ export class OrchestrationObject extends DurableObject<Env> {
       return { orchestration: viewOfOrchestration(this.name, this.state), created: false }
     }
     const decision = authorize({ owner: caller.id, share: body.share }, caller)
-    const { goal, share, model, plan, budget, maxAttempts, timeoutMs, clearanceTimeoutMs } = body
-    this.record(ORCH.created, { goal, owner: caller.id, share, model, plan: plan ?? null, budget, maxAttempts, timeoutMs, clearanceTimeoutMs }, gateHeaders(caller, decision))
+    const { goal, share, model, plan, budget, maxAttempts, timeoutMs, clearanceTimeoutMs, workspace } = body
+    this.record(ORCH.created, { goal, owner: caller.id, share, model, plan: plan ?? null, budget, maxAttempts, timeoutMs, clearanceTimeoutMs, workspace }, gateHeaders(caller, decision))
     void this.timers.set('tick', Date.now() + TICK_MS)
     this.continueLater()
     return { orchestration: viewOfOrchestration(this.name, this.state), created: true }
@@ -212,6 +218,30 @@ export class OrchestrationObject extends DurableObject<Env> {
    */
   receive(input: BridgeDraft): { duplicate: boolean; answer: Json } {
     return receiveInput(this.inputs, input)
+  }
+
+  // ── The shared workspace (workspace.ts) ──────────────────────────────────
+
+  /** A package's file tool call on the shared workspace, authorized by its agent's token and turn. */
+  packageWorkspace(token: string, call: unknown): PackageWorkspaceAnswer {
+    return this.workspace.answer(token, call)
+  }
+
+  /** The owner's reads of the shared workspace: the calls a session's workspace answers. */
+  workspaceList(caller: Caller, query: unknown) {
+    return this.workspace.calls.list(caller, query)
+  }
+
+  workspaceRead(caller: Caller, query: unknown) {
+    return this.workspace.calls.read(caller, query)
+  }
+
+  workspaceTar(caller: Caller, query: unknown) {
+    return this.workspace.calls.download(caller, query)
+  }
+
+  workspaceDiff(caller: Caller, query: unknown) {
+    return this.workspace.calls.diff(caller, query)
   }
 
   // ── Streams ──────────────────────────────────────────────────────────────
@@ -429,4 +459,4 @@ function packageNotFound(id: string, pkg: string): NeuronError {
 
 // Expected failures of the RPC surface are answers, not uncaught errors (objects/core/rpc.ts):
 // the routes and the agents' bridge call through `settled`.
-answerFailures(OrchestrationObject, ['create', 'view', 'history', 'cancel', 'decideClearance', 'receive'])
+answerFailures(OrchestrationObject, ['create', 'view', 'history', 'cancel', 'decideClearance', 'receive', 'packageWorkspace', 'workspaceList', 'workspaceRead', 'workspaceTar', 'workspaceDiff'])

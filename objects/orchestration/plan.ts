@@ -38,6 +38,10 @@ export type PackageSpec = z.infer<typeof PackageSchema>
 
 export const PlanSchema = z.array(PackageSchema).min(1).max(200)
 
+/** Whose workspace an orchestration's packages work in: each agent's own, or the orchestration's one. */
+export const WorkspaceMode = z.enum(['own', 'shared'])
+export type WorkspaceMode = z.infer<typeof WorkspaceMode>
+
 /** What is wrong with a plan, machine-readably. */
 export type PlanProblem =
   | { kind: 'duplicate-id'; package: string }

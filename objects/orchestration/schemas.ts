@@ -6,7 +6,7 @@
 import { z } from 'zod'
 import { CLEARANCE_TIMEOUT_MS } from '../core/limits.ts'
 import { Identifier } from '../core/validate.ts'
-import { BudgetSchema, PlanSchema } from './plan.ts'
+import { BudgetSchema, PlanSchema, WorkspaceMode } from './plan.ts'
 
 /** The body of `POST /v1/orchestrations`. */
 export const CreateOrchestrationSchema = z.strictObject({
@@ -14,6 +14,12 @@ export const CreateOrchestrationSchema = z.strictObject({
   goal: z.string().min(1).max(16 * 1024),
   /** Without a plan, a planning turn produces one through the `plan` tool. */
   plan: PlanSchema.optional(),
+  /**
+   * Where the packages' file tools act: `own`, each agent session's own workspace; `shared`, the
+   * orchestration's one workspace, written only within each package's declared `workspace:` writes
+   * (docs/orchestration.md#a-shared-workspace).
+   */
+  workspace: WorkspaceMode.default('own'),
   model: z.string().regex(/^[^/\s]+\/[^\s]+$/, 'must be provider/model, e.g. local/echo-1').default('local/echo-1'),
   share: z.array(z.string().min(1).max(256)).max(16).default([]),
   budget: BudgetSchema.default({}),

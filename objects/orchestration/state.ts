@@ -10,7 +10,7 @@ import type { Json } from '../ledger/json.ts'
 import { CLEARANCE_TIMEOUT_MS } from '../core/limits.ts'
 import type { Declaration } from './clearance.ts'
 import { isOrchDecision, ORCH } from './events.ts'
-import type { Budget, PackageSpec } from './plan.ts'
+import type { Budget, PackageSpec, WorkspaceMode } from './plan.ts'
 
 export type Beat = 'waiting' | 'assigned' | 'declared' | 'awaiting-human' | 'cleared' | 'executing' | 'reported' | 'failed' | 'blocked' | 'cancelled'
 
@@ -51,6 +51,8 @@ export interface OrchState {
   maxAttempts: number
   timeoutMs: number
   clearanceTimeoutMs: number
+  /** Whose workspace the packages' file tools act on (schemas.ts). */
+  workspace: WorkspaceMode
   status: 'running' | 'completed' | 'failed' | 'cancelled'
   reason: string | null
   /** False until the plan is known: given at creation, or produced by the planner agent. */
@@ -76,6 +78,7 @@ export function emptyOrchestration(): OrchState {
     maxAttempts: 2,
     timeoutMs: 0,
     clearanceTimeoutMs: CLEARANCE_TIMEOUT_MS,
+    workspace: 'own',
     status: 'running',
     reason: null,
     planned: false,
@@ -128,7 +131,7 @@ export function reduceOrchestration(state: OrchState, envelope: Stored): OrchSta
     case ORCH.created: {
       const c = envelope.payload
       for (const spec of c.plan ?? []) state.packages.set(spec.id, packageOf(spec))
-      return { ...next, exists: true, planned: c.plan !== null, goal: c.goal, owner: c.owner, share: c.share, model: c.model, budget: c.budget, maxAttempts: c.maxAttempts, timeoutMs: c.timeoutMs, clearanceTimeoutMs: c.clearanceTimeoutMs ?? CLEARANCE_TIMEOUT_MS, createdAt: envelope.time }
+      return { ...next, exists: true, planned: c.plan !== null, goal: c.goal, owner: c.owner, share: c.share, model: c.model, budget: c.budget, maxAttempts: c.maxAttempts, timeoutMs: c.timeoutMs, clearanceTimeoutMs: c.clearanceTimeoutMs ?? CLEARANCE_TIMEOUT_MS, workspace: c.workspace ?? 'own', createdAt: envelope.time }
     }
     case ORCH.plannerAssigned:
       return { ...next, planner: { token: envelope.payload.token, since: envelope.time } }
@@ -223,6 +226,7 @@ export interface OrchestrationView {
   planned: boolean
   /** The planner agent's session, when a planning turn produced (or is producing) the plan. */
   planner: string | null
+  workspace: WorkspaceMode
   budget: Budget
   burn: { tokens: number; cost: number }
   packages: {
@@ -257,6 +261,7 @@ export function viewOfOrchestration(id: string, state: OrchState): Orchestration
     reason: state.reason,
     planned: state.planned,
     planner: state.planner ? agentSessionName(id, state.planner.token) : null,
+    workspace: state.workspace,
     budget: state.budget,
     burn: state.burn,
     packages: [...state.packages.values()].map((p) => ({

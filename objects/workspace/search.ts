@@ -118,13 +118,18 @@ export interface GlobResult {
  * The files whose path matches `pattern`, in path order, at most `limit`.
  *
  * @example
- * globFiles(source, '**\/*.md') // { paths: ['README.md', 'docs/a.md'], truncated: false, next: null }
+ * await globFiles(source, '**\/*.md') // { paths: ['README.md', 'docs/a.md'], truncated: false, next: null }
  */
-export function globFiles(source: SearchSource, pattern: string, options: { after?: string; limit?: number } = {}, limits: SearchLimits = WORKSPACE_SEARCH_LIMITS): GlobResult {
+export async function globFiles(
+  source: { files(from: string | null): Iterable<FileEntry> | AsyncIterable<FileEntry> },
+  pattern: string,
+  options: { after?: string; limit?: number } = {},
+  limits: SearchLimits = WORKSPACE_SEARCH_LIMITS,
+): Promise<GlobResult> {
   const glob = compileGlob(pattern)
   const max = Math.min(options.limit ?? limits.matches, limits.matches)
   const paths: string[] = []
-  for (const entry of source.files(options.after ?? null)) {
+  for await (const entry of source.files(options.after ?? null)) {
     if (entry.path === options.after || !glob.test(entry.path)) continue
     if (paths.length === max) return { paths, truncated: true, next: paths.at(-1)! }
     paths.push(entry.path)

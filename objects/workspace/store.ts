@@ -39,17 +39,19 @@ export interface WorkspaceLog {
 
 /**
  * The log on a ledger topic, each event chained to the previous one (`parent`), so two identical
- * changes (a file written, deleted and written again by one call) are two events.
+ * changes (a file written, deleted and written again by one call) are two events. `author` may
+ * be read at each event, and `also` adds fields to its payload: an orchestration's shared
+ * workspace names the package that writes (a commit is synchronous, so no other interleaves).
  *
  * @example
  * const log = ledgerLog(ledger, `${topic}.workspace`, 'object:session')
  */
-export function ledgerLog(ledger: Ledger, topic: string, author: string): WorkspaceLog {
+export function ledgerLog(ledger: Ledger, topic: string, author: string | (() => string), also: () => Record<string, string> = () => ({})): WorkspaceLog {
   let parent: string | null | undefined
   return {
     record(change) {
       parent ??= ledger.latest(topic)?.id ?? null
-      const { envelope } = ledger.append({ topic, type: WORKSPACE_CHANGED, author, parent, payload: { ...change } })
+      const { envelope } = ledger.append({ topic, type: WORKSPACE_CHANGED, author: typeof author === 'string' ? author : author(), parent, payload: { ...change, ...also() } })
       parent = envelope.id
       return envelope.seq
     },

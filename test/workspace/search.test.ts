@@ -164,11 +164,11 @@ describe('grep', () => {
     expect(Date.now() - started).toBeLessThan(5_000)
   })
 
-  it('glob lists matching files in path order, bounded', () => {
+  it('glob lists matching files in path order, bounded', async () => {
     const source = sourceOf(files)
-    expect(globFiles(source, '*.ts')).toEqual({ paths: ['a.ts', 'src/c.ts'], truncated: false, next: null })
-    const first = globFiles(source, '*', { limit: 2 })
+    expect(await globFiles(source, '*.ts')).toEqual({ paths: ['a.ts', 'src/c.ts'], truncated: false, next: null })
+    const first = await globFiles(source, '*', { limit: 2 })
     expect(first).toEqual({ paths: ['a.ts', 'b.md'], truncated: true, next: 'b.md' })
-    expect(globFiles(source, '*', { after: first.next! }).paths).toEqual(['img.png', 'src/c.ts'])
+    expect((await globFiles(source, '*', { after: first.next! })).paths).toEqual(['img.png', 'src/c.ts'])
   })
 })

@@ -155,7 +155,7 @@ const beats = ['waiting', 'assigned', 'declared', 'awaiting-human', 'cleared', '
 
 export const OrchestrationView: Schema = {
   type: 'object',
-  required: ['id', 'goal', 'owner', 'share', 'model', 'status', 'reason', 'planned', 'planner', 'budget', 'burn', 'packages', 'createdAt', 'lastSequence'],
+  required: ['id', 'goal', 'owner', 'share', 'model', 'status', 'reason', 'planned', 'planner', 'workspace', 'budget', 'burn', 'packages', 'createdAt', 'lastSequence'],
   properties: {
     id: str,
     goal: str,
@@ -166,6 +166,7 @@ export const OrchestrationView: Schema = {
     reason: { type: ['string', 'null'] },
     planned: { type: 'boolean', description: 'false while a planning turn is producing the plan' },
     planner: { type: ['string', 'null'], description: "the planner agent's session, when there was one" },
+    workspace: { enum: ['own', 'shared'], description: "where the packages' file tools act: each agent's own workspace, or the orchestration's shared one" },
     budget: { type: 'object', properties: { tokens: int, cost: { type: 'number' } } },
     burn,
     packages: {

@@ -20,7 +20,7 @@ import { ORCHESTRATION_ROUTES } from '../routes/orchestrations.ts'
 import { SCHEDULE_ROUTES } from '../routes/schedules.ts'
 import { HOOK_ROUTES } from '../routes/hooks.ts'
 import { SESSION_ROUTES } from '../routes/sessions.ts'
-import { WORKSPACE_ROUTES } from '../routes/workspace.ts'
+import { ORCHESTRATION_WORKSPACE_ROUTES, WORKSPACE_ROUTES } from '../routes/workspace.ts'
 import { mount, type Route } from '../route.ts'
 
 export type { Auth, ResponseBody, RouteDoc } from '../route.ts'
@@ -51,6 +51,7 @@ export const ROUTES: readonly Route[] = [
   ...GRAPH_ROUTES,
   ...MEMORY_ROUTES,
   ...ORCHESTRATION_ROUTES,
+  ...ORCHESTRATION_WORKSPACE_ROUTES,
   ...LEDGER_ROUTES,
   ...APP_ROUTES,
   ...MODULE_ROUTES,

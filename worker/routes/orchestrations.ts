@@ -32,9 +32,9 @@ import { PageQuery, StreamQuery } from '../../objects/delivery/queries.ts'
 /** Every route naming an orchestration resolves it first: a malformed or unknown id writes nothing. */
 const ORCHESTRATION_ERRORS = ['ORCHESTRATION_NOT_FOUND', 'INVALID_ORCHESTRATION_ID']
 
-/** `?after=&limit=&address=` of the history route; `address` is a sub-address: `control`, `dead` or `agent.{token}`. */
+/** `?after=&limit=&address=` of the history route; `address` is a sub-address: `control`, `dead`, `workspace` or `agent.{token}`. */
 export const OrchestrationHistoryQuery = PageQuery.extend({
-  address: z.string().regex(/^(control|dead|agent\.[A-Za-z0-9_:-]+)$/, 'must be control, dead or agent.{token}').optional(),
+  address: z.string().regex(/^(control|dead|workspace|agent\.[A-Za-z0-9_:-]+)$/, 'must be control, dead, workspace or agent.{token}').optional(),
 })
 
 /**
@@ -94,13 +94,13 @@ export const ORCHESTRATION_ROUTES = [
     ok: { 200: 'the orchestration' },
     response: R.OrchestrationView,
     errors: ORCHESTRATION_ERRORS,
-    handler: async (c) => c.json(await (await stub(c.env, c.req.param('id'))).view(callerOf(c))),
+    handler: async (c) => c.json(await (await orchestrationStub(c.env, c.req.param('id'))).view(callerOf(c))),
   }),
   route({
     method: 'get',
     path: '/v1/orchestrations/{id}/history',
     operationId: 'getOrchestrationHistory',
-    summary: 'A page of durable entries: decisions, or one sub-address (`control`, `dead`, `agent.{token}`)',
+    summary: 'A page of durable entries: decisions, or one sub-address (`control`, `dead`, `workspace`, `agent.{token}`)',
     auth: 'bearer',
     query: OrchestrationHistoryQuery,
     ok: { 200: 'a page' },
@@ -108,7 +108,7 @@ export const ORCHESTRATION_ROUTES = [
     errors: [...ORCHESTRATION_ERRORS, 'INVALID_QUERY'],
     handler: async (c) => {
       const q = parseOrThrow(OrchestrationHistoryQuery, c.req.query(), 'INVALID_QUERY')
-      return c.json(await (await stub(c.env, c.req.param('id'))).history(callerOf(c), q.after, q.limit, q.address))
+      return c.json(await (await orchestrationStub(c.env, c.req.param('id'))).history(callerOf(c), q.after, q.limit, q.address))
     },
   }),
   route({
@@ -126,7 +126,7 @@ export const ORCHESTRATION_ROUTES = [
       // An empty body cancels the whole orchestration with the default reason.
       const text = await c.req.raw.clone().text()
       const body = text.trim() === '' ? {} : await readJson(c.req.raw)
-      return c.json(await (await stub(c.env, c.req.param('id'))).cancel(callerOf(c), body))
+      return c.json(await (await orchestrationStub(c.env, c.req.param('id'))).cancel(callerOf(c), body))
     },
   }),
   route({
@@ -142,7 +142,7 @@ export const ORCHESTRATION_ROUTES = [
     errors: [...ORCHESTRATION_ERRORS, ...BODY_ERRORS, 'INVALID_REQUEST', 'PACKAGE_NOT_FOUND', 'CLEARANCE_CLAIM_REQUIRED', 'NOT_AWAITING_CLEARANCE'],
     handler: async (c) => {
       const body = await readJson(c.req.raw)
-      return c.json(await (await stub(c.env, c.req.param('id'))).decideClearance(callerOf(c), c.req.param('pkg'), body))
+      return c.json(await (await orchestrationStub(c.env, c.req.param('id'))).decideClearance(callerOf(c), c.req.param('pkg'), body))
     },
   }),
   route({
@@ -178,8 +178,13 @@ function listingOf(view: { id: string; goal: string; createdAt: number }) {
   return { id: view.id, goal: (view.goal.split('\n')[0] ?? '').slice(0, LISTED_GOAL_CHARS), createdAt: view.createdAt }
 }
 
-/** The stub of an existing orchestration; an unknown id is `ORCHESTRATION_NOT_FOUND` without addressing its object. */
-async function stub(env: Env, id: string) {
+/**
+ * The stub of an existing orchestration; an unknown id is `ORCHESTRATION_NOT_FOUND` without addressing its object.
+ *
+ * @example
+ * const view = await (await orchestrationStub(c.env, id)).view(callerOf(c))
+ */
+export async function orchestrationStub(env: Env, id: string) {
   const valid = parseOrThrow(Identifier, id, 'INVALID_ORCHESTRATION_ID')
   if (!(await exists(env, `orchestration:${valid}`))) throw orchestrationNotFound(valid)
   return settled(env.ORCHESTRATIONS.getByName(valid))
@@ -187,5 +192,5 @@ async function stub(env: Env, id: string) {
 
 /** Streams go to the object's fetch with the caller set by the gate; clients cannot supply these headers. */
 async function forward(c: Context<AppEnv>): Promise<Response> {
-  return forwardStream(c, await stub(c.env, c.req.param('id')!))
+  return forwardStream(c, await orchestrationStub(c.env, c.req.param('id')!))
 }

@@ -4,13 +4,21 @@
  * (the owner only; the body streamed to the session, which reads it as it arrives; one operation,
  * refused whole with nothing written), download the tree as tar,
  * and the paths that differ between two sequences. File paths travel in the query (`path=`), since
- * a path holds slashes. Mounted under `/v1/sessions` beside the session routes.
+ * a path holds slashes. Mounted under `/v1/sessions` beside the session routes. The read routes are
+ * declared once for both owners of a workspace: a session, and an orchestration whose packages
+ * share one (`/v1/orchestrations/{id}/workspace…`, read-only: only its packages' tools write it).
  */
 import { WORKSPACE_TAR_BYTES, WORKSPACE_UPLOAD_BYTES } from '../../objects/core/limits.ts'
-import { DiffQuery, FileQuery, ListQuery, ReadQuery } from '../../objects/session/workspace/workspace-schemas.ts'
+import { DiffQuery, FileQuery, ListQuery, ReadQuery } from '../../objects/workspace/queries.ts'
+import type { Context } from 'hono'
+import type { Caller } from '../../objects/access/authorize.ts'
+import type { Env } from '../../objects/core/env.ts'
+import type { FileRead } from '../../objects/workspace/calls.ts'
 import { callerOf } from '../caller.ts'
+import type { AppEnv } from '../env.ts'
 import { sessionStub } from '../session-calls.ts'
 import { mount, route } from '../route.ts'
+import { orchestrationStub } from './orchestrations.ts'
 
 const SESSION_ERRORS = ['SESSION_NOT_FOUND', 'INVALID_SESSION_ID']
 const PATH_ERRORS = ['PATH_INVALID', 'PATH_ESCAPE']
@@ -38,6 +46,85 @@ function body(request: Request): ReadableStream<Uint8Array> {
   return request.body ?? new Blob([]).stream()
 }
 
+/** What the read routes call: a session's stub, or an orchestration's (its shared workspace). */
+interface WorkspaceReader {
+  workspaceList(caller: Caller, query: unknown): Promise<unknown>
+  workspaceRead(caller: Caller, query: unknown): Promise<FileRead>
+  workspaceTar(caller: Caller, query: unknown): Promise<unknown>
+  workspaceDiff(caller: Caller, query: unknown): Promise<unknown>
+}
+
+/**
+ * The read routes of a workspace (list, read, tar, diff) under `{base}/{id}/workspace`, declared
+ * once for both owners of a workspace: a session, and an orchestration whose packages share one.
+ * `noun` names the owner in the operation ids (`listWorkspace`, `listOrchestrationWorkspace`).
+ *
+ * @example
+ * readRoutes('/v1/orchestrations', 'Orchestration', orchestrationStub, ['ORCHESTRATION_NOT_FOUND'])
+ */
+function readRoutes(base: '/v1/sessions' | '/v1/orchestrations', noun: '' | 'Orchestration', stubOf: (env: Env, id: string) => Promise<WorkspaceReader>, ownerErrors: string[]) {
+  const at = (c: Context<AppEnv>) => stubOf(c.env, c.req.param('id')!)
+  const whose = noun === '' ? 'the workspace' : "the orchestration's shared workspace"
+  return [
+    route({
+      method: 'get',
+      path: `${base}/{id}/workspace`,
+      operationId: `list${noun}Workspace`,
+      summary: `A page of the files of ${whose} under \`dir\` (default the root) as of sequence \`at\` (default now), in path order`,
+      auth: 'bearer',
+      query: ListQuery,
+      ok: { 200: 'a page of files' },
+      response: Listing,
+      errors: [...ownerErrors, ...PATH_ERRORS, 'INVALID_QUERY'],
+      handler: async (c) => c.json((await (await at(c)).workspaceList(callerOf(c), query(c))) as Record<string, unknown>),
+    }),
+    route({
+      method: 'get',
+      path: `${base}/{id}/workspace/file`,
+      operationId: `read${noun}WorkspaceFile`,
+      summary: `One file of ${whose} as of \`at\`: whole, a byte range (\`offset\`, \`length\`) or a line range (\`line\`, \`lines\`); its content id in \`etag\``,
+      auth: 'bearer',
+      query: ReadQuery,
+      ok: { 200: 'the bytes' },
+      response: { mediaType: 'application/octet-stream', schema: { type: 'string', format: 'binary' } },
+      errors: [...ownerErrors, ...PATH_ERRORS, 'INVALID_QUERY', 'FILE_NOT_FOUND'],
+      handler: async (c) => {
+        const read = await (await at(c)).workspaceRead(callerOf(c), query(c))
+        return new Response(read.bytes, {
+          headers: { 'content-type': 'application/octet-stream', etag: `"${read.content}"`, 'x-file-size': String(read.size), 'x-range': `${read.range.start}-${read.range.end}` },
+        })
+      },
+    }),
+    route({
+      method: 'get',
+      path: `${base}/{id}/workspace/tar`,
+      operationId: `download${noun}WorkspaceTar`,
+      summary: `${noun === '' ? 'The workspace' : "The orchestration's shared workspace"} (or the directory \`dir\`) as of \`at\`, as a tar archive streamed one file at a time`,
+      auth: 'bearer',
+      query: ListQuery,
+      ok: { 200: 'the archive' },
+      response: { mediaType: 'application/x-tar', schema: { type: 'string', format: 'binary' } },
+      errors: [...ownerErrors, ...PATH_ERRORS, 'INVALID_QUERY'],
+      handler: async (c) => {
+        const stream = await (await at(c)).workspaceTar(callerOf(c), query(c))
+        return new Response(stream as ReadableStream, { headers: { 'content-type': 'application/x-tar' } })
+      },
+    }),
+    route({
+      method: 'get',
+      path: `${base}/{id}/workspace/diff`,
+      operationId: `diff${noun}Workspace`,
+      summary: `The paths of ${whose} that differ between sequences \`from\` and \`to\` (default now), each once with its content id at both ends`,
+      auth: 'bearer',
+      query: DiffQuery,
+      ok: { 200: 'a page of differences' },
+      response: Diff,
+      errors: [...ownerErrors, 'INVALID_QUERY'],
+      handler: async (c) => c.json((await (await at(c)).workspaceDiff(callerOf(c), query(c))) as Record<string, unknown>),
+    }),
+  ]
+}
+
 /**
  * The workspace routes, declared once with their handlers.
  *
@@ -45,35 +132,7 @@ function body(request: Request): ReadableStream<Uint8Array> {
  * WORKSPACE_ROUTES.map((r) => `${r.method} ${r.path}`)
  */
 export const WORKSPACE_ROUTES = [
-  route({
-    method: 'get',
-    path: '/v1/sessions/{id}/workspace',
-    operationId: 'listWorkspace',
-    summary: 'A page of the workspace files under `dir` (default the root) as of sequence `at` (default now), in path order',
-    auth: 'bearer',
-    query: ListQuery,
-    ok: { 200: 'a page of files' },
-    response: Listing,
-    errors: [...SESSION_ERRORS, ...PATH_ERRORS, 'INVALID_QUERY'],
-    handler: async (c) => c.json(await (await sessionStub(c.env, c.req.param('id'))).workspaceList(callerOf(c), query(c))),
-  }),
-  route({
-    method: 'get',
-    path: '/v1/sessions/{id}/workspace/file',
-    operationId: 'readWorkspaceFile',
-    summary: 'One workspace file as of `at`: whole, a byte range (`offset`, `length`) or a line range (`line`, `lines`); its content id in `etag`',
-    auth: 'bearer',
-    query: ReadQuery,
-    ok: { 200: 'the bytes' },
-    response: { mediaType: 'application/octet-stream', schema: { type: 'string', format: 'binary' } },
-    errors: [...SESSION_ERRORS, ...PATH_ERRORS, 'INVALID_QUERY', 'FILE_NOT_FOUND'],
-    handler: async (c) => {
-      const read = await (await sessionStub(c.env, c.req.param('id'))).workspaceRead(callerOf(c), query(c))
-      return new Response(read.bytes, {
-        headers: { 'content-type': 'application/octet-stream', etag: `"${read.content}"`, 'x-file-size': String(read.size), 'x-range': `${read.range.start}-${read.range.end}` },
-      })
-    },
-  }),
+  ...readRoutes('/v1/sessions', '', sessionStub, SESSION_ERRORS),
   route({
     method: 'put',
     path: '/v1/sessions/{id}/workspace/file',
@@ -109,34 +168,13 @@ export const WORKSPACE_ROUTES = [
       return c.json(await stub.workspaceUploadTar(callerOf(c), body(c.req.raw)))
     },
   }),
-  route({
-    method: 'get',
-    path: '/v1/sessions/{id}/workspace/tar',
-    operationId: 'downloadWorkspaceTar',
-    summary: 'The workspace (or the directory `dir`) as of `at`, as a tar archive streamed one file at a time',
-    auth: 'bearer',
-    query: ListQuery,
-    ok: { 200: 'the archive' },
-    response: { mediaType: 'application/x-tar', schema: { type: 'string', format: 'binary' } },
-    errors: [...SESSION_ERRORS, ...PATH_ERRORS, 'INVALID_QUERY'],
-    handler: async (c) => {
-      const stream = await (await sessionStub(c.env, c.req.param('id'))).workspaceTar(callerOf(c), query(c))
-      return new Response(stream as ReadableStream, { headers: { 'content-type': 'application/x-tar' } })
-    },
-  }),
-  route({
-    method: 'get',
-    path: '/v1/sessions/{id}/workspace/diff',
-    operationId: 'diffWorkspace',
-    summary: 'The paths that differ between sequences `from` and `to` (default now), each once with its content id at both ends',
-    auth: 'bearer',
-    query: DiffQuery,
-    ok: { 200: 'a page of differences' },
-    response: Diff,
-    errors: [...SESSION_ERRORS, 'INVALID_QUERY'],
-    handler: async (c) => c.json(await (await sessionStub(c.env, c.req.param('id'))).workspaceDiff(callerOf(c), query(c))),
-  }),
 ]
 
-/** The workspace router, mounted by worker/index.ts beside the session routes. */
+/** The workspace router, mounted by worker/neuron.ts beside the session routes. */
 export const workspace = mount('/v1/sessions', WORKSPACE_ROUTES)
+
+/** `/v1/orchestrations/{id}/workspace…`: the owner's reads of an orchestration's shared workspace (docs/orchestration.md). */
+export const ORCHESTRATION_WORKSPACE_ROUTES = readRoutes('/v1/orchestrations', 'Orchestration', orchestrationStub, ['ORCHESTRATION_NOT_FOUND', 'INVALID_ORCHESTRATION_ID'])
+
+/** Mounted by worker/neuron.ts beside the orchestration routes. */
+export const orchestrationWorkspace = mount('/v1/orchestrations', ORCHESTRATION_WORKSPACE_ROUTES)

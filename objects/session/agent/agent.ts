@@ -145,6 +145,8 @@ export class AgentLink {
    * Read from its storage row on first use after a wake.
    */
   private turn: AgentTurn | null = null
+  /** The work-tool calls in flight, by step: a report waits for its step's (`settlesBeforeReport`). */
+  private readonly working = new Map<string, Set<Promise<unknown>>>()
 
   constructor(
     readonly address: AgentAddress,
@@ -165,7 +167,11 @@ export class AgentLink {
       input: z.object({ result: z.json(), artifacts: z.array(z.string().max(512)).max(64).default([]) }),
       output: Answer,
       require: 'owner',
-      execute: (input, context) => this.send(this.draft(INPUT.report, { result: input.result as Json, artifacts: input.artifacts, toolCallId: context.toolCallId })),
+      execute: async (input, context) => {
+        // The report ends the package: what the step's work tools do lands before it, never after.
+        await Promise.allSettled(this.working.get(context.assistantMessageId) ?? [])
+        return this.send(this.draft(INPUT.report, { result: input.result as Json, artifacts: input.artifacts, toolCallId: context.toolCallId }))
+      },
     })
     this.plan = address.token.startsWith('plan-')
       ? Tool.make({
@@ -181,6 +187,34 @@ export class AgentLink {
           },
         })
       : null
+  }
+
+  /**
+   * `tool`, whose calls a `report` of the same step waits for: a model that writes a file and
+   * reports in one step (parallel calls) has its write land before its report, as it meant. A
+   * call's execution is entered when the call streams in, before any later call of the step, so
+   * the report sees every earlier call of its step here.
+   *
+   * @example
+   * tools.register('write', agent.settlesBeforeReport(files.write))
+   */
+  settlesBeforeReport<T extends Tool>(tool: T): T {
+    const working = this.working
+    return Tool.make({
+      ...tool,
+      execute(input: unknown, context) {
+        const step = context.assistantMessageId
+        const running = Promise.resolve().then(() => tool.execute(input, context))
+        const calls = working.get(step) ?? new Set()
+        working.set(step, calls.add(running))
+        const done = () => {
+          calls.delete(running)
+          if (calls.size === 0) working.delete(step)
+        }
+        running.then(done, done)
+        return running
+      },
+    }) as T
   }
 
   /** The tools this agent is shown. */
@@ -208,10 +242,16 @@ export class AgentLink {
     return null
   }
 
+  /** The running turn (its prompt ids and their principals), which every call to the orchestration names. */
+  currentTurn(): AgentTurn {
+    this.turn ??= this.turns.load() ?? { prompts: [], by: [] }
+    return this.turn
+  }
+
   private draft(type: string, payload: Record<string, Json>): BridgeDraft {
     const topic = `orchestration.${this.address.orchestration}.agent.${this.address.token}`
-    this.turn ??= this.turns.load() ?? { prompts: [], by: [] }
-    return { topic, type, author: `agent:${this.address.token}`, time: Date.now(), payload: { ...payload, prompts: this.turn.prompts, by: this.turn.by } }
+    const turn = this.currentTurn()
+    return { topic, type, author: `agent:${this.address.token}`, time: Date.now(), payload: { ...payload, prompts: turn.prompts, by: turn.by } }
   }
 }
 

@@ -77,7 +77,7 @@ import { receiveAgentMessage } from '../agent/agent-inbox.ts'
 import { composeToolset } from './toolset.ts'
 import { SessionWorkspace } from '../workspace/workspace.ts'
 import { WORKSPACE_TABLES } from '../../workspace/tables.ts'
-import { WorkspaceCalls } from '../workspace/workspace-calls.ts'
+import { WorkspaceCalls } from '../../workspace/calls.ts'
 import { type Extensions, NO_EXTENSIONS } from '../../extend/extensions.ts'
 import { SessionSchedules } from '../schedules/schedules.ts'
 import { SessionHooks } from '../hooks/hooks.ts'
@@ -155,7 +155,7 @@ export class SessionObject extends DurableObject<Env> {
 
   /** The session's files, which the work tools, the workspace routes and lineage act on (workspace.ts). */
   private readonly workspace: SessionWorkspace
-  /** The workspace's RPC surface, authorized (workspace-calls.ts). */
+  /** The workspace's RPC surface, authorized (objects/workspace/calls.ts). */
   private readonly files: WorkspaceCalls
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -482,7 +482,7 @@ export class SessionObject extends DurableObject<Env> {
     return this.hooks.receive(name, headers, body)
   }
 
-  // ── The workspace (workspace-calls.ts) ─────────────────────────────────────
+  // ── The workspace (objects/workspace/calls.ts) ─────────────────────────────
 
   /** A page of the workspace's files under a directory, as of a sequence. */
   workspaceList(caller: Caller, query: unknown) {

@@ -2,7 +2,7 @@
  * What a session offers its model besides the conversation, composed in one place: the owner's
  * config instructions and skills index and the session's pinned memories as context sources, the `skill` tool, the tools of the
  * MCP servers the effective config lists and of the owner's uploaded tool modules (each layered
- * over the built-ins, refreshed before each drain), the built-in tools (the work tools over the session's workspace among them), the deployment's own tools, and an orchestration agent's tools when the session is one.
+ * over the built-ins, refreshed before each drain), the built-in tools (the work tools over the session's workspace among them, or over its orchestration's shared one), the deployment's own tools, and an orchestration agent's tools when the session is one.
  * Registration order is the order the model is offered them, so it does not change here.
  * The agent profile the session runs narrows the whole offer here, once: every source's tools,
  * registered now or later (MCP, host tools), pass its `tools` filter; it adds its instructions
@@ -35,6 +35,7 @@ import { mcpServersOf } from '../../tools/mcp/servers.ts'
 import type { ToolRegistry } from '../../tools/registry.ts'
 import type { Tool } from '../../tools/tool.ts'
 import { type AgentLink, agentLinkOf, type AgentTurns } from '../agent/agent.ts'
+import { packageWorkspace } from '../agent/shared-workspace.ts'
 import type { ContextSources } from '../turn/context-sources.ts'
 import type { SessionProfile } from './session-profile.ts'
 import type { SessionCore } from './session-core.ts'
@@ -105,15 +106,19 @@ export function composeToolset(host: ToolsetHost): { mcp: McpToolset; modules: M
   tools.register('schedule_create', schedules.create)
   tools.register('schedule_list', schedules.list)
   tools.register('schedule_delete', schedules.delete)
-  // The work tools over the session's workspace (docs/workspace.md), each asserting the policy itself.
-  const files = fileTools(host.workspace)
-  tools.register('read', files.read)
-  tools.register('write', files.write)
-  tools.register('edit', files.edit)
-  tools.register('glob', files.glob)
-  tools.register('grep', files.grep)
-  tools.register('apply_patch', applyPatchTool(host.workspace))
-  tools.register('bash', bashTool(host.workspace, embeddedExecutor))
+  // The work tools over the session's workspace (docs/workspace.md), each asserting the policy itself;
+  // a package's over its orchestration's when that is shared (agent/shared-workspace.ts).
+  const workspace = agent ? packageWorkspace(agent, env.ORCHESTRATIONS, host.workspace) : host.workspace
+  // An agent's report waits for its step's work-tool calls, so nothing it writes lands after it.
+  const work = <T extends Tool>(tool: T): T => (agent ? agent.settlesBeforeReport(tool) : tool)
+  const files = fileTools(workspace)
+  tools.register('read', work(files.read))
+  tools.register('write', work(files.write))
+  tools.register('edit', work(files.edit))
+  tools.register('glob', work(files.glob))
+  tools.register('grep', work(files.grep))
+  tools.register('apply_patch', work(applyPatchTool(workspace)))
+  tools.register('bash', work(bashTool(workspace, embeddedExecutor)))
   for (const [name, tool] of host.custom) tools.register(name, tool, 'deployment')
   for (const [name, tool] of agent?.tools() ?? []) tools.register(name, tool)
   // The owner's uploaded tool modules, after every other tool so none is shadowed (objects/modules/).

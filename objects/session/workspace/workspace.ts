@@ -13,12 +13,11 @@
  */
 import type { Caller } from '../../access/authorize.ts'
 import type { Env } from '../../core/env.ts'
-import { NeuronError } from '../../core/errors.ts'
 import { MAX_PAGE } from '../../core/limits.ts'
 import { settled } from '../../core/rpc.ts'
 import type { Ledger } from '../../ledger/ledger.ts'
-import type { FilePort, PortEntry } from '../../workspace/bash/executor.ts'
-import { type Committed, type FileWrite, ledgerLog, WorkspaceStore } from '../../workspace/store.ts'
+import type { WorkspaceHost } from '../../workspace/host.ts'
+import { type Committed, type FileWrite, type Listing, ledgerLog, WorkspaceStore } from '../../workspace/store.ts'
 import type { FileEntry } from '../../workspace/tree.ts'
 
 /** The event a fork's workspace starts with: where its tree came from. */
@@ -60,7 +59,7 @@ export interface LineageBlobs {
  * workspace.commit([{ path: 'a.txt', bytes }], toolCallId)
  * await workspace.read('a.txt')
  */
-export class SessionWorkspace {
+export class SessionWorkspace implements WorkspaceHost {
   readonly store: WorkspaceStore
   readonly topic: string
   private readonly ledger: Ledger
@@ -86,6 +85,16 @@ export class SessionWorkspace {
     const origin = this.origin()
     if (origin === null) return null
     return (await settled(this.host.sessions.getByName(origin)).workspaceBlob(hash)) as Uint8Array | null
+  }
+
+  /** The file at `path` as of `at` (default: now), or null. */
+  entry(path: string, at?: number): FileEntry | null {
+    return this.store.entry(path, at)
+  }
+
+  /** A page of the files under `dir` (store.ts `list`). */
+  list(dir: string, options?: { at?: number; after?: string; limit?: number }): Listing {
+    return this.store.list(dir, options)
   }
 
   /** The bytes of the file at `path` as of `at` (default: now), or null. */
@@ -126,39 +135,5 @@ export class SessionWorkspace {
   inherit(from: string, at: number, entries: FileEntry[]): void {
     if (entries.length === 0) return
     this.store.inherit(entries, () => this.ledger.append({ topic: this.topic, type: WORKSPACE_FORKED, author: 'object:session', payload: { from, at, files: entries.length } }).envelope.seq)
-  }
-
-  /** The file port a shell command sees: each write a one-file operation made by `by`. */
-  port(by: string): FilePort {
-    const store = this.store
-    return {
-      read: (path) => this.read(path),
-      async stat(path) {
-        const entry = store.entry(path)
-        if (entry) return { kind: 'file', size: entry.size }
-        return path === '' || store.list(path, { limit: 1 }).entries.length > 0 ? { kind: 'directory' } : null
-      },
-      async list(dir) {
-        const prefix = dir === '' ? '' : `${dir}/`
-        const out: PortEntry[] = []
-        let after: string | undefined
-        // Skips a whole subdirectory per step: the next path after `sub/` + U+10FFFF sorts past it.
-        for (;;) {
-          const page = store.list(dir, { limit: 1, ...(after === undefined ? {} : { after }) })
-          const entry = page.entries[0]
-          if (!entry) return out
-          const [name, ...rest] = entry.path.slice(prefix.length).split('/')
-          if (out.length === MAX_PAGE * 10) throw new NeuronError('WORKSPACE_LIST_TOO_LONG', `${dir || '/'} holds more than ${out.length} entries`, { status: 413 })
-          out.push({ name: name!, kind: rest.length > 0 ? 'directory' : 'file' })
-          after = rest.length > 0 ? `${prefix}${name}/\u{10FFFF}` : entry.path
-        }
-      },
-      async write(path, bytes) {
-        store.commit([{ path, bytes }], by)
-      },
-      async remove(path) {
-        store.commit([{ path, bytes: null }], by)
-      },
-    }
   }
 }

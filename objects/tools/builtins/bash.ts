@@ -11,6 +11,7 @@ import { z } from 'zod'
 import { BASH_LIMITS } from '../../core/limits.ts'
 import { splitCommands } from '../../permission/commands.ts'
 import type { Executor } from '../../workspace/bash/executor.ts'
+import { filePort } from '../../workspace/host.ts'
 import { normalizePath } from '../../workspace/paths.ts'
 import { Tool } from '../tool.ts'
 import type { WorkspaceAccess } from './files.ts'
@@ -30,7 +31,7 @@ export function bashTool(workspace: WorkspaceAccess, executor: Executor) {
       await context.permission.assert({ tool: 'bash', source: 'builtin', subjects: commands.length > 0 ? commands : [input.command], input })
       const result = await executor.run(input.command, {
         cwd,
-        files: workspace.port(context.toolCallId),
+        files: filePort(workspace, context.toolCallId),
         signal: context.signal,
         ...(input.timeoutMs === undefined ? {} : { limits: { wallMs: input.timeoutMs } }),
       })

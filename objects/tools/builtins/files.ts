@@ -5,34 +5,25 @@
  * Every call asserts the permission policy itself before it acts, naming the paths it touches
  * (the registry injects nothing); each change the call makes is recorded `by` its tool call id.
  *
- * The tools reach the workspace only through `WorkspaceAccess`, which the session's workspace
- * (objects/session/workspace/workspace.ts) implements: nothing of the tree is held between calls.
+ * The tools reach the workspace only through a `WorkspaceHost` (objects/workspace/host.ts): the
+ * session's own workspace, or, for a package of an orchestration whose workspace is shared, the
+ * orchestration's over RPC. Nothing of the tree is held between calls.
  */
 import { z } from 'zod'
 import { WORKSPACE_SEARCH_LIMITS } from '../../core/limits.ts'
 import { NeuronError } from '../../core/errors.ts'
-import type { FilePort } from '../../workspace/bash/executor.ts'
 import { editText } from '../../workspace/edit.ts'
 import { compileGlob } from '../../workspace/glob.ts'
 import { filePath, normalizePath } from '../../workspace/paths.ts'
 import { globFiles, grep, type GrepHit, type SearchCursor } from '../../workspace/search.ts'
-import type { Committed, FileWrite, Listing } from '../../workspace/store.ts'
+import { filesFrom, type WorkspaceHost } from '../../workspace/host.ts'
 import { jsonBytes, linePage, textOf } from '../../workspace/text.ts'
 import type { FileEntry } from '../../workspace/tree.ts'
 import { MODEL_OUTPUT_CAP } from '../settle.ts'
 import { Tool, type ToolContext } from '../tool.ts'
 
-/** What the work tools use of a workspace. */
-export interface WorkspaceAccess {
-  store: {
-    entry(path: string, at?: number): FileEntry | null
-    list(dir: string, options?: { at?: number; after?: string; limit?: number }): Listing
-  }
-  read(path: string, at?: number): Promise<Uint8Array | null>
-  readMany(paths: Iterable<string>): Promise<Map<string, Uint8Array | null>>
-  commit(writes: FileWrite[], by: string): Committed
-  port(by: string): FilePort
-}
+/** What the work tools use of a workspace (objects/workspace/host.ts): the session's own, or its orchestration's. */
+export type WorkspaceAccess = WorkspaceHost
 
 /**
  * `read`'s bounds: lines per call, and the bytes of the page's text as the model is shown it (JSON),
@@ -47,21 +38,6 @@ const encoder = new TextEncoder()
 /** The one request a file tool makes: its name, the paths it touches, what a person is shown. */
 export function assertFiles(context: ToolContext, tool: string, paths: string[], input: unknown): Promise<void> {
   return context.permission.assert({ tool, source: 'builtin', subjects: paths, input })
-}
-
-/** Files in path order from `from` on (that path included), one index page at a time. */
-function* filesFrom(workspace: WorkspaceAccess, from: string | null): Generator<FileEntry> {
-  if (from !== null) {
-    const first = workspace.store.entry(from)
-    if (first) yield first
-  }
-  let after = from ?? undefined
-  for (;;) {
-    const page = workspace.store.list('', { limit: 100, ...(after === undefined ? {} : { after }) })
-    yield* page.entries
-    if (page.next === null) return
-    after = page.next
-  }
 }
 
 const Path = z.string().min(1).max(2048)
@@ -108,9 +84,9 @@ export function fileTools(workspace: WorkspaceAccess) {
     execute: async (input, context) => {
       const path = filePath(input.path)
       await assertFiles(context, 'write', [path], { path, bytes: encoder.encode(input.content).byteLength })
-      const created = workspace.store.entry(path) === null
+      const created = (await workspace.entry(path)) === null
       const bytes = encoder.encode(input.content)
-      const { changes } = workspace.commit([{ path, bytes }], context.toolCallId)
+      const { changes } = await workspace.commit([{ path, bytes }], context.toolCallId)
       return { path, size: bytes.byteLength, created, changed: changes.length > 0 }
     },
   })
@@ -127,7 +103,7 @@ export function fileTools(workspace: WorkspaceAccess) {
       const text = textOf(bytes)
       if (text === null) throw new NeuronError('FILE_BINARY', `${path} is binary; edit changes text`, { status: 415, details: { path } })
       const result = editText(text, input)
-      workspace.commit([{ path, bytes: encoder.encode(result.text) }], context.toolCallId)
+      await workspace.commit([{ path, bytes: encoder.encode(result.text) }], context.toolCallId)
       return { path, replaced: result.replaced, line: result.line }
     },
   })
@@ -138,8 +114,7 @@ export function fileTools(workspace: WorkspaceAccess) {
     output: z.object({ paths: z.array(z.string()), truncated: z.boolean(), next: z.string().nullable() }),
     execute: async (input, context) => {
       await assertFiles(context, 'glob', [], input)
-      const source = { files: (from: string | null) => filesFrom(workspace, from), read: () => null }
-      return globFiles(source, input.pattern, { ...(input.after === undefined ? {} : { after: normalizePath(input.after) }), ...(input.limit === undefined ? {} : { limit: input.limit }) })
+      return globFiles({ files: (from) => filesFrom(workspace, from) }, input.pattern, { ...(input.after === undefined ? {} : { after: normalizePath(input.after) }), ...(input.limit === undefined ? {} : { limit: input.limit }) })
     },
   })
 
@@ -188,7 +163,7 @@ async function searchPaged(
     const page: FileEntry[] = []
     let pageBytes = 0
     while (page.length < 50 && pageBytes < 4 * 1024 * 1024) {
-      const next = files.next()
+      const next = await files.next()
       if (next.done) break
       if (matcher && !matcher.test(next.value.path)) continue
       page.push(next.value)

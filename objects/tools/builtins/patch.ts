@@ -1,5 +1,5 @@
 /**
- * `apply_patch` over the session's workspace: the `*** Begin Patch` and unified formats agents emit
+ * `apply_patch` over the session's workspace (or its orchestration's, objects/workspace/host.ts): the `*** Begin Patch` and unified formats agents emit
  * (objects/workspace/patch/), parsed, every hunk preflighted against the files as they are, then
  * the files that apply committed as one workspace operation. A file is the unit: it changes with
  * all its hunks or not at all, so no file is ever half-written, and a crash leaves each file before
@@ -44,7 +44,7 @@ export function applyPatchTool(workspace: WorkspaceAccess) {
       await assertFiles(context, 'apply_patch', [...paths], { files: [...paths], bytes: input.patch.length })
       const before = await workspace.readMany(paths)
       const plan = planPatch(patch, { read: (path) => before.get(path) ?? null }, { atomic: input.atomic ?? false })
-      if (plan.writes.length > 0) workspace.commit(plan.writes, context.toolCallId)
+      if (plan.writes.length > 0) await workspace.commit(plan.writes, context.toolCallId)
       const applied = plan.files.filter((file) => file.status === 'applied').length
       return { complete: plan.complete, applied, failed: plan.files.filter((file) => file.status === 'failed').length, files: plan.files }
     },

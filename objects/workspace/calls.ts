@@ -1,9 +1,10 @@
 /**
- * The workspace's RPC surface, each call authorized first: list, read (a byte or a line range),
+ * A workspace's RPC surface, each call authorized first: list, read (a byte or a line range),
  * upload (one file, or a tar archive as one operation, each read from a stream as it arrives:
- * objects/workspace/upload.ts), download (the tree as tar, streamed page by
- * page), diff between two sequences, and the blob a fork of this session reads through. Reading is
- * for whoever may read the session; writing is the owner's alone (as its config is). Every write is
+ * upload.ts), download (the tree as tar, streamed page by page), and diff between two sequences.
+ * A session answers its own workspace's calls with it; an orchestration the read calls of its
+ * shared workspace (its `check` refuses anything but reading). Reading is for whoever may read the
+ * owning object; writing a session's workspace is its owner's alone (as its config is). Every write is
  * one workspace decision: refused whole, with nothing written, for `FILE_TOO_LARGE`,
  * `WORKSPACE_FULL`, `PATH_INVALID` or `PATH_ESCAPE`.
  *
@@ -11,20 +12,21 @@
  * const calls = new WorkspaceCalls({ workspace, check: (caller, action) => access.check(state, caller, action), owner: () => state.owner })
  * calls.list(caller, { dir: 'src' })
  */
-import type { Caller } from '../../access/authorize.ts'
-import { NeuronError } from '../../core/errors.ts'
-import { MAX_PAGE } from '../../core/limits.ts'
-import { parseOrThrow } from '../../core/validate.ts'
-import { filePath, normalizePath } from '../../workspace/paths.ts'
-import type { Committed, DiffPage, Listing } from '../../workspace/store.ts'
-import { tarStream } from '../../workspace/tar.ts'
-import type { Upload } from '../../workspace/upload.ts'
-import type { SessionWorkspace } from './workspace.ts'
-import { DiffQuery, FileQuery, ListQuery, ReadQuery } from './workspace-schemas.ts'
+import type { Caller } from '../access/authorize.ts'
+import { NeuronError } from '../core/errors.ts'
+import { MAX_PAGE } from '../core/limits.ts'
+import { parseOrThrow } from '../core/validate.ts'
+import { filePath, normalizePath } from './paths.ts'
+import type { Committed, DiffPage, Listing, WorkspaceStore } from './store.ts'
+import { tarStream } from './tar.ts'
+import type { Upload } from './upload.ts'
+import type { FileEntry } from './tree.ts'
+import { DiffQuery, FileQuery, ListQuery, ReadQuery } from './queries.ts'
 
 /** What the calls need of the session. */
 export interface WorkspaceCallsHost {
-  workspace: SessionWorkspace
+  /** A session's workspace (objects/session/workspace/workspace.ts), or an orchestration's shared one (objects/orchestration/workspace.ts). */
+  workspace: { store: WorkspaceStore; bytesOf(entry: FileEntry): Promise<Uint8Array> }
   /** Authorizes `caller` for `action` on the session (access.ts), or throws. */
   check(caller: Caller, action: string): void
   owner(): string

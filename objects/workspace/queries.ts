@@ -1,9 +1,9 @@
 /**
  * The query shapes of the workspace's routes (worker/routes/workspace.ts) and RPC surface
- * (workspace-calls.ts), one definition for both. Numbers arrive as query strings: coerced.
+ * (calls.ts), one definition for both. Numbers arrive as query strings: coerced.
  */
 import { z } from 'zod'
-import { MAX_PAGE } from '../../core/limits.ts'
+import { MAX_PAGE } from '../core/limits.ts'
 
 const Seq = z.coerce.number().int().min(0)
 
