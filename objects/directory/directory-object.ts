@@ -22,7 +22,7 @@ import { answerFailures } from '../core/rpc.ts'
 import { seal } from '../ledger/envelope.ts'
 import { sha256Hex } from '../ledger/hash.ts'
 import type { Json } from '../ledger/json.ts'
-import { Ledger } from '../ledger/ledger.ts'
+import { clampLimit, Ledger } from '../ledger/ledger.ts'
 import { migrate, tables } from '../core/migrations.ts'
 import { LEDGER_BY_SEQ_TABLES } from '../ledger/tables.ts'
 import type { ListedSession, ListingFilter, OrchestrationListing, SessionListing } from './listing.ts'
@@ -80,6 +80,8 @@ export class DirectoryObject extends DurableObject<Env> {
    * a `next` to continue from.
    */
   sessionsOf(owner: string, from = 0, limit = 50, filter: ListingFilter = {}): { items: ListedSession[]; next: number | null } {
+    // Checked before the scan: a filtered scan may never reach the ledger's own check.
+    clampLimit(limit)
     const topic = listingTopic(owner)
     const wantArchived = filter.archived ?? false
     const needle = filter.q?.toLocaleLowerCase()

@@ -7,7 +7,7 @@
 import { z } from 'zod'
 import type { SchemaRegistry } from '../ledger/registry.ts'
 import { ORCH, type OrchEvent, type OrchPayloads } from './events.ts'
-import { BudgetSchema, PackageSchema } from './plan.ts'
+import { BudgetSchema, PackageSchema, WorkspaceMode } from './plan.ts'
 
 /** The version every decision schema is registered under (`orchestration.finished@1`). */
 export const DECISION_SCHEMA_VERSION = 1
@@ -27,6 +27,7 @@ export const DECISION_SCHEMAS: { [K in OrchEvent]: z.ZodType<OrchPayloads[K]> } 
     maxAttempts: z.number().int().positive(),
     timeoutMs: z.number().int().positive(),
     clearanceTimeoutMs: z.number().int().positive().optional(),
+    workspace: WorkspaceMode.optional(),
   }),
   [ORCH.plannerAssigned]: z.strictObject({ token: Token }),
   [ORCH.planned]: z.strictObject({ plan: z.array(PackageSchema), source: z.string() }),

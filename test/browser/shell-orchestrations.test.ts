@@ -90,7 +90,7 @@ describe('the orchestrations view in the shell', () => {
     await tabTo(`tr[data-package=b] button[data-action=open-session]`)
     await page.keyboard.press('Enter')
     await page.waitForFunction((id) => (window as any).neutron.panel.open?.id === id && location.hash === `#/conversation/${id}`, agent)
-    await page.locator(`#agent-panel [data-session="${agent}"] li.line`).first().waitFor({ timeout: 30_000 })
+    await page.locator(`#agent-panel [data-session="${agent}"] [data-conversation] .block.turn`).first().waitFor({ timeout: 30_000 })
   })
 
   it('cancel asks first: kept, nothing is written; confirmed, the run is cancelled durably', async () => {

@@ -57,6 +57,8 @@ export class ConversationView {
   readonly #running: HTMLElement
   readonly #runningText: HTMLElement
   readonly #interruptButton: HTMLButtonElement
+  /** The step an interrupt was sent for ('' for a turn not yet at a step), until the indicator moves on. */
+  #sentFor: string | null = null
   readonly #queued: HTMLElement
   readonly #usage: HTMLElement
   readonly #note: HTMLElement
@@ -98,7 +100,7 @@ export class ConversationView {
     )
     this.#log = h('div', { class: 'conversation-log', role: 'log', 'aria-label': 'Conversation', tabindex: 0, onscroll: () => this.#scrolled() }, this.#earlier, this.#list, this.#cards.root)
     this.#runningText = h('span', {})
-    this.#interruptButton = h('button', { type: 'button', class: 'danger', 'data-action': 'interrupt', onclick: () => void this.#interrupt(this.#interruptButton.dataset.step || null) }, 'Interrupt')
+    this.#interruptButton = h('button', { type: 'button', class: 'danger', 'data-action': 'interrupt', onclick: () => this.#onInterrupt() }, 'Interrupt')
     this.#running = h('div', { class: 'running', 'data-running': '' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), h('span', { role: 'status' }, this.#runningText), this.#interruptButton)
     this.#queued = h('ul', { class: 'queued', 'aria-label': 'Queued prompts' })
     this.#usage = h('p', { class: 'session-usage muted', 'data-session-usage': true })
@@ -198,6 +200,17 @@ export class ConversationView {
     this.#running.hidden = !running
     this.#runningText.textContent = !running ? '' : `Running: ${running.tool ? `calling ${running.tool}` : running.step ? 'the model is answering' : 'starting the turn'}`
     this.#interruptButton.dataset.step = running?.step ?? ''
+    // A second click on the step already sent for is the same intent, not a stop of what comes next.
+    this.#interruptButton.disabled = this.#sentFor !== null && this.#sentFor !== '' && this.#sentFor === (running?.step ?? '')
+    if (!this.#interruptButton.disabled) this.#sentFor = null
+  }
+
+  #onInterrupt() {
+    if (this.#interruptButton.disabled) return
+    const step = this.#interruptButton.dataset.step || null
+    this.#sentFor = step ?? ''
+    this.#interruptButton.disabled = true
+    void this.#interrupt(step)
   }
 
   #drawQueued() {
@@ -212,6 +225,8 @@ export class ConversationView {
       const reply = await this.deps.socket.interrupt(step ? { step } : {})
       this.#say(reply.interrupted ? 'Interrupt sent.' : reply.step === null ? 'Nothing was running.' : 'The turn had already ended.')
     } catch (error) {
+      this.#sentFor = null // not sent: the person may try again
+      this.#interruptButton.disabled = false
       this.#say(`Not interrupted: ${(error as Error).message}`)
     }
   }
