@@ -13,6 +13,7 @@ import type { Frame } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type PageGestures, gestures } from './support/gestures.ts'
 import { ARTIFACTS, TARGET, audit, fixtureState, frameOf, install, openShell, type Shell, trackSockets, waitForEndpoint } from './support/shell.ts'
+import { conversationLines } from './support/conversation.ts'
 
 const NOTES_BG = 'app:notes:background'
 let shell: Shell
@@ -22,18 +23,7 @@ let notesTileId: string
 
 const page = () => shell.page
 const panel = () => page().locator('#agent-panel')
-/** What the conversation shows of one kind: prompts (`you`), tool calls (`name input`), results, failures, notes. */
-const lines = (kind: string): Promise<string[]> =>
-  page().evaluate((kind) => {
-    const root = document.querySelector('#agent-panel [data-conversation]')
-    if (!root) return []
-    const texts = (selector: string) => [...root.querySelectorAll<HTMLElement>(selector)].map((el) => el.innerText.trim())
-    if (kind === 'you') return texts('.block.turn .prompt p')
-    if (kind === 'tool') return [...root.querySelectorAll('[data-block=tool]')].map((el) => `${el.querySelector('.tool-name')!.textContent} ${JSON.stringify(JSON.parse(el.querySelector('.tool-input')!.textContent!))}`)
-    if (kind === 'result') return [...root.querySelectorAll('.tool-output.succeeded')].map((el) => el.textContent!)
-    if (kind === 'error') return [...root.querySelectorAll('.tool-output.failed, [data-notice=failed]')].map((el) => el.textContent!)
-    return [...root.querySelectorAll('.tool-output.cancelled, [data-notice], [data-conversation-note]')].map((el) => el.textContent!)
-  }, kind)
+const lines = (kind: string) => conversationLines(page(), kind)
 async function prompt(text: string) {
   await panel().locator('[name=prompt]').fill(text)
   await panel().locator('[data-action=send]').click()

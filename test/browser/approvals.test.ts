@@ -13,24 +13,14 @@ import { copyFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ARTIFACTS, openShell, type Shell } from './support/shell.ts'
+import { conversationLines } from './support/conversation.ts'
 
 let shell: Shell
 let session: string
 
 const page = () => shell.page
 const panel = () => page().locator('#agent-panel')
-/** What the conversation shows of one kind: prompts (`you`), tool calls (`name input`), results, failures, notes. */
-const lines = (kind: string): Promise<string[]> =>
-  page().evaluate((kind) => {
-    const root = document.querySelector('#agent-panel [data-conversation]')
-    if (!root) return []
-    const texts = (selector: string) => [...root.querySelectorAll<HTMLElement>(selector)].map((el) => el.innerText.trim())
-    if (kind === 'you') return texts('.block.turn .prompt p')
-    if (kind === 'tool') return [...root.querySelectorAll('[data-block=tool]')].map((el) => `${el.querySelector('.tool-name')!.textContent} ${JSON.stringify(JSON.parse(el.querySelector('.tool-input')!.textContent!))}`)
-    if (kind === 'result') return [...root.querySelectorAll('.tool-output.succeeded')].map((el) => el.textContent!)
-    if (kind === 'error') return [...root.querySelectorAll('.tool-output.failed, [data-notice=failed]')].map((el) => el.textContent!)
-    return [...root.querySelectorAll('.tool-output.cancelled, [data-notice], [data-conversation-note]')].map((el) => el.textContent!)
-  }, kind)
+const lines = (kind: string) => conversationLines(page(), kind)
 const card = (state = 'pending') => panel().locator(`article.permission[data-state=${state}]`)
 
 async function prompt(text: string) {
