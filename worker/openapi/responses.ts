@@ -48,11 +48,14 @@ export const JsonRpcError: Schema = {
   },
 }
 
-export const Page: Schema = {
+/** A page of `item`s with the cursor to the next one (`null`: the last page). */
+const pageOf = (item: Schema): Schema => ({
   type: 'object',
   required: ['items', 'next'],
-  properties: { items: { type: 'array', items: Envelope }, next: { type: ['integer', 'null'], description: 'pass as `after` for the next page' } },
-}
+  properties: { items: { type: 'array', items: item }, next: { type: ['integer', 'null'], description: 'pass as `after` for the next page' } },
+})
+
+export const Page: Schema = pageOf(Envelope)
 
 export const Denials: Schema = { ...Page, required: ['items', 'next', 'suppressedThisHour'], properties: { ...(Page.properties as Schema), suppressedThisHour: int } }
 
@@ -114,21 +117,11 @@ export const SessionListed: Schema = {
   properties: { id: str, title: { type: ['string', 'null'] }, archived: { type: 'boolean' } },
 }
 
-export const OrchestrationListings: Schema = {
+export const OrchestrationListings: Schema = pageOf({
   type: 'object',
-  required: ['items', 'next'],
-  properties: {
-    items: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['id', 'goal', 'createdAt'],
-        properties: { id: str, goal: { ...str, description: "the goal's first line, at most 200 characters" }, createdAt: int },
-      },
-    },
-    next: { type: ['integer', 'null'], description: 'pass as `after` for the next page' },
-  },
-}
+  required: ['id', 'goal', 'createdAt'],
+  properties: { id: str, goal: { ...str, description: "the goal's first line, at most 200 characters" }, createdAt: int },
+})
 
 export const SessionView: Schema = {
   type: 'object',
